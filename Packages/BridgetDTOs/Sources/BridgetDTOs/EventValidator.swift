@@ -1,0 +1,134 @@
+import Foundation
+
+/// Decodes and validates Socrata rows into events, the one rule book every provider and import shares.
+///
+/// A row is judged by the first rule it breaks, in the order of `RejectionReason.allCases`; a batch never fails
+/// because of a bad row: bad rows are counted and returned beside the good ones.
+public struct EventValidator: Sendable {
+    /// The outcome of validating a batch.
+    public struct Outcome: Sendable, Equatable {
+        /// Accepted events, in input order.
+        public var events: [BridgeEventDTO]
+        /// Rejected rows with their reasons, in input order.
+        public var rejected: [RejectedRow]
+
+        /// Rejections counted by reason.
+        public var rejectionCounts: RejectionCounts {
+            var counts = RejectionCounts()
+            for rejection in rejected { counts.record(rejection.reason) }
+            return counts
+        }
+    }
+
+    /// The bridges rows may name.
+    public let catalog: BridgeCatalog
+    /// Openings must fall in this range (instants).
+    public let acceptedOpenings: ClosedRange<Date>
+    /// How far a row's coordinates may lie from its bridge's catalog position.
+    public let maximumDistanceMeters: Double
+    /// Tolerance between `minutesopen` and close − open.
+    public let minutesOpenTolerance: Double
+    private let time = SeattleTime()
+
+    /// Creates a validator. `now` bounds openings from above (with one day of slack for clock skew).
+    public init(
+        catalog: BridgeCatalog,
+        now: Date,
+        earliestOpening: Date = Date(timeIntervalSince1970: 946_684_800), // 2000-01-01T00:00:00Z
+        maximumDistanceMeters: Double = 1_000,
+        minutesOpenTolerance: Double = 1
+    ) {
+        self.catalog = catalog
+        self.acceptedOpenings = earliestOpening...max(earliestOpening, now.addingTimeInterval(86_400))
+        self.maximumDistanceMeters = maximumDistanceMeters
+        self.minutesOpenTolerance = minutesOpenTolerance
+    }
+
+    /// Validates a batch; duplicates are judged within this batch only (the store's upsert handles the rest).
+    public func validate(_ rows: [SocrataRow]) -> Outcome {
+        var outcome = Outcome(events: [], rejected: [])
+        outcome.events.reserveCapacity(rows.count)
+        var seen = Set<EventKey>()
+        seen.reserveCapacity(rows.count)
+        for row in rows {
+            switch validate(row) {
+            case .success(let event):
+                if seen.insert(event.key).inserted {
+                    outcome.events.append(event)
+                } else {
+                    outcome.rejected.append(RejectedRow(reason: .duplicateInBatch, row: row))
+                }
+            case .failure(let rejection):
+                outcome.rejected.append(rejection)
+            }
+        }
+        return outcome
+    }
+
+    /// Validates one row on its own (every rule except duplicates).
+    public func validate(_ row: SocrataRow) -> Result<BridgeEventDTO, RejectedRow> {
+        func reject(_ reason: RejectionReason) -> Result<BridgeEventDTO, RejectedRow> {
+            .failure(RejectedRow(reason: reason, row: row))
+        }
+        guard let id = row.entityid?.trimmingCharacters(in: .whitespaces), let bridge = catalog.bridge(id: id) else {
+            return reject(.unknownBridgeID)
+        }
+        guard let name = row.entityname?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else {
+            return reject(.emptyName)
+        }
+        guard let openText = row.opendatetime, let openReading = FloatingTimestamp(openText) else {
+            return reject(.unparseableOpenTime)
+        }
+        let openedAt = time.openingInstant(for: openReading)
+        var closedAt: Date?
+        if let closeText = row.closedatetime {
+            guard let closeReading = FloatingTimestamp(closeText) else { return reject(.unparseableCloseTime) }
+            let instant = time.closingInstant(for: closeReading, after: openedAt)
+            guard instant >= openedAt else { return reject(.closeBeforeOpen) }
+            closedAt = instant
+        }
+        guard acceptedOpenings.contains(openedAt) else { return reject(.openTimeOutOfRange) }
+        var minutesOpen: Int?
+        if let minutesText = row.minutesopen?.trimmingCharacters(in: .whitespaces) {
+            guard let minutes = Double(minutesText), minutes.isFinite else { return reject(.unparseableMinutesOpen) }
+            guard minutes >= 0 else { return reject(.negativeMinutesOpen) }
+            if let closedAt, abs(closedAt.timeIntervalSince(openedAt) / 60 - minutes) > minutesOpenTolerance {
+                return reject(.inconsistentMinutesOpen)
+            }
+            minutesOpen = Int(minutes.rounded())
+        }
+        var latitude: Double?
+        var longitude: Double?
+        if row.latitude != nil || row.longitude != nil {
+            guard let lat = row.latitude.flatMap(Double.init), let lon = row.longitude.flatMap(Double.init),
+                  (-90...90).contains(lat), (-180...180).contains(lon)
+            else { return reject(.coordinatesOutOfRange) }
+            let distance = Geodesy.distanceMeters(
+                latitude1: lat, longitude1: lon, latitude2: bridge.latitude, longitude2: bridge.longitude)
+            guard distance <= maximumDistanceMeters else { return reject(.coordinatesFarFromBridge) }
+            latitude = lat
+            longitude = lon
+        }
+        return .success(BridgeEventDTO(
+            bridgeID: bridge.id, bridgeName: name, openedAt: openedAt, openLocal: openText,
+            closedAt: closedAt, closeLocal: row.closedatetime, minutesOpen: minutesOpen,
+            latitude: latitude, longitude: longitude))
+    }
+}
+
+extension RejectedRow: Error {}
+
+/// Great-circle distances on a spherical Earth (good to well under 1% at bridge scale).
+public enum Geodesy {
+    /// Haversine distance in meters.
+    public static func distanceMeters(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double)
+        -> Double
+    {
+        let radians = Double.pi / 180
+        let deltaLatitude = (latitude2 - latitude1) * radians
+        let deltaLongitude = (longitude2 - longitude1) * radians
+        let haversine = sin(deltaLatitude / 2) * sin(deltaLatitude / 2)
+            + cos(latitude1 * radians) * cos(latitude2 * radians) * sin(deltaLongitude / 2) * sin(deltaLongitude / 2)
+        return 2 * 6_371_000 * asin(min(1, sqrt(haversine)))
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+/// A Socrata floating timestamp: a wall-clock reading with no zone, such as `2026-09-23T22:35:00.000`.
+///
+/// Parsing is strict (`YYYY-MM-DDTHH:MM:SS` with optional `.fff`) and allocation-free, because every row of every
+/// sync goes through it.
+public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+    public let day: Int
+    public let hour: Int
+    public let minute: Int
+    public let second: Int
+    public let millisecond: Int
+
+    /// Creates a wall-clock reading; returns `nil` when a field is out of its calendar range.
+    public init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int = 0, millisecond: Int = 0) {
+        guard (1...9999).contains(year), (1...12).contains(month),
+              (1...CivilCalendar.daysInMonth(year: year, month: month)).contains(day),
+              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second),
+              (0...999).contains(millisecond)
+        else { return nil }
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = hour
+        self.minute = minute
+        self.second = second
+        self.millisecond = millisecond
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]`; returns `nil` for anything else, including a zone suffix.
+    public init?(_ text: String) {
+        var utf8 = Array(text.utf8)
+        if utf8.count == 19 { utf8 += Array(".000".utf8) }
+        guard utf8.count == 23,
+              utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
+              utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":"), utf8[19] == UInt8(ascii: "."),
+              let year = Self.number(utf8, 0, 4), let month = Self.number(utf8, 5, 2), let day = Self.number(utf8, 8, 2),
+              let hour = Self.number(utf8, 11, 2), let minute = Self.number(utf8, 14, 2),
+              let second = Self.number(utf8, 17, 2), let millisecond = Self.number(utf8, 20, 3)
+        else { return nil }
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
+                  millisecond: millisecond)
+    }
+
+    private static func number(_ bytes: [UInt8], _ start: Int, _ length: Int) -> Int? {
+        var value = 0
+        for index in start..<(start + length) {
+            let digit = Int(bytes[index]) - 48
+            guard (0...9).contains(digit) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    /// Seconds since 1970-01-01T00:00:00 if this reading were UTC (the "wall-clock epoch").
+    public var wallClockSeconds: Int64 {
+        let days = Int64(CivilCalendar.daysFromCivil(year: year, month: month, day: day))
+        return days * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    /// The reading for wall-clock epoch seconds (inverse of `wallClockSeconds`, milliseconds dropped).
+    public init(wallClockSeconds: Int64) {
+        let days = Int(wallClockSeconds.floorDiv(86_400))
+        let secondsOfDay = Int(wallClockSeconds - Int64(days) * 86_400)
+        let (year, month, day) = CivilCalendar.civilFromDays(days)
+        self.year = year
+        self.month = month
+        self.day = day
+        self.hour = secondsOfDay / 3600
+        self.minute = secondsOfDay % 3600 / 60
+        self.second = secondsOfDay % 60
+        self.millisecond = 0
+    }
+
+    /// Day of week, 1 = Sunday … 7 = Saturday (the convention of Foundation's `Calendar`).
+    public var weekday: Int {
+        let days = CivilCalendar.daysFromCivil(year: year, month: month, day: day)
+        // 1970-01-01 was a Thursday (weekday 5).
+        return (days + 4).floorMod(7) + 1
+    }
+
+    /// The Socrata form, `YYYY-MM-DDTHH:MM:SS.fff`.
+    public var description: String {
+        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":"
+            + pad(second, 2) + "." + pad(millisecond, 3)
+    }
+
+    /// The date part, `YYYY-MM-DD`.
+    public var dateString: String { pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) }
+
+    public static func < (lhs: FloatingTimestamp, rhs: FloatingTimestamp) -> Bool {
+        (lhs.wallClockSeconds, lhs.millisecond) < (rhs.wallClockSeconds, rhs.millisecond)
+    }
+}
+
+private func pad(_ value: Int, _ width: Int) -> String {
+    let digits = String(value)
+    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+}
+
+/// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), free of time zones.
+public enum CivilCalendar {
+    /// Days since 1970-01-01 for a civil date.
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let shiftedYear = month <= 2 ? year - 1 : year
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// The civil date of a day number.
+    public static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    /// Days in a month of a year.
+    public static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+}
+
+extension BinaryInteger {
+    func floorDiv(_ divisor: Self) -> Self {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    func floorMod(_ divisor: Self) -> Self { self - floorDiv(divisor) * divisor }
+}

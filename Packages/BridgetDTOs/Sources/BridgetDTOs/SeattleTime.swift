@@ -1,0 +1,87 @@
+import Foundation
+
+/// Converts between Seattle wall-clock readings and instants, with America/Los_Angeles DST rules.
+///
+/// The rule for readings that do not map to exactly one instant:
+/// - **Autumn repeated hour** (e.g. 2024-11-03 01:00–01:59 happens twice): an opening time takes the *first*
+///   occurrence (daylight time). A closing time takes the earliest occurrence at or after its opening, so an
+///   opening at 01:55 PDT that closes at "01:02" closes at 01:02 PST, seven minutes later.
+/// - **Spring gap** (e.g. 2024-03-10 02:00–02:59 does not exist): the reading is taken with the offset in force
+///   before the gap (standard time), so "02:30" is 10:30 UTC, which clocks showed as 03:30 PDT.
+public struct SeattleTime: Sendable {
+    /// The America/Los_Angeles zone.
+    public let zone: TimeZone
+
+    /// Creates a converter for America/Los_Angeles.
+    public init() {
+        // The identifier ships with Foundation's zone data; a test proves it resolves on this platform.
+        self.zone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600) ?? .current
+    }
+
+    /// Every instant that shows this wall-clock reading in Seattle, earliest first: none in the spring gap,
+    /// two in the autumn repeated hour, one otherwise.
+    public func instants(for reading: FloatingTimestamp) -> [Date] {
+        let wall = reading.wallClockSeconds
+        let before = offset(atEpoch: wall - 86_400)
+        let after = offset(atEpoch: wall + 86_400)
+        var result: [Int64] = []
+        for candidateOffset in Set([before, after]) {
+            let instant = wall - candidateOffset
+            if offset(atEpoch: instant) == candidateOffset { result.append(instant) }
+        }
+        let fraction = Double(reading.millisecond) / 1000
+        return result.sorted().map { Date(timeIntervalSince1970: Double($0) + fraction) }
+    }
+
+    /// The instant of an opening reading (first occurrence; spring-gap readings use the earlier offset).
+    public func openingInstant(for reading: FloatingTimestamp) -> Date {
+        if let first = instants(for: reading).first { return first }
+        return gapInstant(for: reading)
+    }
+
+    /// The instant of a closing reading: the earliest occurrence at or after `opening`.
+    public func closingInstant(for reading: FloatingTimestamp, after opening: Date) -> Date {
+        let candidates = instants(for: reading)
+        if let fitting = candidates.first(where: { $0 >= opening }) { return fitting }
+        if let first = candidates.first { return first }
+        return gapInstant(for: reading)
+    }
+
+    /// The wall-clock reading of an instant in Seattle.
+    public func reading(for instant: Date) -> FloatingTimestamp {
+        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
+        return FloatingTimestamp(wallClockSeconds: seconds + offset(atEpoch: seconds))
+    }
+
+    /// The UTC offset in seconds at an instant (e.g. -25200 for PDT).
+    public func utcOffset(at instant: Date) -> Int {
+        Int(offset(atEpoch: Int64(instant.timeIntervalSince1970.rounded(.down))))
+    }
+
+    /// "PDT" or "PST" for an instant.
+    public func abbreviation(at instant: Date) -> String {
+        let offset = utcOffset(at: instant)
+        switch offset {
+        case -7 * 3600: return "PDT"
+        case -8 * 3600: return "PST"
+        default: return zone.abbreviation(for: instant) ?? "UTC\(offset / 3600)"
+        }
+    }
+
+    /// A display form: `2026-09-23 22:35 PDT`.
+    public func display(_ instant: Date) -> String {
+        let local = reading(for: instant)
+        let text = local.description
+        return String(text.prefix(10)) + " " + String(text.dropFirst(11).prefix(5)) + " " + abbreviation(at: instant)
+    }
+
+    private func gapInstant(for reading: FloatingTimestamp) -> Date {
+        let wall = reading.wallClockSeconds
+        let instant = wall - offset(atEpoch: wall - 86_400)
+        return Date(timeIntervalSince1970: Double(instant) + Double(reading.millisecond) / 1000)
+    }
+
+    private func offset(atEpoch seconds: Int64) -> Int64 {
+        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))))
+    }
+}

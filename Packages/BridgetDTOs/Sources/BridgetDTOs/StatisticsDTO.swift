@@ -1,0 +1,78 @@
+import Foundation
+
+/// Opening figures for one bridge over the stored history.
+///
+/// Durations are close − open in minutes over events that have a closing time. Percentiles use the nearest-rank
+/// rule: the p-th percentile of n sorted values is the value at 1-based rank ⌈p·n⌉ (so the median of 4 values is
+/// the 2nd). `openingsPerDay` divides by the days of the whole history (`StatisticsDTO.days`), so bridges compare.
+public struct BridgeStatisticsDTO: Sendable, Codable, Equatable {
+    public let bridgeID: String
+    public let bridgeName: String
+    /// Number of stored openings.
+    public let openings: Int
+    /// Openings divided by the history's days.
+    public let openingsPerDay: Double
+    /// Openings that have a closing time (the durations' sample size).
+    public let timedOpenings: Int
+    public let meanMinutes: Double?
+    public let medianMinutes: Double?
+    public let p90Minutes: Double?
+    public let maxMinutes: Double?
+    /// Seattle local hour (0–23) in which most openings start; ties go to the earlier hour.
+    public let busiestHour: Int?
+    /// Openings that started in `busiestHour`.
+    public let busiestHourOpenings: Int
+    /// First and last opening.
+    public let firstOpening: Date?
+    public let lastOpening: Date?
+
+    /// Creates bridge statistics.
+    public init(
+        bridgeID: String, bridgeName: String, openings: Int, openingsPerDay: Double, timedOpenings: Int,
+        meanMinutes: Double?, medianMinutes: Double?, p90Minutes: Double?, maxMinutes: Double?,
+        busiestHour: Int?, busiestHourOpenings: Int, firstOpening: Date?, lastOpening: Date?
+    ) {
+        self.bridgeID = bridgeID
+        self.bridgeName = bridgeName
+        self.openings = openings
+        self.openingsPerDay = openingsPerDay
+        self.timedOpenings = timedOpenings
+        self.meanMinutes = meanMinutes
+        self.medianMinutes = medianMinutes
+        self.p90Minutes = p90Minutes
+        self.maxMinutes = maxMinutes
+        self.busiestHour = busiestHour
+        self.busiestHourOpenings = busiestHourOpenings
+        self.firstOpening = firstOpening
+        self.lastOpening = lastOpening
+    }
+}
+
+/// Network-wide opening statistics, one entry per catalog bridge (bridges without events included).
+public struct StatisticsDTO: Sendable, Codable, Equatable {
+    /// When the figures were computed.
+    public let generatedAt: Date
+    /// Seattle local date of the first stored opening (`YYYY-MM-DD`), if any.
+    public let firstDay: String?
+    /// Seattle local date of the last stored opening, if any.
+    public let lastDay: String?
+    /// Calendar days from `firstDay` to `lastDay` inclusive (0 with no history).
+    public let days: Int
+    /// All stored openings.
+    public let totalOpenings: Int
+    /// Per bridge, in catalog order.
+    public let bridges: [BridgeStatisticsDTO]
+
+    /// Creates statistics.
+    public init(
+        generatedAt: Date, firstDay: String?, lastDay: String?, days: Int, totalOpenings: Int,
+        bridges: [BridgeStatisticsDTO]
+    ) {
+        self.generatedAt = generatedAt
+        self.firstDay = firstDay
+        self.lastDay = lastDay
+        self.days = days
+        self.totalOpenings = totalOpenings
+        self.bridges = bridges
+    }
+}

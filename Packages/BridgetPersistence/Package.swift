@@ -1,0 +1,24 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "BridgetPersistence",
+    products: [.library(name: "BridgetPersistence", targets: ["BridgetPersistence"])],
+    dependencies: [
+        .package(path: "../BridgetDTOs"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .target(
+            name: "BridgetPersistence",
+            dependencies: ["BridgetDTOs", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "BridgetPersistenceTests", dependencies: ["BridgetPersistence"], swiftSettings: strictSettings),
+    ]
+)
