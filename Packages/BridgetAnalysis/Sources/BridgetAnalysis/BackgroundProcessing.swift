@@ -1,0 +1,49 @@
+import BridgetDTOs
+import Foundation
+
+/// The history a processor analyses. Analysis does not depend on a store package: the composition root adapts
+/// whatever store it built to this port.
+public protocol EventHistory: Sendable {
+    /// The bridges known to the history, by numeric id.
+    func bridges() async throws -> [BridgeInfoDTO]
+    /// Stored events, oldest first, optionally for one bridge.
+    func events(bridgeID: String?) async throws -> [BridgeEventDTO]
+    /// Removes events that opened before an instant; returns how many.
+    func deleteEvents(openedBefore cutoff: Date) async throws -> Int
+}
+
+/// The boundary to CPU-side work: turning raw batches into events, and history into statistics and patterns.
+///
+/// An implementation must guarantee: `processSyncData` judges rows with `EventValidator` (the shared rule book) and
+/// returns every input row either as an event or as a counted rejection; results do not depend on how work is
+/// scheduled (a serial and a parallel implementation give equal answers for equal input).
+public protocol BackgroundProcessing: Sendable {
+    /// The processor's configuration name, e.g. "serial".
+    var name: String { get }
+    /// Validates a batch's `rows` against its `bridges`, filling `events` and `rejections`.
+    func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO
+    /// Removes history older than a date; returns the number of events removed.
+    func cleanupOldData(olderThan cutoff: Date) async throws -> Int
+    /// A bridge's opening profile.
+    func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO
+    /// Statistics for every bridge of the history.
+    func generateStatistics() async throws -> StatisticsDTO
+}
+
+extension BackgroundProcessing {
+    /// Answers a message; failures become `.failure` rather than throwing.
+    public func handle(_ message: BackgroundProcessorMessage) async -> BackgroundProcessorResponse {
+        do {
+            switch message {
+            case .processSyncData(let batch): return .syncProcessed(try await processSyncData(batch))
+            case .cleanupOldData(let cutoff): return .cleanupComplete(removed: try await cleanupOldData(olderThan: cutoff))
+            case .analyzeTrafficPatterns(let id): return .analysisComplete(try await analyzeTrafficPatterns(bridgeID: id))
+            case .generateStatistics: return .statisticsComplete(try await generateStatistics())
+            }
+        } catch let error as BridgetError {
+            return .failure(error)
+        } catch {
+            return .failure(.processing("unexpected", String(describing: error)))
+        }
+    }
+}

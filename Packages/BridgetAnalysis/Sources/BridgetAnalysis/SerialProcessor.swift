@@ -1,0 +1,46 @@
+import BridgetDTOs
+import Foundation
+
+/// The `serial` processor: does each job on the calling task, one step after another.
+public struct SerialProcessor: BackgroundProcessing {
+    public let name = "serial"
+    private let history: any EventHistory
+    private let now: @Sendable () -> Date
+    private let maximumDistanceMeters: Double
+
+    /// Creates a processor over a history; `now` bounds accepted opening times from above.
+    public init(
+        history: any EventHistory, maximumDistanceMeters: Double = 1_000,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.history = history
+        self.now = now
+        self.maximumDistanceMeters = maximumDistanceMeters
+    }
+
+    public func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO {
+        let validator = EventValidator(
+            catalog: BridgeCatalog(bridges: batch.bridges), now: now(), maximumDistanceMeters: maximumDistanceMeters)
+        let outcome = validator.validate(batch.rows)
+        var processed = batch
+        processed.events = outcome.events
+        processed.rejections = outcome.rejected
+        return processed
+    }
+
+    public func cleanupOldData(olderThan cutoff: Date) async throws -> Int {
+        try await history.deleteEvents(openedBefore: cutoff)
+    }
+
+    public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
+        guard try await history.bridges().contains(where: { $0.id == bridgeID }) else {
+            throw BridgetError.validation("unknown-bridge", "no bridge with id \(bridgeID) in the store")
+        }
+        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, events: try await history.events(bridgeID: bridgeID))
+    }
+
+    public func generateStatistics() async throws -> StatisticsDTO {
+        OpeningStatistics.compute(
+            bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now())
+    }
+}

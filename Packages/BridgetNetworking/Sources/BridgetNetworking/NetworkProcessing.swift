@@ -1,0 +1,58 @@
+import BridgetDTOs
+import Foundation
+
+/// One page of raw rows from a provider, in the provider's stable order.
+public struct EventPage: Sendable, Equatable {
+    /// 0-based position of the page in this fetch.
+    public let index: Int
+    /// The rows, exactly as the source sent them.
+    public let rows: [SocrataRow]
+
+    /// Creates a page.
+    public init(index: Int, rows: [SocrataRow]) {
+        self.index = index
+        self.rows = rows
+    }
+}
+
+/// The boundary to a source of drawbridge openings (synthetic, cached or live).
+///
+/// An implementation must guarantee: pages come in a stable total order, so that no row is skipped or repeated
+/// across the pages of one fetch; rows are Socrata-shaped (`SocrataRow`) and unvalidated, because validation is
+/// shared by every provider; and a fetch stops promptly when its consuming task is cancelled.
+public protocol NetworkProcessing: Sendable {
+    /// The provider's configuration name, e.g. "sample".
+    var name: String { get }
+
+    /// The bridges the source covers.
+    func fetchBridgeCatalog() async throws -> [BridgeInfoDTO]
+
+    /// Pages of rows whose opening is at or after `watermark` (all rows when `nil`). A provider may include
+    /// somewhat earlier rows; the store's idempotent upsert absorbs them.
+    func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error>
+
+    /// Whether the source can be reached now.
+    func checkConnection() async -> ConnectionStatusDTO
+}
+
+extension NetworkProcessing {
+    /// Answers a message; failures become `.failure` rather than throwing.
+    public func handle(_ message: NetworkProcessorMessage) async -> NetworkProcessorResponse {
+        do {
+            switch message {
+            case .fetchBridgeCatalog:
+                return .bridgeCatalog(try await fetchBridgeCatalog())
+            case .fetchEventPages(let since):
+                var rows: [SocrataRow] = []
+                for try await page in eventPages(since: since) { rows += page.rows }
+                return .eventRows(rows)
+            case .checkConnection:
+                return .connectionStatus(await checkConnection())
+            }
+        } catch let error as BridgetError {
+            return .failure(error)
+        } catch {
+            return .failure(.network("unexpected", String(describing: error)))
+        }
+    }
+}

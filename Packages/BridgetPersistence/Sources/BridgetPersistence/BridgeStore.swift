@@ -1,0 +1,145 @@
+import BridgetDTOs
+import Foundation
+
+/// What an upsert did to each event of a batch.
+public struct UpsertCounts: Sendable, Codable, Equatable {
+    /// New events.
+    public var inserted: Int
+    /// Existing events whose fields changed.
+    public var updated: Int
+    /// Existing events that were already identical.
+    public var unchanged: Int
+
+    /// Creates counts.
+    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) {
+        self.inserted = inserted
+        self.updated = updated
+        self.unchanged = unchanged
+    }
+
+    /// Adds another batch's counts.
+    public static func + (lhs: UpsertCounts, rhs: UpsertCounts) -> UpsertCounts {
+        UpsertCounts(inserted: lhs.inserted + rhs.inserted, updated: lhs.updated + rhs.updated,
+                     unchanged: lhs.unchanged + rhs.unchanged)
+    }
+}
+
+/// A filter over stored events; every field is optional.
+public struct EventQuery: Sendable, Equatable {
+    /// Only this bridge.
+    public var bridgeID: String?
+    /// Openings at or after this instant.
+    public var openedFrom: Date?
+    /// Openings strictly before this instant.
+    public var openedBefore: Date?
+    /// At most this many events.
+    public var limit: Int?
+    /// Newest first instead of oldest first.
+    public var newestFirst: Bool
+
+    /// Creates a query.
+    public init(
+        bridgeID: String? = nil, openedFrom: Date? = nil, openedBefore: Date? = nil, limit: Int? = nil,
+        newestFirst: Bool = false
+    ) {
+        self.bridgeID = bridgeID
+        self.openedFrom = openedFrom
+        self.openedBefore = openedBefore
+        self.limit = limit
+        self.newestFirst = newestFirst
+    }
+}
+
+/// How much a bridge has opened, as stored.
+public struct BridgeActivity: Sendable, Codable, Equatable {
+    public let bridge: BridgeInfoDTO
+    /// Stored openings.
+    public let openings: Int
+    /// The latest stored opening, if any.
+    public let lastOpening: Date?
+
+    /// Creates an activity summary.
+    public init(bridge: BridgeInfoDTO, openings: Int, lastOpening: Date?) {
+        self.bridge = bridge
+        self.openings = openings
+        self.lastOpening = lastOpening
+    }
+}
+
+/// How a sync run ended.
+public enum SyncRunStatus: String, Sendable, Codable, CaseIterable {
+    case running, succeeded, failed, cancelled
+}
+
+/// One recorded sync: who ran it, when, from where, and what it did.
+public struct SyncRunRecord: Sendable, Codable, Equatable {
+    public var id: Int64
+    public var provider: String
+    public var startedAt: Date
+    public var finishedAt: Date?
+    public var status: SyncRunStatus
+    /// The latest stored opening before the run.
+    public var watermarkBefore: Date?
+    /// The latest stored opening after the run.
+    public var watermarkAfter: Date?
+    /// Rows received.
+    public var fetched: Int
+    public var counts: UpsertCounts
+    public var rejections: RejectionCounts
+    /// The error that ended the run, if it failed.
+    public var error: String?
+
+    /// Creates a record.
+    public init(
+        id: Int64, provider: String, startedAt: Date, finishedAt: Date? = nil, status: SyncRunStatus = .running,
+        watermarkBefore: Date? = nil, watermarkAfter: Date? = nil, fetched: Int = 0, counts: UpsertCounts = .init(),
+        rejections: RejectionCounts = .init(), error: String? = nil
+    ) {
+        self.id = id
+        self.provider = provider
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.status = status
+        self.watermarkBefore = watermarkBefore
+        self.watermarkAfter = watermarkAfter
+        self.fetched = fetched
+        self.counts = counts
+        self.rejections = rejections
+        self.error = error
+    }
+}
+
+/// The boundary to where Bridget keeps bridges, events and sync runs.
+///
+/// An implementation must guarantee: `upsertEvents` is idempotent on the natural key (bridge id, opening instant)
+/// and applies a batch atomically (all of it or none of it); reads see only committed batches; and events are
+/// returned oldest first (bridge id breaking ties) unless a query asks otherwise.
+public protocol BridgeStore: Sendable {
+    /// Inserts or replaces bridges by id.
+    func upsertBridges(_ bridges: [BridgeInfoDTO]) async throws
+    /// All stored bridges, by numeric id.
+    func bridges() async throws -> [BridgeInfoDTO]
+    /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch.
+    func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts
+    /// Events matching a query.
+    func events(matching query: EventQuery) async throws -> [BridgeEventDTO]
+    /// Number of stored events, for one bridge or all.
+    func eventCount(bridgeID: String?) async throws -> Int
+    /// The latest stored opening instant (the sync watermark).
+    func latestOpening() async throws -> Date?
+    /// Per stored bridge: opening count and last opening.
+    func bridgeActivity() async throws -> [BridgeActivity]
+    /// Removes events that opened before an instant; returns how many.
+    func deleteEvents(openedBefore: Date) async throws -> Int
+    /// Records the start of a sync and returns its id.
+    func startSyncRun(provider: String, startedAt: Date, watermarkBefore: Date?) async throws -> Int64
+    /// Records how a sync ended.
+    func finishSyncRun(_ record: SyncRunRecord) async throws
+    /// The latest sync runs, newest first.
+    func syncRuns(limit: Int) async throws -> [SyncRunRecord]
+}
+
+extension BridgeStore {
+    /// All stored events, oldest first.
+    public func allEvents() async throws -> [BridgeEventDTO] { try await events(matching: EventQuery()) }
+}

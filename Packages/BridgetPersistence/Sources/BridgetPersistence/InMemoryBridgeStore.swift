@@ -1,0 +1,82 @@
+import BridgetDTOs
+import Foundation
+
+/// A store that keeps everything in memory, for tests and throw-away runs; same guarantees as the SQLite store.
+public actor InMemoryBridgeStore: BridgeStore {
+    private var bridgesByID: [String: BridgeInfoDTO] = [:]
+    private var eventsByKey: [EventKey: BridgeEventDTO] = [:]
+    private var runs: [SyncRunRecord] = []
+
+    /// Creates an empty store.
+    public init() {}
+
+    public func upsertBridges(_ bridges: [BridgeInfoDTO]) {
+        for bridge in bridges { bridgesByID[bridge.id] = bridge }
+    }
+
+    public func bridges() -> [BridgeInfoDTO] { BridgeCatalog(bridges: Array(bridgesByID.values)).bridges }
+
+    public func upsertEvents(_ events: [BridgeEventDTO]) throws -> UpsertCounts {
+        // Check the whole batch first, so a bad batch changes nothing (the SQLite store's foreign key does the same).
+        if let orphan = events.first(where: { bridgesByID[$0.bridgeID] == nil }) {
+            throw BridgetError.data("store-orphan", "event for unknown bridge \(orphan.bridgeID); save the bridge first")
+        }
+        var counts = UpsertCounts()
+        for event in events {
+            switch eventsByKey[event.key] {
+            case nil: counts.inserted += 1
+            case let existing? where existing == event: counts.unchanged += 1
+            case .some: counts.updated += 1
+            }
+            eventsByKey[event.key] = event
+        }
+        return counts
+    }
+
+    public func events(matching query: EventQuery) -> [BridgeEventDTO] {
+        var matches = eventsByKey.values.filter { event in
+            (query.bridgeID.map { event.bridgeID == $0 } ?? true)
+                && (query.openedFrom.map { event.openedAt >= $0 } ?? true)
+                && (query.openedBefore.map { event.openedAt < $0 } ?? true)
+        }
+        matches.sort { $0.key < $1.key }
+        if query.newestFirst { matches.reverse() }
+        if let limit = query.limit { matches = Array(matches.prefix(max(limit, 0))) }
+        return matches
+    }
+
+    public func eventCount(bridgeID: String?) -> Int {
+        guard let bridgeID else { return eventsByKey.count }
+        return eventsByKey.values.count { $0.bridgeID == bridgeID }
+    }
+
+    public func latestOpening() -> Date? { eventsByKey.keys.map(\.openedAt).max() }
+
+    public func bridgeActivity() -> [BridgeActivity] {
+        bridges().map { bridge in
+            let openings = eventsByKey.values.filter { $0.bridgeID == bridge.id }
+            return BridgeActivity(bridge: bridge, openings: openings.count, lastOpening: openings.map(\.openedAt).max())
+        }
+    }
+
+    public func deleteEvents(openedBefore cutoff: Date) -> Int {
+        let doomed = eventsByKey.keys.filter { $0.openedAt < cutoff }
+        for key in doomed { eventsByKey[key] = nil }
+        return doomed.count
+    }
+
+    public func startSyncRun(provider: String, startedAt: Date, watermarkBefore: Date?) -> Int64 {
+        let id = Int64(runs.count + 1)
+        runs.append(SyncRunRecord(id: id, provider: provider, startedAt: startedAt, watermarkBefore: watermarkBefore))
+        return id
+    }
+
+    public func finishSyncRun(_ record: SyncRunRecord) throws {
+        guard let index = runs.firstIndex(where: { $0.id == record.id }) else {
+            throw BridgetError.data("store-no-run", "no sync run with id \(record.id)")
+        }
+        runs[index] = record
+    }
+
+    public func syncRuns(limit: Int) -> [SyncRunRecord] { Array(runs.reversed().prefix(max(limit, 0))) }
+}

@@ -1,0 +1,90 @@
+import BridgetDTOs
+import Foundation
+import GRDB
+
+extension SQLiteBridgeStore {
+    func read<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch let error as BridgetError {
+            throw error
+        } catch {
+            throw Self.storeError(error, path: path, action: action)
+        }
+    }
+
+    func write<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(body)
+        } catch let error as BridgetError {
+            throw error
+        } catch {
+            throw Self.storeError(error, path: path, action: action)
+        }
+    }
+
+    /// Turns a SQLite failure into an error that says what to do.
+    static func storeError(_ error: any Error, path: String, action: String) -> BridgetError {
+        guard let databaseError = error as? DatabaseError else {
+            return .data("store", "cannot \(action) in the store at \(path): \(error)", exitCode: 74)
+        }
+        let detail = databaseError.message ?? "\(databaseError.resultCode)"
+        switch databaseError.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return .data("store-corrupt", "the store at \(path) is not a readable SQLite database (\(detail))",
+                         hint: "move the file aside and sync again; Bridget never overwrites it", exitCode: 74)
+        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
+            return .data("store-unwritable", "cannot \(action) in the store at \(path): \(detail)",
+                         hint: "check the folder's permissions, or choose another store.path", exitCode: 74)
+        case .SQLITE_FULL, .SQLITE_IOERR:
+            return .data("store-io", "cannot \(action) in the store at \(path): \(detail); nothing of this batch was kept",
+                         hint: "free disk space and run the command again", exitCode: 74)
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return .data("store-busy", "the store at \(path) stayed locked by another process while trying to \(action)",
+                         hint: "wait for the other bridget command to finish", exitCode: 75)
+        default:
+            return .data("store", "cannot \(action) in the store at \(path): \(detail)", exitCode: 74)
+        }
+    }
+
+    static func bridge(_ row: Row) -> BridgeInfoDTO {
+        BridgeInfoDTO(id: row["id"], name: row["name"], displayName: row["display_name"], latitude: row["latitude"],
+                      longitude: row["longitude"], waterway: row["waterway"], kind: row["kind"])
+    }
+
+    static func event(_ row: Row) throws -> BridgeEventDTO {
+        let openedText: String = row["opened_at"]
+        guard let openedAt = StoredTimestamp.date(openedText) else {
+            throw BridgetError.data("store-corrupt", "a stored event has an unreadable opened_at '\(openedText)'",
+                                    exitCode: 74)
+        }
+        return BridgeEventDTO(
+            bridgeID: row["bridge_id"], bridgeName: row["entity_name"], openedAt: openedAt,
+            openLocal: row["open_local"], closedAt: (row["closed_at"] as String?).flatMap(StoredTimestamp.date),
+            closeLocal: row["close_local"], minutesOpen: row["minutes_open"], latitude: row["latitude"],
+            longitude: row["longitude"])
+    }
+
+    static func syncRun(_ row: Row) -> SyncRunRecord {
+        let rejectionText: String = row["rejections"]
+        let byReason = (try? JSONDecoder().decode([RejectionReason: Int].self, from: Data(rejectionText.utf8))) ?? [:]
+        return SyncRunRecord(
+            id: row["id"], provider: row["provider"],
+            startedAt: StoredTimestamp.date(row["started_at"]) ?? Date(timeIntervalSince1970: 0),
+            finishedAt: (row["finished_at"] as String?).flatMap(StoredTimestamp.date),
+            status: SyncRunStatus(rawValue: row["status"]) ?? .failed,
+            watermarkBefore: (row["watermark_before"] as String?).flatMap(StoredTimestamp.date),
+            watermarkAfter: (row["watermark_after"] as String?).flatMap(StoredTimestamp.date),
+            fetched: row["fetched"],
+            counts: UpsertCounts(inserted: row["inserted"], updated: row["updated"], unchanged: row["unchanged"]),
+            rejections: RejectionCounts(byReason), error: row["error"])
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}

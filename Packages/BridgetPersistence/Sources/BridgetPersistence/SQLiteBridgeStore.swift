@@ -1,0 +1,215 @@
+import BridgetDTOs
+import Foundation
+import GRDB
+
+/// The SQLite store (GRDB over the system libsqlite3): WAL, foreign keys, versioned migrations, and bulk upserts
+/// through cached prepared statements, one transaction per batch.
+public final class SQLiteBridgeStore: BridgeStore {
+    /// The database file.
+    public let path: String
+    let pool: DatabasePool
+
+    /// Opens (creating if needed) the store at `path`, creating its folder and applying migrations.
+    ///
+    /// Throws a `BridgetError` (exit 74) when the folder cannot be created or written, or the file is not a
+    /// Bridget database, or was written by a newer Bridget.
+    public init(path: String, busyTimeout: TimeInterval = 10) throws {
+        self.path = path
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw BridgetError.data(
+                "store-folder", "cannot create the store's folder \(folder): \(error.localizedDescription)",
+                hint: "choose a writable store.path in the config, or set BRIDGET_STORE_PATH", exitCode: 74)
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "bridget"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+            let migrator = StoreSchema.migrator
+            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
+                throw BridgetError.data(
+                    "store-newer", "the store at \(path) was written by a newer version of Bridget",
+                    hint: "upgrade bridget, or point store.path at another file", exitCode: 74)
+            }
+            try migrator.migrate(pool)
+        } catch let error as BridgetError {
+            throw error
+        } catch {
+            throw Self.storeError(error, path: path, action: "open")
+        }
+    }
+
+    public func upsertBridges(_ bridges: [BridgeInfoDTO]) async throws {
+        try await write("save bridges") { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO bridges (id, name, display_name, latitude, longitude, waterway, kind)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET name = excluded.name, display_name = excluded.display_name,
+                    latitude = excluded.latitude, longitude = excluded.longitude,
+                    waterway = excluded.waterway, kind = excluded.kind
+                """)
+            for bridge in bridges {
+                try statement.execute(arguments: [
+                    bridge.id, bridge.name, bridge.displayName, bridge.latitude, bridge.longitude, bridge.waterway,
+                    bridge.kind,
+                ])
+            }
+        }
+    }
+
+    public func bridges() async throws -> [BridgeInfoDTO] {
+        try await read("read bridges") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM bridges ORDER BY CAST(id AS INTEGER), id").map(Self.bridge)
+        }
+    }
+
+    public func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts {
+        guard !events.isEmpty else { return UpsertCounts() }
+        return try await write("save events") { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
+                                    minutes_open, duration_minutes, latitude, longitude)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                ON CONFLICT (bridge_id, opened_at) DO NOTHING
+                """)
+            let update = try db.cachedStatement(sql: """
+                UPDATE events SET entity_name = ?3, open_local = ?4, closed_at = ?5, close_local = ?6,
+                    minutes_open = ?7, duration_minutes = ?8, latitude = ?9, longitude = ?10
+                WHERE bridge_id = ?1 AND opened_at = ?2
+                  AND (entity_name IS NOT ?3 OR open_local IS NOT ?4 OR closed_at IS NOT ?5 OR close_local IS NOT ?6
+                       OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10)
+                """)
+            var counts = UpsertCounts()
+            for event in events {
+                let arguments: StatementArguments = [
+                    event.bridgeID, StoredTimestamp.text(event.openedAt), event.bridgeName, event.openLocal,
+                    event.closedAt.map(StoredTimestamp.text), event.closeLocal, event.minutesOpen,
+                    event.durationMinutes, event.latitude, event.longitude,
+                ]
+                try insert.execute(arguments: arguments)
+                if db.changesCount == 1 {
+                    counts.inserted += 1
+                    continue
+                }
+                try update.execute(arguments: arguments)
+                if db.changesCount == 1 { counts.updated += 1 } else { counts.unchanged += 1 }
+            }
+            return counts
+        }
+    }
+
+    public func events(matching query: EventQuery) async throws -> [BridgeEventDTO] {
+        var clauses: [String] = []
+        var arguments = StatementArguments()
+        if let bridgeID = query.bridgeID {
+            clauses.append("bridge_id = ?")
+            arguments += [bridgeID]
+        }
+        if let from = query.openedFrom {
+            clauses.append("opened_at >= ?")
+            arguments += [StoredTimestamp.text(from)]
+        }
+        if let before = query.openedBefore {
+            clauses.append("opened_at < ?")
+            arguments += [StoredTimestamp.text(before)]
+        }
+        let order = query.newestFirst ? "DESC" : "ASC"
+        var sql = "SELECT * FROM events"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        sql += " ORDER BY opened_at \(order), bridge_id \(order)"
+        if let limit = query.limit {
+            sql += " LIMIT ?"
+            arguments += [max(limit, 0)]
+        }
+        let (finalSQL, finalArguments) = (sql, arguments)
+        return try await read("read events") { db in
+            var events: [BridgeEventDTO] = []
+            let rows = try Row.fetchCursor(db, sql: finalSQL, arguments: finalArguments)
+            while let row = try rows.next() { events.append(try Self.event(row)) }
+            return events
+        }
+    }
+
+    public func eventCount(bridgeID: String?) async throws -> Int {
+        try await read("count events") { db in
+            if let bridgeID {
+                return try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE bridge_id = ?",
+                                        arguments: [bridgeID]) ?? 0
+            }
+            return try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0
+        }
+    }
+
+    public func latestOpening() async throws -> Date? {
+        try await read("read the watermark") { db in
+            try String.fetchOne(db, sql: "SELECT max(opened_at) FROM events").flatMap(StoredTimestamp.date)
+        }
+    }
+
+    public func bridgeActivity() async throws -> [BridgeActivity] {
+        try await read("summarise bridges") { db in
+            try Row.fetchAll(db, sql: """
+                SELECT b.*, count(e.opened_at) AS openings, max(e.opened_at) AS last_opening
+                FROM bridges b LEFT JOIN events e ON e.bridge_id = b.id
+                GROUP BY b.id ORDER BY CAST(b.id AS INTEGER), b.id
+                """).map { row in
+                BridgeActivity(
+                    bridge: Self.bridge(row), openings: row["openings"],
+                    lastOpening: (row["last_opening"] as String?).flatMap(StoredTimestamp.date))
+            }
+        }
+    }
+
+    public func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
+        try await write("delete old events") { db in
+            try db.execute(sql: "DELETE FROM events WHERE opened_at < ?", arguments: [StoredTimestamp.text(cutoff)])
+            return db.changesCount
+        }
+    }
+
+    public func startSyncRun(provider: String, startedAt: Date, watermarkBefore: Date?) async throws -> Int64 {
+        try await write("record a sync run") { db in
+            try db.execute(
+                sql: "INSERT INTO sync_runs (provider, started_at, status, watermark_before) VALUES (?, ?, 'running', ?)",
+                arguments: [provider, StoredTimestamp.text(startedAt), watermarkBefore.map(StoredTimestamp.text)])
+            return db.lastInsertedRowID
+        }
+    }
+
+    public func finishSyncRun(_ record: SyncRunRecord) async throws {
+        let rejections = String(decoding: try JSONEncoder.sorted.encode(record.rejections.byReason), as: UTF8.self)
+        try await write("record a sync run") { db in
+            try db.execute(sql: """
+                UPDATE sync_runs SET finished_at = ?, status = ?, watermark_after = ?, fetched = ?, inserted = ?,
+                    updated = ?, unchanged = ?, rejected = ?, rejections = ?, error = ?
+                WHERE id = ?
+                """, arguments: [
+                    record.finishedAt.map(StoredTimestamp.text), record.status.rawValue,
+                    record.watermarkAfter.map(StoredTimestamp.text), record.fetched, record.counts.inserted,
+                    record.counts.updated, record.counts.unchanged, record.rejections.total, rejections, record.error,
+                    record.id,
+                ])
+        }
+    }
+
+    public func syncRuns(limit: Int) async throws -> [SyncRunRecord] {
+        try await read("read sync runs") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?", arguments: [limit])
+                .map(Self.syncRun)
+        }
+    }
+
+    /// Runs SQLite's `PRAGMA integrity_check`; returns "ok" for a sound file.
+    public func integrityCheck() async throws -> String {
+        try await read("check integrity") { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import GRDB
+
+/// The SQLite schema, as versioned migrations. Never edit a shipped migration: add one.
+enum StoreSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: bridges, events, sync runs") { db in
+            try db.execute(sql: """
+                CREATE TABLE bridges (
+                    id           TEXT PRIMARY KEY NOT NULL,  -- the dataset's entityid
+                    name         TEXT NOT NULL,              -- the dataset's entityname
+                    display_name TEXT NOT NULL,
+                    latitude     REAL NOT NULL,
+                    longitude    REAL NOT NULL,
+                    waterway     TEXT NOT NULL,
+                    kind         TEXT NOT NULL
+                );
+                CREATE TABLE events (
+                    bridge_id        TEXT NOT NULL REFERENCES bridges(id),
+                    opened_at        TEXT NOT NULL,  -- UTC instant, e.g. 2026-09-24T05:35:00.000Z
+                    entity_name      TEXT NOT NULL,
+                    open_local       TEXT NOT NULL,  -- opendatetime as received (Seattle wall clock)
+                    closed_at        TEXT,           -- UTC instant; NULL while unknown
+                    close_local      TEXT,           -- closedatetime as received
+                    minutes_open     INTEGER,        -- minutesopen as received
+                    duration_minutes REAL,           -- (closed_at - opened_at) in minutes
+                    latitude         REAL,
+                    longitude        REAL,
+                    PRIMARY KEY (bridge_id, opened_at),
+                    CHECK (closed_at IS NULL OR closed_at >= opened_at)
+                ) WITHOUT ROWID;
+                CREATE INDEX events_by_time ON events (opened_at);
+                CREATE TABLE sync_runs (
+                    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+                    provider         TEXT NOT NULL,
+                    started_at       TEXT NOT NULL,
+                    finished_at      TEXT,
+                    status           TEXT NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+                    watermark_before TEXT,
+                    watermark_after  TEXT,
+                    fetched          INTEGER NOT NULL DEFAULT 0,
+                    inserted         INTEGER NOT NULL DEFAULT 0,
+                    updated          INTEGER NOT NULL DEFAULT 0,
+                    unchanged        INTEGER NOT NULL DEFAULT 0,
+                    rejected         INTEGER NOT NULL DEFAULT 0,
+                    rejections       TEXT NOT NULL DEFAULT '{}',  -- JSON: reason -> count
+                    error            TEXT
+                );
+                """)
+        }
+        return migrator
+    }
+}
