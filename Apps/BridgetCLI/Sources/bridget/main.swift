@@ -1,1 +1,3 @@
-print("hi")
+import BridgetCLI
+
+await BridgetCommand.runFromCommandLine()

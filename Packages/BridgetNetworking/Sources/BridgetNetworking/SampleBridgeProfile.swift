@@ -32,13 +32,13 @@ public struct SampleBridgeProfile: Sendable, Equatable {
     public static func seattleDefault(for bridge: BridgeInfoDTO) -> SampleBridgeProfile {
         let curfew = bridge.isShipCanalBridge
         switch bridge.id {
-        case "3": return SampleBridgeProfile(openingsPerYear: 3_500, hourWeights: daytime, keepsRushHourCurfew: curfew)
-        case "2": return SampleBridgeProfile(openingsPerYear: 2_700, hourWeights: daytime, keepsRushHourCurfew: curfew)
-        case "21": return SampleBridgeProfile(openingsPerYear: 2_300, hourWeights: daytime, keepsRushHourCurfew: curfew)
-        case "4": return SampleBridgeProfile(openingsPerYear: 1_700, hourWeights: daytime, keepsRushHourCurfew: curfew)
-        case "6": return SampleBridgeProfile(openingsPerYear: 1_600, hourWeights: industrial, keepsRushHourCurfew: curfew)
-        case "1": return SampleBridgeProfile(openingsPerYear: 1_300, hourWeights: industrial, keepsRushHourCurfew: curfew)
-        case "29": return SampleBridgeProfile(openingsPerYear: 900, hourWeights: industrial, keepsRushHourCurfew: curfew)
+        case "3": return SampleBridgeProfile(openingsPerYear: 3_600, hourWeights: daytime, keepsRushHourCurfew: curfew)
+        case "2": return SampleBridgeProfile(openingsPerYear: 2_800, hourWeights: daytime, keepsRushHourCurfew: curfew)
+        case "21": return SampleBridgeProfile(openingsPerYear: 2_400, hourWeights: daytime, keepsRushHourCurfew: curfew)
+        case "4": return SampleBridgeProfile(openingsPerYear: 1_750, hourWeights: daytime, keepsRushHourCurfew: curfew)
+        case "6": return SampleBridgeProfile(openingsPerYear: 1_650, hourWeights: industrial, keepsRushHourCurfew: curfew)
+        case "1": return SampleBridgeProfile(openingsPerYear: 1_350, hourWeights: industrial, keepsRushHourCurfew: curfew)
+        case "29": return SampleBridgeProfile(openingsPerYear: 950, hourWeights: industrial, keepsRushHourCurfew: curfew)
         default: return SampleBridgeProfile(openingsPerYear: 1_000, hourWeights: daytime, keepsRushHourCurfew: curfew)
         }
     }

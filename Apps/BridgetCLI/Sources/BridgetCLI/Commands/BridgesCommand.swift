@@ -1,0 +1,37 @@
+import ArgumentParser
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// `bridget bridges`: the catalog with each bridge's stored openings.
+struct BridgesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bridges",
+        abstract: "List the bridges with their number of stored openings and the last one.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try CommandContext.load(global)
+            let store = try await context.openStoreForReading()
+            var activity = try await store.bridgeActivity()
+            if activity.isEmpty {
+                // Nothing synced yet: still show the catalog the provider covers.
+                let catalog = try await context.assembly.makeProvider().fetchBridgeCatalog()
+                activity = catalog.map { BridgeActivity(bridge: $0, openings: 0, lastOpening: nil) }
+            }
+            let time = SeattleTime()
+            let rows = activity.map { item in
+                [Cell(item.bridge.id), Cell(item.bridge.name), Cell(item.bridge.waterway), Cell(item.bridge.kind),
+                 Cell(item.openings), Cell(item.lastOpening, time: time)]
+            }
+            let notes = activity.allSatisfy({ $0.openings == 0 }) ? ["", "No openings stored yet: run `bridget sync`."] : []
+            try OutputWriter(format: output.format).write(
+                activity,
+                tabular: Tabular(columns: ["id", "name", "waterway", "kind", "openings", "last_opening"], rows: rows),
+                notes: notes)
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+
+/// The `bridget` command line.
+public struct BridgetCommand: AsyncParsableCommand {
+    /// The version `--version` prints.
+    public static let version = "0.1.0"
+
+    public static let configuration = CommandConfiguration(
+        commandName: "bridget",
+        abstract: "Seattle's drawbridge openings: sync the public record, then ask when bridges open.",
+        discussion: """
+            Bridget keeps a local copy of the City of Seattle's drawbridge openings (SDOT dataset gm8h-9449) and
+            answers questions about it. With no configuration it uses realistic synthetic sample data, so it
+            works offline:
+
+              bridget sync            # fetch openings into ~/.local/share/bridget/bridget.sqlite
+              bridget stats           # openings, durations and busiest hour per bridge
+              bridget events --bridge Fremont --limit 5
+              bridget bridges --format json
+
+            Configuration: YAML (see `bridget config show`), chosen with --config or $BRIDGET_CONFIG; any key
+            can be overridden by $BRIDGET_<SECTION>_<KEY>, e.g. BRIDGET_STORE_PATH=/tmp/bridget.sqlite.
+            Times print in Seattle local time with the zone; JSON carries ISO 8601 instants.
+            Exit status: 0 ok, 64 bad argument, 65 bad data, 69 source unreachable, 74 store I/O,
+            78 bad configuration, 130 interrupted.
+            """,
+        version: "bridget \(version)",
+        subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
+                      ConfigCommand.self]
+    )
+
+    public init() {}
+
+    /// Parses the process arguments and runs the chosen command, exiting with its status.
+    ///
+    /// Spelled out because from top-level code the synchronous `main()` overload wins, and it refuses to run an
+    /// asynchronous command on Linux.
+    public static func runFromCommandLine(_ arguments: [String]? = nil) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
+}

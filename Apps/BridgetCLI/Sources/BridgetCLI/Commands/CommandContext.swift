@@ -1,0 +1,77 @@
+import ArgumentParser
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// Options every command accepts.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Configuration file (default: $BRIDGET_CONFIG, else ~/.config/bridget/bridget.yaml if present, else the "
+            + "embedded default).", valueName: "path"))
+    var config: String?
+}
+
+/// Options of commands that print data.
+struct FormatOptions: ParsableArguments {
+    @Option(name: .long, help: "Output format: table (for people), json or csv (for programs).")
+    var format: OutputFormat = .table
+}
+
+/// What a command needs: the loaded configuration and its assembly.
+struct CommandContext: Sendable {
+    let assembly: BridgetAssembly
+    let environment: [String: String]
+
+    static func load(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws -> CommandContext
+    {
+        let configuration = try ConfigurationLoader(environment: environment).load(explicitPath: options.config)
+        return CommandContext(assembly: BridgetAssembly(configuration: configuration), environment: environment)
+    }
+
+    /// Opens the store; with the in-memory store, first syncs so read commands have data to show.
+    func openStoreForReading() async throws -> any BridgeStore {
+        let store = try assembly.makeStore()
+        if assembly.configuration.store == .memory {
+            Terminal.note("store.kind is memory: syncing from \(assembly.configuration.provider.rawValue) first")
+            _ = try await assembly.makeSyncPipeline(store: store).run(full: true)
+        }
+        return store
+    }
+
+    /// The catalog bridge named by an id or a name, or a validation error listing the bridges.
+    func bridge(named text: String, in store: any BridgeStore) async throws -> BridgeInfoDTO {
+        let known = try await store.bridges()
+        let catalog = BridgeCatalog(bridges: known.isEmpty ? BridgeCatalog.seattle.bridges : known)
+        guard let bridge = catalog.resolve(text) else {
+            let names = catalog.bridges.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
+            throw BridgetError.validation("unknown-bridge", "no bridge named '\(text)'", hint: "known bridges: \(names)")
+        }
+        return bridge
+    }
+}
+
+/// Runs a command body, turning Bridget's errors into a message on standard error and their exit status.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as BridgetError {
+        Terminal.error(error.description)
+        throw ExitCode(error.exitCode)
+    } catch is CancellationError {
+        Terminal.error("cancelled")
+        throw ExitCode(130)
+    }
+}
+
+/// Standard error, and whether it is a terminal.
+enum Terminal {
+    static func error(_ message: String) { writeError("error: " + message + "\n") }
+
+    static func note(_ message: String) { writeError("note: " + message + "\n") }
+
+    static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+
+    /// True when standard error is an interactive terminal (progress is drawn only then).
+    static var isInteractive: Bool { isatty(STDERR_FILENO) == 1 }
+}

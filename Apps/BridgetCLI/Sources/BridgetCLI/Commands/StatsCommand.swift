@@ -1,0 +1,47 @@
+import ArgumentParser
+import BridgetDTOs
+import Foundation
+
+/// `bridget stats`: per-bridge opening statistics.
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Openings, openings per day, durations and the busiest hour, per bridge.",
+        discussion: """
+            Durations are close − open in minutes. Median and p90 use the nearest-rank rule (the value at rank
+            ⌈p·n⌉ of the sorted durations). Openings per day divide by the days from the first to the last stored
+            opening (Seattle dates, inclusive). The busiest hour is the Seattle local hour in which most openings
+            start.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try CommandContext.load(global)
+            let store = try await context.openStoreForReading()
+            let statistics = try await context.assembly.makeProcessor(store: store).generateStatistics()
+            let rows = statistics.bridges.map { bridge in
+                [Cell(bridge.bridgeID), Cell(bridge.bridgeName), Cell(bridge.openings),
+                 Cell(bridge.openingsPerDay, decimals: 2), Cell(bridge.meanMinutes), Cell(bridge.medianMinutes),
+                 Cell(bridge.p90Minutes), Cell(bridge.maxMinutes),
+                 Cell(bridge.busiestHour.map { String(format: "%02d:00", $0) } ?? "-")]
+            }
+            var notes = [""]
+            if statistics.totalOpenings == 0 {
+                notes.append("No openings stored yet: run `bridget sync`.")
+            } else {
+                notes.append("\(statistics.totalOpenings) openings over \(statistics.days) days "
+                             + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), Seattle time).")
+            }
+            try OutputWriter(format: output.format).write(
+                statistics,
+                tabular: Tabular(
+                    columns: ["id", "bridge", "openings", "per_day", "mean_min", "median_min", "p90_min", "max_min",
+                              "busiest_hour"],
+                    rows: rows),
+                notes: notes)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import BridgetDTOs
+import Foundation
+
+/// `bridget sync`: fetch openings from the configured provider into the store.
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Fetch openings from the configured provider into the store.",
+        discussion: """
+            Incremental by default: starts from the newest stored opening, less sync.overlap_hours, and relies on
+            the store's idempotent upsert, so running it twice stores the same rows (the second run inserts 0).
+            Every row is validated; invalid rows are counted by reason and not stored. Each batch is committed on
+            its own, so an interrupted sync keeps what it wrote and the next one resumes.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+
+    @Flag(name: .long, help: "Walk the provider's whole history again instead of starting from the watermark.")
+    var full = false
+
+    @Flag(name: .long, help: "No progress line.")
+    var quiet = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try CommandContext.load(global)
+            let store = try context.assembly.makeStore()
+            let pipeline = context.assembly.makeSyncPipeline(store: store)
+            let showProgress = !quiet && Terminal.isInteractive
+            let report = try await pipeline.run(full: full) { progress in
+                guard showProgress else { return }
+                let rate = progress.elapsed > 0 ? Int(Double(progress.fetched) / progress.elapsed) : 0
+                Terminal.writeError("\rsyncing: page \(progress.pages) · \(progress.fetched) rows · \(rate) rows/s\u{1B}[K")
+            }
+            if showProgress { Terminal.writeError("\r\u{1B}[K") }
+            try write(report, storeDescription: context.assembly.storeDescription)
+        }
+    }
+
+    private func write(_ report: SyncReport, storeDescription: String) throws {
+        let time = SeattleTime()
+        let reasons = report.rejectedByReason.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        var rows: [[Cell]] = [
+            [Cell("fetched"), Cell(report.fetched)],
+            [Cell("inserted"), Cell(report.inserted)],
+            [Cell("updated"), Cell(report.updated)],
+            [Cell("unchanged"), Cell(report.unchanged)],
+            [Cell("rejected"), Cell(report.rejected)],
+        ]
+        rows += reasons.map { [Cell("rejected: " + $0.key), Cell($0.value)] }
+        let seconds = report.finishedAt.timeIntervalSince(report.startedAt)
+        let from = report.since.map { "from " + time.display($0) } ?? "full history"
+        let notes = [
+            "",
+            "Synced \(report.provider) (\(from)) into \(storeDescription) in \(String(format: "%.1f", seconds)) s.",
+            "Newest stored opening: " + (report.watermarkAfter.map(time.display) ?? "none"),
+        ]
+        try OutputWriter(format: output.format).write(report, tabular: Tabular(columns: ["outcome", "rows"], rows: rows),
+                                                     notes: notes)
+    }
+}

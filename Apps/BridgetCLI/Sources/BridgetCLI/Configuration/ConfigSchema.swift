@@ -1,0 +1,160 @@
+import Foundation
+
+/// The type of one configuration value, and how text becomes that value.
+enum ConfigValueType: Sendable, Equatable {
+    case integer(ClosedRange<Int>)
+    case number(ClosedRange<Double>)
+    case text
+    /// A Seattle local date, `YYYY-MM-DD`.
+    case date
+    /// One of a fixed list of words.
+    case choice([String])
+
+    /// What the type accepts, for error messages.
+    var expectation: String {
+        switch self {
+        case .integer(let range): "an integer from \(range.lowerBound) to \(range.upperBound)"
+        case .number(let range): "a number from \(range.lowerBound) to \(range.upperBound)"
+        case .text: "a string"
+        case .date: "a date YYYY-MM-DD"
+        case .choice(let words): "one of " + words.joined(separator: ", ")
+        }
+    }
+
+    /// Parses text into a value, or says why not.
+    func parse(_ text: String) -> Result<ConfigValue, ConfigProblem> {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        switch self {
+        case .integer(let range):
+            guard let value = Int(trimmed.replacingOccurrences(of: "_", with: "")) else {
+                return .failure(ConfigProblem("expected \(expectation), got '\(text)'"))
+            }
+            guard range.contains(value) else { return .failure(ConfigProblem("expected \(expectation), got \(value)")) }
+            return .success(.integer(value))
+        case .number(let range):
+            guard let value = Double(trimmed), value.isFinite else {
+                return .failure(ConfigProblem("expected \(expectation), got '\(text)'"))
+            }
+            guard range.contains(value) else { return .failure(ConfigProblem("expected \(expectation), got \(value)")) }
+            return .success(.number(value))
+        case .text:
+            return .success(.text(text))
+        case .date:
+            guard LocalDay(trimmed) != nil else { return .failure(ConfigProblem("expected \(expectation), got '\(text)'")) }
+            return .success(.text(trimmed))
+        case .choice(let words):
+            guard words.contains(trimmed) else {
+                return .failure(ConfigProblem("'\(trimmed)' is not valid; expected \(expectation)"))
+            }
+            return .success(.text(trimmed))
+        }
+    }
+}
+
+/// Why a text is not a valid value for a key.
+struct ConfigProblem: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) { self.description = description }
+}
+
+/// A parsed configuration value.
+enum ConfigValue: Sendable, Equatable, CustomStringConvertible {
+    case integer(Int)
+    case number(Double)
+    case text(String)
+    case null
+
+    var description: String {
+        switch self {
+        case .integer(let value): String(value)
+        case .number(let value): String(value)
+        case .text(let value): value
+        case .null: "null"
+        }
+    }
+}
+
+/// One key the configuration accepts.
+struct ConfigKey: Sendable {
+    /// Dotted path, e.g. `provider.sample.seed`.
+    let path: String
+    let type: ConfigValueType
+    /// The value when neither the file nor the environment gives one.
+    let defaultValue: ConfigValue
+    /// Whether `null` is accepted.
+    let nullable: Bool
+    /// One line for `config show` and the docs.
+    let help: String
+
+    init(_ path: String, _ type: ConfigValueType, default defaultValue: ConfigValue, nullable: Bool = false,
+         help: String) {
+        self.path = path
+        self.type = type
+        self.defaultValue = defaultValue
+        self.nullable = nullable
+        self.help = help
+    }
+
+    /// The environment variable that overrides this key: `BRIDGET_` + the path in capitals, dots as underscores.
+    var environmentName: String {
+        "BRIDGET_" + path.replacingOccurrences(of: ".", with: "_").uppercased()
+    }
+}
+
+/// Every key Bridget's configuration accepts, in the order `config show` prints them.
+struct ConfigSchema: Sendable {
+    let keys: [ConfigKey]
+
+    /// Paths of sections (mappings), e.g. `provider` and `provider.sample`.
+    var sections: Set<String> {
+        var result = Set<String>()
+        for key in keys {
+            var parts = key.path.split(separator: ".").dropLast()
+            while !parts.isEmpty {
+                result.insert(parts.joined(separator: "."))
+                parts = parts.dropLast()
+            }
+        }
+        return result
+    }
+
+    func key(_ path: String) -> ConfigKey? { keys.first { $0.path == path } }
+
+    /// Names allowed directly inside a section ("" for the top level).
+    func children(of section: String) -> [String] {
+        let prefix = section.isEmpty ? "" : section + "."
+        var names: [String] = []
+        for path in keys.map(\.path) + sections.sorted() where path.hasPrefix(prefix) {
+            let rest = path.dropFirst(prefix.count)
+            guard !rest.isEmpty else { continue }
+            let name = String(rest.split(separator: ".")[0])
+            if !names.contains(name) { names.append(name) }
+        }
+        return names
+    }
+}
+
+/// Edit distance, for "did you mean …?" suggestions.
+func editDistance(_ lhs: String, _ rhs: String) -> Int {
+    let a = Array(lhs.lowercased())
+    let b = Array(rhs.lowercased())
+    guard !a.isEmpty else { return b.count }
+    guard !b.isEmpty else { return a.count }
+    var previous = Array(0...b.count)
+    for i in 1...a.count {
+        var current = [i] + [Int](repeating: 0, count: b.count)
+        for j in 1...b.count {
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+        }
+        previous = current
+    }
+    return previous[b.count]
+}
+
+/// The closest candidate to a misspelt word, if one is close enough to be a plausible typo.
+func suggestion(for word: String, among candidates: [String]) -> String? {
+    let scored = candidates.map { ($0, editDistance(word, $0)) }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+    guard let best = scored.first, best.1 <= max(2, word.count / 3) else { return nil }
+    return best.0
+}

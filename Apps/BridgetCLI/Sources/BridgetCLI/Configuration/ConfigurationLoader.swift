@@ -1,0 +1,154 @@
+import BridgetDTOs
+import Foundation
+import Yams
+
+/// Finds, parses and checks the configuration: YAML file (or the embedded default), then `BRIDGET_*` overrides.
+///
+/// Yams' decoder ignores unknown keys and reports type errors without a line, so this walks the composed node
+/// tree itself: every unknown key, wrong type or unknown kind is reported with its key path and line.
+struct ConfigurationLoader: Sendable {
+    let schema: ConfigSchema
+    let environment: [String: String]
+
+    init(schema: ConfigSchema = .bridget, environment: [String: String]) {
+        self.schema = schema
+        self.environment = environment
+    }
+
+    /// Variables that are not key overrides.
+    static let reservedVariables: Set<String> = ["BRIDGET_CONFIG", "BRIDGET_APP_TOKEN"]
+
+    /// Loads the configuration chosen by `--config`, else `BRIDGET_CONFIG`, else
+    /// `$XDG_CONFIG_HOME/bridget/bridget.yaml` when it exists, else the embedded default.
+    func load(explicitPath: String?) throws -> BridgetConfiguration {
+        let (text, origin) = try source(explicitPath: explicitPath)
+        return BridgetConfiguration(try resolve(yaml: text, origin: origin), environment: environment)
+    }
+
+    func source(explicitPath: String?) throws -> (text: String, origin: String) {
+        if let path = explicitPath ?? environment["BRIDGET_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            return (try read(path), path)
+        }
+        let configHome = environment["XDG_CONFIG_HOME"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
+        let userFile = configHome + "/bridget/bridget.yaml"
+        if FileManager.default.fileExists(atPath: userFile) { return (try read(userFile), userFile) }
+        return (DefaultConfiguration.yaml, DefaultConfiguration.origin)
+    }
+
+    private func read(_ path: String) throws -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw BridgetError.configuration(
+                "file-not-found", "cannot read the configuration file \(path)",
+                hint: "check the path given to --config or BRIDGET_CONFIG")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw BridgetError.configuration("not-utf8", "the configuration file \(path) is not UTF-8 text")
+        }
+        return text
+    }
+
+    /// Parses YAML text, checks it against the schema, applies defaults and environment overrides.
+    func resolve(yaml: String, origin: String) throws -> ResolvedConfiguration {
+        var problems: [String] = []
+        var values: [String: (value: ConfigValue, source: ConfigSource)] = [:]
+        for key in schema.keys { values[key.path] = (key.defaultValue, .defaultValue) }
+
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw BridgetError.configuration("malformed-yaml", "\(origin): malformed YAML: \(Self.describe(error))")
+        }
+        if let root {
+            walk(root, section: "", origin: origin, values: &values, problems: &problems)
+        }
+
+        for key in schema.keys {
+            guard let text = environment[key.environmentName] else { continue }
+            switch parse(text, for: key) {
+            case .success(let value): values[key.path] = (value, .environment(key.environmentName))
+            case .failure(let reason): problems.append("$\(key.environmentName) (\(key.path)): \(reason)")
+            }
+        }
+        let known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
+        for name in environment.keys.sorted() where name.hasPrefix("BRIDGET_") && !known.contains(name) {
+            let hint = suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""
+            problems.append("$\(name) is not a configuration override\(hint)")
+        }
+        guard problems.isEmpty else {
+            throw BridgetError.configuration(
+                "invalid", "invalid configuration:\n" + problems.map { "  " + $0 }.joined(separator: "\n"),
+                hint: "`bridget config show` lists every key, its type and its default")
+        }
+        return ResolvedConfiguration(origin: origin, schema: schema, values: values)
+    }
+
+    private func walk(
+        _ node: Node, section: String, origin: String,
+        values: inout [String: (value: ConfigValue, source: ConfigSource)], problems: inout [String]
+    ) {
+        let line = node.mark?.line ?? 0
+        guard let mapping = node.mapping else {
+            let name = section.isEmpty ? "the top level" : "'\(section)'"
+            problems.append("\(origin):\(line): \(name) must be a mapping of keys to values")
+            return
+        }
+        let allowed = schema.children(of: section)
+        for (keyNode, valueNode) in mapping {
+            let keyLine = keyNode.mark?.line ?? line
+            let name = keyNode.scalar?.string ?? "?"
+            let path = section.isEmpty ? name : section + "." + name
+            guard allowed.contains(name) else {
+                let hint = suggestion(for: name, among: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                let within = section.isEmpty ? "at the top level" : "in '\(section)'"
+                problems.append("\(origin):\(keyLine): unknown key '\(path)' \(within)\(hint); "
+                                + "valid keys: \(allowed.joined(separator: ", "))")
+                continue
+            }
+            if schema.sections.contains(path) {
+                if case .scalar(let scalar) = valueNode, Self.isNull(scalar) { continue } // an empty section
+                walk(valueNode, section: path, origin: origin, values: &values, problems: &problems)
+                continue
+            }
+            guard let key = schema.key(path) else { continue }
+            let valueLine = valueNode.mark?.line ?? keyLine
+            guard case .scalar(let scalar) = valueNode else {
+                problems.append("\(origin):\(valueLine): '\(path)' has the wrong type: expected \(key.type.expectation), "
+                                + "got a \(valueNode.mapping != nil ? "mapping" : "list")")
+                continue
+            }
+            let text = Self.isNull(scalar) ? nil : scalar.string
+            switch parse(text, for: key) {
+            case .success(let value): values[path] = (value, .file(path: origin, line: valueLine))
+            case .failure(let reason):
+                if case .choice(let words) = key.type, let text {
+                    problems.append("\(origin):\(valueLine): unknown \(section) '\(text)' at '\(path)'; "
+                                    + "valid: \(words.joined(separator: ", "))")
+                } else {
+                    problems.append("\(origin):\(valueLine): '\(path)' has the wrong type: \(reason)")
+                }
+            }
+        }
+    }
+
+    private func parse(_ text: String?, for key: ConfigKey) -> Result<ConfigValue, ConfigProblem> {
+        guard let text, !(key.nullable && ["", "null", "~"].contains(text)) else {
+            return key.nullable ? .success(.null) : .failure(ConfigProblem("expected \(key.type.expectation), got null"))
+        }
+        return key.type.parse(text)
+    }
+
+    private static func isNull(_ scalar: Node.Scalar) -> Bool {
+        scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
+    }
+
+    private static func describe(_ error: YamlError) -> String {
+        switch error {
+        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
+             .composer(_, let problem, let mark, _):
+            return "line \(mark.line), column \(mark.column): \(problem)"
+        default:
+            return String(describing: error)
+        }
+    }
+}

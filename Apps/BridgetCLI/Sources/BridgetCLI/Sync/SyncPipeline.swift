@@ -1,0 +1,101 @@
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetNetworking
+import BridgetPersistence
+import Foundation
+
+/// What a sync did, for the summary and `--format json`.
+struct SyncReport: Sendable, Codable, Equatable {
+    var runID: Int64
+    var provider: String
+    var full: Bool
+    var startedAt: Date
+    var finishedAt: Date
+    var since: Date?
+    var watermarkBefore: Date?
+    var watermarkAfter: Date?
+    var pages: Int
+    var fetched: Int
+    var inserted: Int
+    var updated: Int
+    var unchanged: Int
+    var rejected: Int
+    var rejectedByReason: [String: Int]
+}
+
+/// Progress of a running sync, reported after each committed batch.
+struct SyncProgress: Sendable {
+    var pages: Int
+    var fetched: Int
+    var stored: Int
+    var elapsed: TimeInterval
+}
+
+/// Moves rows from a provider through a processor into a store, one committed batch at a time, and records the
+/// run. A batch that fails leaves the batches before it committed; the next sync resumes from the watermark.
+struct SyncPipeline: Sendable {
+    let provider: any NetworkProcessing
+    let processor: any BackgroundProcessing
+    let store: any BridgeStore
+    let batchSize: Int
+    let overlap: TimeInterval
+    let now: @Sendable () -> Date
+
+    func run(full: Bool, progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        let startedAt = now()
+        let clock = ContinuousClock()
+        let began = clock.now
+        let catalog = try await provider.fetchBridgeCatalog()
+        try await store.upsertBridges(catalog)
+        let watermarkBefore = try await store.latestOpening()
+        let since = full ? nil : watermarkBefore.map { $0.addingTimeInterval(-overlap) }
+        let runID = try await store.startSyncRun(
+            provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
+
+        var record = SyncRunRecord(
+            id: runID, provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
+        var pages = 0
+        do {
+            for try await page in provider.eventPages(since: since) {
+                try Task.checkCancellation()
+                pages += 1
+                let batch = SyncDataDTO(
+                    bridges: catalog, rows: page.rows, syncTimestamp: now(), source: provider.name)
+                let processed = try await processor.processSyncData(batch)
+                record.fetched += page.rows.count
+                record.rejections.merge(processed.rejectionCounts)
+                var start = 0
+                while start < processed.events.count {
+                    let end = min(start + max(batchSize, 1), processed.events.count)
+                    record.counts = record.counts + (try await store.upsertEvents(Array(processed.events[start..<end])))
+                    start = end
+                }
+                let stored = record.counts.inserted + record.counts.updated + record.counts.unchanged
+                progress(SyncProgress(
+                    pages: pages, fetched: record.fetched, stored: stored, elapsed: seconds(clock.now - began)))
+            }
+            record.status = .succeeded
+        } catch {
+            record.status = error is CancellationError ? .cancelled : .failed
+            record.error = String(describing: error)
+            record.finishedAt = now()
+            record.watermarkAfter = try? await store.latestOpening()
+            try? await store.finishSyncRun(record)
+            throw error
+        }
+        record.finishedAt = now()
+        record.watermarkAfter = try await store.latestOpening()
+        try await store.finishSyncRun(record)
+        return SyncReport(
+            runID: runID, provider: provider.name, full: full, startedAt: startedAt, finishedAt: record.finishedAt ?? startedAt,
+            since: since, watermarkBefore: watermarkBefore, watermarkAfter: record.watermarkAfter, pages: pages,
+            fetched: record.fetched, inserted: record.counts.inserted, updated: record.counts.updated,
+            unchanged: record.counts.unchanged, rejected: record.rejections.total,
+            rejectedByReason: Dictionary(uniqueKeysWithValues: record.rejections.byReason.map { ($0.key.rawValue, $0.value) }))
+    }
+
+    private func seconds(_ duration: Duration) -> TimeInterval {
+        let parts = duration.components
+        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
+    }
+}
