@@ -19,6 +19,7 @@ let package = Package(
         .package(path: "Packages/BridgetAnalysis"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .target(
@@ -62,7 +63,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PersistencePackageTests",
-            dependencies: [.product(name: "BridgetPersistence", package: "BridgetPersistence")],
+            dependencies: [
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",
             swiftSettings: strictSettings
         ),
@@ -81,7 +85,7 @@ let package = Package(
         // Cross-package tests: the assembled pipeline and the built executable.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["BridgetCLI", "bridget"],
+            dependencies: ["BridgetCLI", "bridget", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Tests/IntegrationTests",
             swiftSettings: strictSettings
         ),

@@ -19,6 +19,10 @@ let package = Package(
             dependencies: ["BridgetDTOs", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "BridgetPersistenceTests", dependencies: ["BridgetPersistence"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BridgetPersistenceTests",
+            dependencies: ["BridgetPersistence", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
     ]
 )

@@ -82,7 +82,12 @@ public struct SampleOpeningGenerator: Sendable {
             var pieces: [(Date, Int)] = [(opening, minutes)]
             if fragment {
                 let first = 1 + Int(random.next() % UInt64(minutes - 2))
-                pieces = [(opening, first), (opening.addingTimeInterval(Double(first + 1) * 60), minutes - first - 1)]
+                let secondStart = opening.addingTimeInterval(Double(first + 1) * 60)
+                // A fragment's row must not start inside the curfew either: such a row reads as a forbidden opening.
+                let secondReading = time.reading(for: secondStart)
+                if !profile.isCurfew(weekday: secondReading.weekday, hour: secondReading.hour) {
+                    pieces = [(opening, first), (secondStart, minutes - first - 1)]
+                }
             }
             for (index, piece) in pieces.enumerated() {
                 let row = makeRow(bridge: bridge, opening: piece.0, minutes: piece.1)

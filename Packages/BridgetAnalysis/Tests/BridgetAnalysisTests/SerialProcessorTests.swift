@@ -1,0 +1,67 @@
+import BridgetAnalysis
+import BridgetDTOs
+import Foundation
+import Testing
+
+/// A history held in memory: the port's simplest honest implementation.
+actor ListHistory: EventHistory {
+    private var stored: [BridgeEventDTO]
+    private let known: [BridgeInfoDTO]
+
+    init(_ events: [BridgeEventDTO], bridges: [BridgeInfoDTO] = BridgeCatalog.seattle.bridges) {
+        stored = events
+        known = bridges
+    }
+
+    func bridges() -> [BridgeInfoDTO] { known }
+
+    func events(bridgeID: String?) -> [BridgeEventDTO] {
+        stored.filter { bridgeID == nil || $0.bridgeID == bridgeID }.sorted { $0.key < $1.key }
+    }
+
+    func deleteEvents(openedBefore cutoff: Date) -> Int {
+        let before = stored.count
+        stored.removeAll { $0.openedAt < cutoff }
+        return before - stored.count
+    }
+}
+
+@Suite("Serial processor")
+struct SerialProcessorTests {
+    let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("a sync batch comes back as events plus counted rejections, nothing lost")
+    func processesBatches() async throws {
+        let processor = SerialProcessor(history: ListHistory([]), now: { [now] in now })
+        let good = SocrataRow(entityname: "Fremont", entityid: "3", opendatetime: "2026-06-01T08:10:00.000",
+                              closedatetime: "2026-06-01T08:14:00.000", minutesopen: "4", latitude: nil, longitude: nil)
+        var bad = good
+        bad.entityid = "42"
+        let batch = SyncDataDTO(bridges: BridgeCatalog.seattle.bridges, rows: [good, bad, good],
+                                syncTimestamp: now, source: "test")
+        let processed = try await processor.processSyncData(batch)
+        #expect(processed.events.count == 1)
+        #expect(processed.rejectionCounts[.unknownBridgeID] == 1)
+        #expect(processed.rejectionCounts[.duplicateInBatch] == 1)
+        #expect(processed.events.count + processed.rejections.count == batch.rows.count)
+    }
+
+    @Test func statisticsCleanupAndMessages() async throws {
+        let history = ListHistory([
+            Hand.event("2026-06-01T08:10:00.000", minutes: 2),
+            Hand.event("2026-06-02T08:10:00.000", minutes: 4),
+        ])
+        let processor = SerialProcessor(history: history, now: { [now] in now })
+        let stats = try await processor.generateStatistics()
+        #expect(stats.totalOpenings == 2 && stats.generatedAt == now)
+        #expect(try await processor.analyzeTrafficPatterns(bridgeID: "3").openingsByHour[8] == 2)
+        await #expect(throws: BridgetError.self) { try await processor.analyzeTrafficPatterns(bridgeID: "5") }
+        let cutoff = Hand.event("2026-06-02T00:00:00.000", minutes: nil).openedAt
+        #expect(await processor.handle(.cleanupOldData(olderThan: cutoff)) == .cleanupComplete(removed: 1))
+        guard case .statisticsComplete(let after) = await processor.handle(.generateStatistics) else {
+            Issue.record("expected statistics")
+            return
+        }
+        #expect(after.totalOpenings == 1)
+    }
+}

@@ -1,0 +1,137 @@
+import BridgetDTOs
+import Foundation
+import Testing
+
+@Suite("Row decoding and validation")
+struct EventValidatorTests {
+    static let now = Date(timeIntervalSince1970: 1_795_000_000) // 2026-11-17
+    let validator = EventValidator(catalog: .seattle, now: Self.now)
+
+    static let good = SocrataRow(
+        entityname: "Fremont", entityid: "3", opendatetime: "2026-09-23T22:35:00.000",
+        closedatetime: "2026-09-23T22:39:00.000", minutesopen: "4",
+        latitude: "47.64760208129883", longitude: "-122.3497314453125")
+
+    @Test func decodesTheDatasetsRealRows() throws {
+        let json = """
+            [{"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2026-09-23T22:35:00.000",\
+            "closedatetime":"2026-09-23T22:39:00.000","minutesopen":"4","latitude":"47.64760208129883",\
+            "longitude":"-122.3497314453125"}
+            ,{"entitytype":"Bridge","entityname":"1st Ave South","entityid":"1","opendatetime":"2025-01-03T10:12:00.000",\
+            "closedatetime":"2025-01-03T10:20:00.000","minutesopen":"8","latitude":"47.542213439941406",\
+            "longitude":"-122.33446502685547"}
+            ]
+            """
+        let rows = try JSONDecoder().decode([SocrataRow].self, from: Data(json.utf8))
+        let outcome = validator.validate(rows)
+        #expect(outcome.rejected.isEmpty)
+        #expect(outcome.events.count == 2)
+        let fremont = try #require(outcome.events.first)
+        #expect(fremont.openedAt == Date(timeIntervalSince1970: 1_790_228_100)) // 2026-09-24T05:35:00Z
+        #expect(fremont.openLocal == "2026-09-23T22:35:00.000")
+        #expect(fremont.durationMinutes == 4)
+        #expect(fremont.minutesOpen == 4)
+        #expect(outcome.events[1].durationMinutes == 8)
+    }
+
+    @Test("omitted fields are accepted; numbers sent as JSON numbers are kept as text")
+    func omittedFieldsAndNumbers() throws {
+        let json = #"{"entityname":"Ballard","entityid":2,"opendatetime":"2026-05-01T10:00:00.000","extra":"ignored"}"#
+        let row = try JSONDecoder().decode(SocrataRow.self, from: Data(json.utf8))
+        #expect(row.entityid == "2")
+        #expect(row.closedatetime == nil && row.minutesopen == nil && row.latitude == nil)
+        let event = try validator.validate(row).get()
+        #expect(event.closedAt == nil)
+        #expect(event.durationMinutes == nil)
+        #expect(event.latitude == nil)
+    }
+
+    @Test func encodingOmitsNilFields() throws {
+        var row = Self.good
+        row.closedatetime = nil
+        let text = String(decoding: try JSONEncoder().encode(row), as: UTF8.self)
+        #expect(!text.contains("closedatetime"))
+        #expect(text.contains(#""minutesopen":"4""#))
+    }
+
+    static let broken: [(RejectionReason, @Sendable (inout SocrataRow) -> Void)] = [
+        (.unknownBridgeID, { $0.entityid = "99" }),
+        (.unknownBridgeID, { $0.entityid = nil }),
+        (.emptyName, { $0.entityname = "  " }),
+        (.emptyName, { $0.entityname = nil }),
+        (.unparseableOpenTime, { $0.opendatetime = "yesterday" }),
+        (.unparseableOpenTime, { $0.opendatetime = nil }),
+        (.unparseableCloseTime, { $0.closedatetime = "2026-09-23 22:39" }),
+        (.closeBeforeOpen, { $0.closedatetime = "2026-09-23T22:30:00.000" }),
+        (.openTimeOutOfRange, { $0.opendatetime = "1999-09-23T22:35:00.000" }),
+        (.openTimeOutOfRange, { row in
+            row.opendatetime = "2027-09-23T22:35:00.000"
+            row.closedatetime = "2027-09-23T22:39:00.000"
+        }),
+        (.unparseableMinutesOpen, { $0.minutesopen = "four" }),
+        (.negativeMinutesOpen, { $0.minutesopen = "-4" }),
+        (.inconsistentMinutesOpen, { $0.minutesopen = "6" }),
+        (.coordinatesOutOfRange, { $0.latitude = "91" }),
+        (.coordinatesOutOfRange, { $0.longitude = "west" }),
+        (.coordinatesOutOfRange, { $0.longitude = nil }),
+        (.coordinatesFarFromBridge, { $0.latitude = "47.7" }),
+    ]
+
+    @Test("each broken rule is rejected with its own reason", arguments: broken.indices)
+    func rejectsBrokenRows(_ index: Int) {
+        let (reason, breakIt) = Self.broken[index]
+        var row = Self.good
+        breakIt(&row)
+        let outcome = validator.validate([row])
+        #expect(outcome.events.isEmpty)
+        #expect(outcome.rejected.map(\.reason) == [reason])
+        #expect(outcome.rejected.first?.row == row)
+    }
+
+    @Test func minutesOpenWithinOneMinuteIsAccepted() throws {
+        var row = Self.good
+        row.minutesopen = "5"
+        #expect(try validator.validate(row).get().minutesOpen == 5)
+    }
+
+    @Test("a repeated natural key in one batch is a duplicate; every reason is counted separately")
+    func duplicatesAndCounts() {
+        var other = Self.good
+        other.entityid = "2"
+        other.entityname = "Ballard"
+        other.latitude = "47.65981674194336"
+        other.longitude = "-122.37619018554688"
+        var unknown = Self.good
+        unknown.entityid = "5"
+        let outcome = validator.validate([Self.good, other, Self.good, unknown, unknown, Self.good])
+        #expect(outcome.events.count == 2)
+        #expect(outcome.rejectionCounts[.duplicateInBatch] == 2)
+        #expect(outcome.rejectionCounts[.unknownBridgeID] == 2)
+        #expect(outcome.rejectionCounts.total == 4)
+        #expect(outcome.rejectionCounts.summary == "4 rejected: 2 unknown-bridge-id, 2 duplicate-in-batch")
+    }
+
+    @Test func rejectionCountsEncodeAsAnObjectByReason() throws {
+        let counts = RejectionCounts([.closeBeforeOpen: 2])
+        let text = String(decoding: try JSONEncoder().encode(counts), as: UTF8.self)
+        #expect(text.contains(#""close-before-open":2"#))
+    }
+
+    @Test func catalogResolvesIdsAndNames() {
+        #expect(BridgeCatalog.seattle.bridges.map(\.id) == ["1", "2", "3", "4", "6", "21", "29"])
+        #expect(BridgeCatalog.seattle.resolve("fremont")?.id == "3")
+        #expect(BridgeCatalog.seattle.resolve("21")?.name == "University")
+        #expect(BridgeCatalog.seattle.resolve("Lower Spokane Street Bridge")?.id == "6")
+        #expect(BridgeCatalog.seattle.resolve("Aurora") == nil)
+        #expect(BridgeCatalog.seattle.bridges.filter(\.isShipCanalBridge).map(\.id) == ["2", "3", "4", "21"])
+    }
+
+    @Test func errorsCarryCategoryCodeAndExitStatus() {
+        let error = BridgetError.configuration("unknown-key", "bridget.yaml:3: unknown key", hint: "fix it")
+        #expect(error.exitCode == 78)
+        #expect(error.code == "config.unknown-key")
+        #expect(error.description == "bridget.yaml:3: unknown key\nhint: fix it")
+        #expect(BridgetError.data("store-io", "disk full", exitCode: 74).exitCode == 74)
+        #expect(BridgetError.network("timeout", "slow").exitCode == 69)
+    }
+}

@@ -1,0 +1,91 @@
+import BridgetDTOs
+import Foundation
+import Testing
+
+@Suite("Seattle wall-clock time")
+struct SeattleTimeTests {
+    let time = SeattleTime()
+
+    func instant(_ iso: String) -> Date {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: iso)!
+    }
+
+    func reading(_ text: String) -> FloatingTimestamp { FloatingTimestamp(text)! }
+
+    @Test func zoneIdentifierResolves() {
+        #expect(time.zone.identifier == "America/Los_Angeles")
+    }
+
+    @Test("summer readings are PDT, winter readings PST")
+    func ordinaryDays() {
+        #expect(time.openingInstant(for: reading("2026-09-23T22:35:00.000")) == instant("2026-09-24T05:35:00Z"))
+        #expect(time.openingInstant(for: reading("2025-01-03T10:12:00.000")) == instant("2025-01-03T18:12:00Z"))
+        #expect(time.abbreviation(at: instant("2026-09-24T05:35:00Z")) == "PDT")
+        #expect(time.abbreviation(at: instant("2025-01-03T18:12:00Z")) == "PST")
+    }
+
+    @Test("spring gap: a missing reading takes the offset before the gap")
+    func springGap() {
+        let gap = reading("2024-03-10T02:30:00.000")
+        #expect(time.instants(for: gap).isEmpty)
+        #expect(time.openingInstant(for: gap) == instant("2024-03-10T10:30:00Z"))
+        #expect(time.instants(for: reading("2024-03-10T01:59:00.000")) == [instant("2024-03-10T09:59:00Z")])
+        #expect(time.instants(for: reading("2024-03-10T03:00:00.000")) == [instant("2024-03-10T10:00:00Z")])
+    }
+
+    @Test("autumn repeated hour: openings take the first occurrence")
+    func autumnRepeatedHour() {
+        let repeated = reading("2024-11-03T01:30:00.000")
+        #expect(time.instants(for: repeated) == [instant("2024-11-03T08:30:00Z"), instant("2024-11-03T09:30:00Z")])
+        #expect(time.openingInstant(for: repeated) == instant("2024-11-03T08:30:00Z"))
+        #expect(time.instants(for: reading("2024-11-03T02:00:00.000")) == [instant("2024-11-03T10:00:00Z")])
+    }
+
+    @Test("a closing in the repeated hour is the first occurrence at or after the opening")
+    func closingAcrossFallBack() {
+        let opened = time.openingInstant(for: reading("2024-11-03T01:55:00.000"))
+        let closed = time.closingInstant(for: reading("2024-11-03T01:02:00.000"), after: opened)
+        #expect(closed == instant("2024-11-03T09:02:00Z"))
+        #expect(closed.timeIntervalSince(opened) == 7 * 60)
+        let sameHour = time.closingInstant(for: reading("2024-11-03T01:59:00.000"), after: opened)
+        #expect(sameHour == instant("2024-11-03T08:59:00Z"))
+    }
+
+    @Test func readingAndDisplayRoundTrip() {
+        let summer = instant("2026-07-04T19:05:00Z")
+        #expect(time.reading(for: summer).description == "2026-07-04T12:05:00.000")
+        #expect(time.display(summer) == "2026-07-04 12:05 PDT")
+        #expect(time.display(instant("2026-01-04T19:05:00Z")) == "2026-01-04 11:05 PST")
+    }
+}
+
+@Suite("Floating timestamps and the civil calendar")
+struct FloatingTimestampTests {
+    @Test(arguments: ["2026-09-23T22:35:00.000", "2026-09-23T22:35:00", "2024-02-29T00:00:00.999"])
+    func parsesValidReadings(_ text: String) throws {
+        let reading = try #require(FloatingTimestamp(text))
+        #expect(reading.description.hasPrefix(String(text.prefix(19))))
+    }
+
+    @Test(arguments: ["", "not a time", "2026-09-23 22:35:00.000", "2026-09-23T22:35:00.000Z", "2026-13-01T00:00:00.000",
+                      "2025-02-29T00:00:00.000", "2026-09-23T24:00:00.000", "2026-09-23T22:35:00.0", "２０２６-09-23T22:35:00"])
+    func rejectsInvalidReadings(_ text: String) {
+        #expect(FloatingTimestamp(text) == nil)
+    }
+
+    @Test func weekdays() {
+        #expect(FloatingTimestamp("2026-11-22T12:00:00.000")?.weekday == 1) // a Sunday
+        #expect(FloatingTimestamp("2026-11-23T12:00:00.000")?.weekday == 2)
+        #expect(FloatingTimestamp("1970-01-01T00:00:00.000")?.weekday == 5)
+    }
+
+    @Test func civilCalendarRoundTrips() {
+        for day in stride(from: -800_000, through: 800_000, by: 997) {
+            let (year, month, dayOfMonth) = CivilCalendar.civilFromDays(day)
+            #expect(CivilCalendar.daysFromCivil(year: year, month: month, day: dayOfMonth) == day)
+        }
+        #expect(CivilCalendar.daysFromCivil(year: 2000, month: 3, day: 1) == 11_017)
+    }
+}

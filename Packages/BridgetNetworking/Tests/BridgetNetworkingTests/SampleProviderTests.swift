@@ -1,0 +1,155 @@
+import BridgetDTOs
+import BridgetNetworking
+import Foundation
+import Testing
+
+/// Facts about the synthetic data that analysis and tests rely on.
+@Suite("Sample provider")
+struct SampleProviderTests {
+    /// 2025-01-01 … 2025-12-31 as Seattle day numbers.
+    static let firstDay = CivilCalendar.daysFromCivil(year: 2025, month: 1, day: 1)
+    static let lastDay = CivilCalendar.daysFromCivil(year: 2025, month: 12, day: 31)
+    static let validator = EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000))
+
+    static func year(seed: UInt64 = 42, invalidRate: Double = 0.002) -> [SocrataRow] {
+        let generator = SampleOpeningGenerator(seed: seed, invalidRowRate: invalidRate)
+        return (firstDay...lastDay).flatMap { generator.rows(forDay: $0) }
+    }
+
+    static let cleanYear = validator.validate(year(invalidRate: 0)).events
+
+    @Test("same seed and range give byte-identical rows; another seed does not")
+    func deterministic() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let first = try encoder.encode(Self.year(seed: 7))
+        let second = try encoder.encode(Self.year(seed: 7))
+        let other = try encoder.encode(Self.year(seed: 8))
+        #expect(first == second)
+        #expect(first != other)
+    }
+
+    @Test("a day's rows do not depend on the range around it")
+    func daysAreIndependentOfRange() async throws {
+        let generator = SampleOpeningGenerator(seed: 3)
+        let long = SampleProvider(generator: generator, lastDay: Self.lastDay, days: 30, pageSize: 100)
+        let short = SampleProvider(generator: generator, lastDay: Self.lastDay, days: 3, pageSize: 100)
+        var longRows: [SocrataRow] = []
+        for try await page in long.eventPages(since: nil) { longRows += page.rows }
+        var shortRows: [SocrataRow] = []
+        for try await page in short.eventPages(since: nil) { shortRows += page.rows }
+        #expect(!shortRows.isEmpty)
+        #expect(Array(longRows.suffix(shortRows.count)) == shortRows)
+    }
+
+    @Test("about 14,000 openings a year, with different rates per bridge")
+    func yearlyVolumeAndRates() {
+        let events = Self.cleanYear
+        #expect((12_500...15_500).contains(events.count), "got \(events.count)")
+        var perBridge: [String: Int] = [:]
+        for event in events { perBridge[event.bridgeID, default: 0] += 1 }
+        #expect(Set(perBridge.keys) == Set(BridgeCatalog.seattle.bridges.map(\.id)))
+        #expect(Set(perBridge.values).count == 7)
+        #expect(perBridge["3", default: 0] > perBridge["2", default: 0])
+        #expect(perBridge["2", default: 0] > perBridge["4", default: 0])
+        #expect(perBridge["4", default: 0] > perBridge["29", default: 0])
+    }
+
+    @Test("Ship Canal bridges never open on weekdays 07–09 and 16–18; the Duwamish bridges do")
+    func rushHourCurfew() throws {
+        var curfewOpenings: [String: Int] = [:]
+        for event in Self.cleanYear {
+            let reading = try #require(FloatingTimestamp(event.openLocal))
+            let weekday = (2...6).contains(reading.weekday)
+            if weekday && ((7..<9).contains(reading.hour) || (16..<18).contains(reading.hour)) {
+                curfewOpenings[event.bridgeID, default: 0] += 1
+            }
+        }
+        for bridge in BridgeCatalog.seattle.bridges {
+            if bridge.isShipCanalBridge {
+                #expect(curfewOpenings[bridge.id, default: 0] == 0, "\(bridge.name)")
+            } else {
+                #expect(curfewOpenings[bridge.id, default: 0] > 50, "\(bridge.name)")
+            }
+        }
+    }
+
+    @Test("more openings in summer than in winter, and an hour-of-day profile")
+    func seasonAndHours() throws {
+        var byMonth = [Int](repeating: 0, count: 13)
+        var byHour = [Int](repeating: 0, count: 24)
+        for event in Self.cleanYear {
+            let reading = try #require(FloatingTimestamp(event.openLocal))
+            byMonth[reading.month] += 1
+            byHour[reading.hour] += 1
+        }
+        #expect(Double(byMonth[7]) > 1.5 * Double(byMonth[1]))
+        #expect(byHour[13] > 3 * byHour[3])
+    }
+
+    @Test("durations: median 4–6 minutes with a long tail")
+    func durations() {
+        let minutes = Self.cleanYear.compactMap(\.durationMinutes).sorted()
+        let median = minutes[minutes.count / 2]
+        #expect((4...6).contains(median))
+        let long = minutes.filter { $0 >= 20 }.count
+        #expect(long > minutes.count / 100)
+        #expect(minutes.first! >= 1)
+    }
+
+    @Test("a few percent of openings are recorded as fragments a minute apart")
+    func fragments() {
+        var fragments = 0
+        var previous: BridgeEventDTO?
+        for event in Self.cleanYear.sorted(by: { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }) {
+            if let previous, previous.bridgeID == event.bridgeID, let closed = previous.closedAt,
+               event.openedAt.timeIntervalSince(closed) < 120 {
+                fragments += 1
+            }
+            previous = event
+        }
+        let share = Double(fragments) / Double(Self.cleanYear.count)
+        #expect((0.01...0.06).contains(share), "share \(share)")
+    }
+
+    @Test("invalid rows appear at the configured rate and break several different rules")
+    func invalidRows() {
+        let none = Self.validator.validate(Self.year(invalidRate: 0))
+        #expect(none.rejected.isEmpty)
+        let some = Self.validator.validate(Self.year(invalidRate: 0.05))
+        let share = Double(some.rejected.count) / Double(some.events.count + some.rejected.count)
+        #expect((0.02...0.08).contains(share), "share \(share)")
+        #expect(some.rejectionCounts.byReason.count >= 8)
+        let defaultRate = Self.validator.validate(Self.year())
+        #expect((1...100).contains(defaultRate.rejected.count))
+    }
+
+    @Test("pages keep whole days, in order, and a watermark starts at its day")
+    func paging() async throws {
+        let generator = SampleOpeningGenerator(seed: 42)
+        let provider = SampleProvider(generator: generator, lastDay: Self.firstDay + 9, days: 10, pageSize: 50)
+        var pages: [EventPage] = []
+        for try await page in provider.eventPages(since: nil) { pages.append(page) }
+        #expect(pages.map(\.index) == Array(0..<pages.count))
+        #expect(pages.dropLast().allSatisfy { $0.rows.count >= 50 })
+        let expected = (Self.firstDay...(Self.firstDay + 9)).flatMap { generator.rows(forDay: $0) }
+        #expect(pages.flatMap(\.rows) == expected)
+
+        let watermark = SeattleTime().openingInstant(for: FloatingTimestamp("2025-01-08T12:00:00.000")!)
+        var resumed: [SocrataRow] = []
+        for try await page in provider.eventPages(since: watermark) { resumed += page.rows }
+        let lastThreeDays = ((Self.firstDay + 7)...(Self.firstDay + 9)).flatMap { generator.rows(forDay: $0) }
+        #expect(resumed == lastThreeDays)
+    }
+
+    @Test func catalogAndMessages() async throws {
+        let provider = SampleProvider(generator: SampleOpeningGenerator(seed: 1), lastDay: Self.firstDay, days: 1)
+        #expect(try await provider.fetchBridgeCatalog().count == 7)
+        #expect(await provider.checkConnection().isReachable)
+        guard case .eventRows(let rows) = await provider.handle(.fetchEventPages(since: nil)) else {
+            Issue.record("expected rows")
+            return
+        }
+        #expect(rows == SampleOpeningGenerator(seed: 1).rows(forDay: Self.firstDay))
+    }
+}

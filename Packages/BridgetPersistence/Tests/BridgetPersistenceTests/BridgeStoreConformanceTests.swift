@@ -1,0 +1,103 @@
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import Testing
+
+/// What `BridgeStore` promises, checked against every implementation.
+@Suite("BridgeStore conformance")
+struct BridgeStoreConformanceTests {
+    @Test(arguments: StoreKind.allCases)
+    func upsertIsIdempotentAndCountsOutcomes(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let batch = (0..<10).map { Fixture.event(minute: $0 * 10) }
+        #expect(try await store.upsertEvents(batch) == UpsertCounts(inserted: 10))
+        #expect(try await store.upsertEvents(batch) == UpsertCounts(unchanged: 10))
+        var changed = batch
+        changed[3] = Fixture.event(minute: 30, minutes: 9)
+        #expect(try await store.upsertEvents(changed) == UpsertCounts(updated: 1, unchanged: 9))
+        #expect(try await store.eventCount(bridgeID: nil) == 10)
+        let stored = try await store.allEvents()
+        #expect(stored == changed)
+    }
+
+    @Test("events round-trip exactly, milliseconds and missing fields included", arguments: StoreKind.allCases)
+    func roundTrip(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let open = BridgeEventDTO(
+            bridgeID: "2", bridgeName: "Ballard", openedAt: Date(timeIntervalSince1970: 1_780_315_200.123),
+            openLocal: "2026-06-01T05:00:00.123", closedAt: nil, closeLocal: nil, minutesOpen: nil,
+            latitude: nil, longitude: nil)
+        let events = [Fixture.event(minute: 1, milliseconds: 500), open]
+        _ = try await store.upsertEvents(events)
+        #expect(try await store.allEvents() == events.sorted { $0.key < $1.key })
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func queriesFilterOrderAndLimit(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let events = (0..<6).map { Fixture.event(minute: $0 * 10) }
+            + (0..<4).map { Fixture.event(Fixture.ballard, minute: $0 * 10 + 5) }
+        _ = try await store.upsertEvents(events.shuffled())
+
+        let all = try await store.allEvents()
+        #expect(all.map(\.openedAt) == all.map(\.openedAt).sorted())
+        #expect(try await store.events(matching: EventQuery(bridgeID: "2")).count == 4)
+        let window = EventQuery(openedFrom: Fixture.event(minute: 10).openedAt,
+                                openedBefore: Fixture.event(minute: 30).openedAt)
+        #expect(try await store.events(matching: window).map(\.openLocal)
+                == [10, 15, 20, 25].map { Fixture.event(minute: $0).openLocal })
+        let newest = try await store.events(matching: EventQuery(limit: 2, newestFirst: true))
+        #expect(newest.map(\.openedAt) == [Fixture.event(minute: 50).openedAt, Fixture.event(minute: 40).openedAt])
+        #expect(try await store.eventCount(bridgeID: "3") == 6)
+        #expect(try await store.latestOpening() == Fixture.event(minute: 50).openedAt)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func emptyStore(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        #expect(try await store.latestOpening() == nil)
+        #expect(try await store.allEvents().isEmpty)
+        #expect(try await store.bridgeActivity().isEmpty)
+        #expect(try await store.upsertEvents([]) == UpsertCounts())
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func activityAndPruning(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        _ = try await store.upsertEvents((0..<5).map { Fixture.event(minute: $0) })
+        let activity = try await store.bridgeActivity()
+        #expect(activity.map(\.bridge.id) == ["1", "2", "3", "4", "6", "21", "29"])
+        #expect(activity.first { $0.bridge.id == "3" }?.openings == 5)
+        #expect(activity.first { $0.bridge.id == "3" }?.lastOpening == Fixture.event(minute: 4).openedAt)
+        #expect(activity.first { $0.bridge.id == "1" }?.openings == 0)
+        #expect(try await store.deleteEvents(openedBefore: Fixture.event(minute: 3).openedAt) == 3)
+        #expect(try await store.eventCount(bridgeID: nil) == 2)
+    }
+
+    @Test("a batch naming an unknown bridge changes nothing", arguments: StoreKind.allCases)
+    func batchesAreAtomic(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges([Fixture.fremont])
+        let batch = [Fixture.event(minute: 1), Fixture.event(Fixture.ballard, minute: 2)]
+        await #expect(throws: BridgetError.self) { try await store.upsertEvents(batch) }
+        #expect(try await store.eventCount(bridgeID: nil) == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func syncRunsAreRecorded(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        let started = Date(timeIntervalSince1970: 1_790_000_000)
+        let id = try await store.startSyncRun(provider: "sample", startedAt: started, watermarkBefore: nil)
+        #expect(try await store.syncRuns(limit: 5).first?.status == .running)
+        let finished = SyncRunRecord(
+            id: id, provider: "sample", startedAt: started, finishedAt: started.addingTimeInterval(2),
+            status: .succeeded, watermarkAfter: started, fetched: 12, counts: UpsertCounts(inserted: 10),
+            rejections: RejectionCounts([.closeBeforeOpen: 2]))
+        try await store.finishSyncRun(finished)
+        #expect(try await store.syncRuns(limit: 5) == [finished])
+    }
+}

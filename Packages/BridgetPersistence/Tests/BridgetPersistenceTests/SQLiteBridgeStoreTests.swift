@@ -1,0 +1,80 @@
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import GRDB
+import Testing
+
+/// What only the SQLite file can show: its schema, its pragmas, and how it fails.
+@Suite("SQLite store")
+struct SQLiteBridgeStoreTests {
+    @Test("the file is WAL, sound, and readable with plain SQL")
+    func schemaAndPragmas() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let store = try SQLiteBridgeStore(path: path)
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        _ = try await store.upsertEvents([Fixture.event(minute: 0, minutes: 4)])
+        #expect(try await store.integrityCheck() == "ok")
+
+        let queue = try DatabaseQueue(path: path)
+        try await queue.read { db in
+            #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
+            let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM events"))
+            #expect(row["bridge_id"] as String == "3")
+            #expect(row["opened_at"] as String == "2026-06-01T12:00:00.000Z")
+            #expect(row["open_local"] as String == "2026-06-01T05:00:00.000")
+            #expect(row["duration_minutes"] as Double == 4)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 1)
+        }
+    }
+
+    @Test("a file that is not SQLite gives a clear error and is left as it was")
+    func corruptFile() throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let garbage = Data(repeating: 0x42, count: 8_192)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        #expect {
+            _ = try SQLiteBridgeStore(path: path)
+        } throws: { error in
+            (error as? BridgetError)?.code == "data.store-corrupt" && (error as? BridgetError)?.exitCode == 74
+        }
+        #expect(FileManager.default.contents(atPath: path) == garbage)
+    }
+
+    @Test("a store path under a file gives a clear error")
+    func unwritableFolder() throws {
+        let blocker = TemporaryFolder().path + "/plain-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        #expect {
+            _ = try SQLiteBridgeStore(path: blocker + "/bridget.sqlite")
+        } throws: { error in
+            (error as? BridgetError)?.code == "data.store-folder"
+        }
+    }
+
+    @Test("a store written by a newer Bridget is refused, not migrated")
+    func newerSchema() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        _ = try SQLiteBridgeStore(path: path)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
+        }
+        #expect {
+            _ = try SQLiteBridgeStore(path: path)
+        } throws: { error in
+            (error as? BridgetError)?.code == "data.store-newer"
+        }
+    }
+
+    @Test("reopening keeps the data and applies no migration twice")
+    func reopen() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        do {
+            let store = try SQLiteBridgeStore(path: path)
+            try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+            _ = try await store.upsertEvents((0..<3).map { Fixture.event(minute: $0) })
+        }
+        let reopened = try SQLiteBridgeStore(path: path)
+        #expect(try await reopened.eventCount(bridgeID: nil) == 3)
+    }
+}
