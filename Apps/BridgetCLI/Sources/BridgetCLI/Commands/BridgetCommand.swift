@@ -37,7 +37,8 @@ public struct BridgetCommand: AsyncParsableCommand {
     /// asynchronous command on Linux.
     public static func runFromCommandLine(_ arguments: [String]? = nil) async {
         do {
-            var command = try parseAsRoot(arguments)
+            let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+            var command = try parseAsRoot(hoistingLeadingConfig(given))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
@@ -46,5 +47,22 @@ public struct BridgetCommand: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// Lets `--config PATH` come before the subcommand (`bridget --config x.yaml sync`), as people type it:
+    /// argument-parser only accepts a subcommand's options after the subcommand's name.
+    static func hoistingLeadingConfig(_ arguments: [String]) -> [String] {
+        guard let first = arguments.first else { return arguments }
+        let (option, rest): ([String], [String])
+        if first == "--config", arguments.count >= 3 {
+            (option, rest) = (Array(arguments.prefix(2)), Array(arguments.dropFirst(2)))
+        } else if first.hasPrefix("--config="), arguments.count >= 2 {
+            (option, rest) = ([first], Array(arguments.dropFirst()))
+        } else {
+            return arguments
+        }
+        // Keep it before a `--` terminator, after which everything is positional.
+        let end = rest.firstIndex(of: "--") ?? rest.endIndex
+        return Array(rest[..<end]) + option + Array(rest[end...])
     }
 }

@@ -74,6 +74,8 @@ struct SyncPipeline: Sendable {
                 progress(SyncProgress(
                     pages: pages, fetched: record.fetched, stored: stored, elapsed: seconds(clock.now - began)))
             }
+            // A cancelled stream may simply end; that is not a complete sync.
+            try Task.checkCancellation()
             record.status = .succeeded
         } catch {
             record.status = error is CancellationError ? .cancelled : .failed

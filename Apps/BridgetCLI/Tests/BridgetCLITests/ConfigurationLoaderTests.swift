@@ -1,0 +1,132 @@
+@testable import BridgetCLI
+import BridgetDTOs
+import Foundation
+import Testing
+
+/// The repository's root folder, found from this file's path.
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+@Suite("Configuration loading")
+struct ConfigurationLoaderTests {
+    let loader = ConfigurationLoader(environment: ["HOME": "/home/test"])
+
+    func problem(_ yaml: String, environment: [String: String] = [:]) -> BridgetError? {
+        do {
+            _ = try ConfigurationLoader(environment: environment).resolve(yaml: yaml, origin: "test.yaml")
+            return nil
+        } catch {
+            return error as? BridgetError
+        }
+    }
+
+    @Test("the embedded default is Config/bridget.yaml, byte for byte")
+    func embeddedDefaultMatchesFile() throws {
+        let file = try String(contentsOf: repositoryRoot.appendingPathComponent("Config/bridget.yaml"), encoding: .utf8)
+        #expect(file == DefaultConfiguration.yaml)
+    }
+
+    @Test("the default file states exactly the schema's defaults")
+    func defaultFileMatchesSchemaDefaults() throws {
+        let resolved = try loader.resolve(yaml: DefaultConfiguration.yaml, origin: "default")
+        for key in ConfigSchema.bridget.keys {
+            #expect(resolved.value(key.path) == key.defaultValue, "\(key.path)")
+            guard case .file = resolved.values[key.path]?.source else {
+                Issue.record("\(key.path) is not written in Config/bridget.yaml")
+                continue
+            }
+        }
+    }
+
+    @Test("every shipped config validates", arguments: ["Config/bridget.yaml", "Config/examples/offline.yaml",
+                                                      "Config/examples/in-memory.yaml"])
+    func shippedConfigsValidate(_ path: String) throws {
+        let configuration = try loader.load(explicitPath: repositoryRoot.appendingPathComponent(path).path)
+        #expect(configuration.provider == .sample)
+    }
+
+    @Test("an unknown key names its path and line and suggests the right one")
+    func unknownKey() throws {
+        let error = try #require(problem("provider:\n  kind: sample\n  sample:\n    sede: 4\n"))
+        #expect(error.exitCode == 78)
+        #expect(error.message.contains("test.yaml:4: unknown key 'provider.sample.sede'"))
+        #expect(error.message.contains("did you mean 'seed'?"))
+    }
+
+    @Test func wrongType() throws {
+        let error = try #require(problem("sync:\n  batch_size: lots\n"))
+        #expect(error.message.contains("test.yaml:2: 'sync.batch_size' has the wrong type"))
+        #expect(error.message.contains("expected an integer"))
+        let mapping = try #require(problem("store:\n  path:\n    nested: true\n"))
+        #expect(mapping.message.contains("test.yaml:3: 'store.path' has the wrong type"))
+        let range = try #require(problem("provider:\n  sample:\n    invalid_rate: 2\n"))
+        #expect(range.message.contains("test.yaml:3:") && range.message.contains("from 0.0 to 1.0"))
+    }
+
+    @Test("an unknown kind lists the valid ones")
+    func unknownKind() throws {
+        let error = try #require(problem("# comment\nprovider:\n  kind: nonsense\n"))
+        #expect(error.message.contains("test.yaml:3: unknown provider 'nonsense' at 'provider.kind'; valid: sample"))
+        let store = try #require(problem("store:\n  kind: postgres\n"))
+        #expect(store.message.contains("valid: sqlite, memory"))
+    }
+
+    @Test("every problem is reported at once")
+    func severalProblems() throws {
+        let error = try #require(problem("provder:\n  kind: sample\nsync:\n  batch_size: -1\n"))
+        #expect(error.message.contains("test.yaml:1: unknown key 'provder'"))
+        #expect(error.message.contains("did you mean 'provider'?"))
+        #expect(error.message.contains("test.yaml:4: 'sync.batch_size'"))
+    }
+
+    @Test func malformedYAML() throws {
+        let error = try #require(problem("provider:\n  kind: [sample\n"))
+        #expect(error.code == "config.malformed-yaml")
+        #expect(error.message.contains("line"))
+        let notMapping = try #require(problem("- just\n- a list\n"))
+        #expect(notMapping.message.contains("the top level must be a mapping"))
+    }
+
+    @Test("environment overrides win over the file and are checked the same way")
+    func environmentOverrides() throws {
+        let environment = ["BRIDGET_SYNC_BATCH_SIZE": "250", "BRIDGET_STORE_PATH": "/tmp/x.sqlite",
+                           "BRIDGET_PROVIDER_SAMPLE_END_DATE": "2026-01-31"]
+        let resolved = try ConfigurationLoader(environment: environment).resolve(yaml: "sync:\n  batch_size: 10\n",
+                                                                                 origin: "test.yaml")
+        #expect(resolved.integer("sync.batch_size") == 250)
+        #expect(resolved.values["sync.batch_size"]?.source == .environment("BRIDGET_SYNC_BATCH_SIZE"))
+        let configuration = BridgetConfiguration(resolved, environment: environment)
+        #expect(configuration.storePath == "/tmp/x.sqlite")
+        #expect(configuration.sample.endDate?.description == "2026-01-31")
+
+        let bad = try #require(problem("", environment: ["BRIDGET_SYNC_BATCH_SIZE": "abc"]))
+        #expect(bad.message.contains("$BRIDGET_SYNC_BATCH_SIZE (sync.batch_size): expected an integer"))
+        let typo = try #require(problem("", environment: ["BRIDGET_STORE_PAHT": "/x"]))
+        #expect(typo.message.contains("did you mean BRIDGET_STORE_PATH?"))
+    }
+
+    @Test("the store defaults to the XDG data folder")
+    func storePathDefaults() {
+        #expect(BridgetConfiguration.resolveStorePath(nil, environment: ["HOME": "/home/a"])
+                == "/home/a/.local/share/bridget/bridget.sqlite")
+        #expect(BridgetConfiguration.resolveStorePath(nil, environment: ["HOME": "/home/a", "XDG_DATA_HOME": "/data"])
+                == "/data/bridget/bridget.sqlite")
+        #expect(BridgetConfiguration.resolveStorePath("~/b.sqlite", environment: ["HOME": "/home/a"])
+                == "/home/a/b.sqlite")
+    }
+
+    @Test func missingFileIsAConfigurationError() {
+        #expect {
+            _ = try loader.load(explicitPath: "/nonexistent/bridget.yaml")
+        } throws: { error in
+            (error as? BridgetError)?.exitCode == 78
+        }
+    }
+
+    @Test func suggestions() {
+        #expect(suggestion(for: "sede", among: ["seed", "days"]) == "seed")
+        #expect(suggestion(for: "zzzzzz", among: ["seed", "days"]) == nil)
+        #expect(editDistance("kitten", "sitting") == 3)
+    }
+}

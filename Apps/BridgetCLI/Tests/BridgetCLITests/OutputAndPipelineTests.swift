@@ -1,0 +1,106 @@
+@testable import BridgetCLI
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import Testing
+
+@Suite("Output formats and arguments")
+struct OutputTests {
+    @Test func csvEscapesLikeRFC4180() {
+        let table = Tabular(columns: ["name", "note"], rows: [[Cell("Fremont"), Cell("a, \"b\"\nc")]])
+        #expect(table.renderCSV() == "name,note\nFremont,\"a, \"\"b\"\"\nc\"")
+    }
+
+    @Test("tables align numbers right and text left")
+    func tableAlignment() {
+        let table = Tabular(columns: ["bridge", "n"], rows: [[Cell("Fremont"), Cell(5)], [Cell("Ballard"), Cell(120)]])
+        #expect(table.renderTable() == "bridge     n\n───────  ───\nFremont    5\nBallard  120")
+    }
+
+    @Test("a leading --config moves after the subcommand, before any --")
+    func leadingConfig() {
+        #expect(BridgetCommand.hoistingLeadingConfig(["--config", "a.yaml", "sync", "--full"])
+                == ["sync", "--full", "--config", "a.yaml"])
+        #expect(BridgetCommand.hoistingLeadingConfig(["--config=a.yaml", "config", "validate", "--", "-x.yaml"])
+                == ["config", "validate", "--config=a.yaml", "--", "-x.yaml"])
+        #expect(BridgetCommand.hoistingLeadingConfig(["stats", "--config", "a.yaml"]) == ["stats", "--config", "a.yaml"])
+    }
+
+    @Test("times without a zone are Seattle time; bare --until dates include the day")
+    func timeArguments() throws {
+        let iso = ISO8601DateFormatter()
+        #expect(try TimeArgument.parse("2026-07-01", option: "--since") == iso.date(from: "2026-07-01T07:00:00Z"))
+        #expect(try TimeArgument.parse("2026-01-31", option: "--until", endOfDay: true)
+                == iso.date(from: "2026-02-01T08:00:00Z"))
+        #expect(try TimeArgument.parse("2026-12-01 17:40", option: "--at") == iso.date(from: "2026-12-02T01:40:00Z"))
+        #expect(try TimeArgument.parse("2026-12-01T17:40:00Z", option: "--at") == iso.date(from: "2026-12-01T17:40:00Z"))
+        #expect {
+            _ = try TimeArgument.parse("next tuesday", option: "--since")
+        } throws: { error in
+            (error as? BridgetError)?.exitCode == 64 && "\(error)".contains("--since 'next tuesday'")
+        }
+    }
+}
+
+@Suite("Sync pipeline")
+struct SyncPipelineTests {
+    func assembly(_ yaml: String) throws -> BridgetAssembly {
+        let resolved = try ConfigurationLoader(environment: [:]).resolve(yaml: yaml, origin: "test")
+        return BridgetAssembly(configuration: BridgetConfiguration(resolved, environment: [:]),
+                               now: { Date(timeIntervalSince1970: 1_790_000_000) })
+    }
+
+    static let yaml = """
+        provider:
+          sample:
+            days: 30
+            end_date: 2026-06-30
+            invalid_rate: 0.05
+            page_size: 200
+        store:
+          kind: memory
+        sync:
+          batch_size: 64
+        """
+
+    @Test("every fetched row is stored or counted as rejected; a second sync inserts nothing")
+    func syncAccountsForEveryRow() async throws {
+        let assembly = try assembly(Self.yaml)
+        let store = try assembly.makeStore()
+        let first = try await assembly.makeSyncPipeline(store: store).run(full: false)
+        #expect(first.pages > 1)
+        #expect(first.fetched == first.inserted + first.updated + first.unchanged + first.rejected)
+        #expect(first.rejected > 0 && first.rejectedByReason.values.reduce(0, +) == first.rejected)
+        #expect(try await store.eventCount(bridgeID: nil) == first.inserted)
+
+        let second = try await assembly.makeSyncPipeline(store: store).run(full: false)
+        #expect(second.inserted == 0 && second.updated == 0)
+        #expect(second.since == first.watermarkAfter.map { $0.addingTimeInterval(-48 * 3600) })
+        #expect(second.fetched < first.fetched)
+
+        let full = try await assembly.makeSyncPipeline(store: store).run(full: true)
+        #expect(full.inserted == 0 && full.fetched == first.fetched && full.since == nil)
+        let runs = try await store.syncRuns(limit: 10)
+        #expect(runs.map(\.status) == [.succeeded, .succeeded, .succeeded])
+        #expect(runs.last?.counts.inserted == first.inserted)
+    }
+
+    @Test("a cancelled sync keeps its committed batches and is recorded as cancelled")
+    func cancellation() async throws {
+        let assembly = try assembly(Self.yaml)
+        let store = try assembly.makeStore()
+        let pipeline = assembly.makeSyncPipeline(store: store)
+        let task = Task {
+            try await pipeline.run(full: false) { progress in
+                if progress.pages == 2 { withUnsafeCurrentTask { $0?.cancel() } }
+            }
+        }
+        await #expect(throws: CancellationError.self) { try await task.value }
+        let runs = try await store.syncRuns(limit: 1)
+        #expect(runs.first?.status == .cancelled)
+        let kept = try await store.eventCount(bridgeID: nil)
+        #expect(kept > 0)
+        let resumed = try await pipeline.run(full: false)
+        #expect(try await store.eventCount(bridgeID: nil) == kept + resumed.inserted)
+    }
+}

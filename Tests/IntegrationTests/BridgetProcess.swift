@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// The result of running the `bridget` executable.
+struct ProcessResult {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs the built `bridget` executable in its own temporary home, as a user would.
+struct BridgetProcess {
+    /// A private folder for this test: HOME, XDG folders and the store live here.
+    let home: String
+
+    init() {
+        home = NSTemporaryDirectory() + "bridget-it-" + UUID().uuidString
+        try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    }
+
+    /// The executable next to the test bundle (SwiftPM builds it because this target depends on it).
+    static let executable: String = {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("bridget"),
+            Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("bridget"),
+            Bundle.main.bundleURL.appendingPathComponent("bridget"),
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }?.path ?? "bridget-not-found"
+    }()
+
+    /// Writes a file in the home folder and returns its path.
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = home + "/" + name
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Runs `bridget` with arguments; the environment holds only what a clean shell would, plus `environment`.
+    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: home)
+        var env = ["HOME": home, "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": home + "/data",
+                   "XDG_CONFIG_HOME": home + "/config"]
+        env.merge(environment) { $1 }
+        process.environment = env
+        let outPath = home + "/.stdout-\(UUID().uuidString)"
+        let errPath = home + "/.stderr-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: outPath, contents: nil),
+              FileManager.default.createFile(atPath: errPath, contents: nil)
+        else { throw CocoaError(.fileWriteUnknown) }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return ProcessResult(
+            status: process.terminationStatus,
+            stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    }
+
+    /// A config over a fixed range of sample data, stored in this home's `store.sqlite`.
+    func sampleConfig(days: Int = 60, endDate: String = "2026-06-30", invalidRate: Double = 0.01) throws -> String {
+        try write("bridget.yaml", """
+            provider:
+              kind: sample
+              sample:
+                seed: 11
+                days: \(days)
+                end_date: \(endDate)
+                invalid_rate: \(invalidRate)
+            store:
+              path: \(home)/store.sqlite
+            """)
+    }
+
+    var storePath: String { home + "/store.sqlite" }
+}
+
+/// Decodes a command's JSON output.
+func decodeJSON<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
+    let decoder = JSONDecoder()
+    decoder.dateDecodingStrategy = .iso8601
+    return try decoder.decode(type, from: Data(text.utf8))
+}

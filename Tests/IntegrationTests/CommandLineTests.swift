@@ -1,0 +1,218 @@
+import BridgetDTOs
+import Foundation
+import GRDB
+import Testing
+
+/// The assembled `bridget` executable, as a user meets it.
+@Suite("bridget executable")
+struct CommandLineTests {
+    @Test func versionAndHelp() throws {
+        let bridget = BridgetProcess()
+        let version = try bridget.run(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout == "bridget 0.1.0\n")
+        let help = try bridget.run(["--help"])
+        #expect(help.status == 0)
+        for word in ["sync", "bridges", "events", "stats", "config", "BRIDGET_CONFIG", "78 bad configuration"] {
+            #expect(help.stdout.contains(word), "help mentions \(word)")
+        }
+        let unknown = try bridget.run(["frobnicate"])
+        #expect(unknown.status == 64)
+    }
+
+    @Test("bad configuration exits 78 naming the key and the line", arguments: [
+        ("provider:\n  kind: sample\n  sample:\n    sede: 4\n", ["bridget.yaml:4", "provider.sample.sede", "seed"]),
+        ("sync:\n  batch_size: many\n", ["bridget.yaml:2", "sync.batch_size", "integer"]),
+        ("provider:\n  kind: nonsense\n", ["bridget.yaml:2", "provider.kind", "nonsense", "valid: sample"]),
+        ("provider: [unclosed\n", ["malformed YAML"]),
+    ])
+    func badConfiguration(_ yaml: String, _ expected: [String]) throws {
+        let bridget = BridgetProcess()
+        let path = try bridget.write("bridget.yaml", yaml)
+        for arguments in [["--config", path, "stats"], ["config", "validate", path]] {
+            let result = try bridget.run(arguments)
+            #expect(result.status == 78)
+            #expect(result.stdout.isEmpty)
+            for fragment in expected { #expect(result.stderr.contains(fragment), "\(fragment) in \(result.stderr)") }
+        }
+        let viaEnvironment = try bridget.run(["stats"], environment: ["BRIDGET_CONFIG": path])
+        #expect(viaEnvironment.status == 78)
+    }
+
+    @Test("syncing twice stores the same rows; the file passes integrity_check")
+    func syncTwice() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig()
+        let first = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let firstReport = try decodeJSON(SyncSummary.self, first.stdout)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(firstReport.inserted > 1_500)
+        #expect(firstReport.fetched == firstReport.inserted + firstReport.rejected)
+
+        let second = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let secondReport = try decodeJSON(SyncSummary.self, second.stdout)
+        #expect(secondReport.inserted == 0 && secondReport.updated == 0)
+
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        let (integrity, events, runs) = try queue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM events"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_runs WHERE status = 'succeeded'"))
+        }
+        #expect(integrity == "ok")
+        #expect(events == firstReport.inserted)
+        #expect(runs == 2)
+
+        let table = try bridget.run(["sync", "--config", config])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("inserted") && table.stdout.contains("Newest stored opening: 2026-06-30"))
+    }
+
+    @Test("stats --format json agrees exactly with SQL over the stored events")
+    func statsAgreeWithSQL() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 120)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let result = try bridget.run(["stats", "--config", config, "--format", "json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let stats = try decodeJSON(StatisticsDTO.self, result.stdout)
+        #expect(stats.bridges.count == 7)
+
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        try queue.read { db in
+            let days = try Int.fetchOne(db, sql: """
+                SELECT CAST(julianday(max(substr(open_local, 1, 10))) - julianday(min(substr(open_local, 1, 10))) AS INTEGER) + 1
+                FROM events
+                """)
+            #expect(stats.days == days)
+            #expect(stats.totalOpenings == (try Int.fetchOne(db, sql: "SELECT count(*) FROM events")))
+            for bridge in stats.bridges {
+                let id = bridge.bridgeID
+                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE bridge_id = ?", arguments: [id]) ?? -1
+                #expect(bridge.openings == count)
+                #expect(bridge.openingsPerDay == Double(count) / Double(days ?? 0))
+                let timed = try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM events WHERE bridge_id = ? AND duration_minutes IS NOT NULL
+                    """, arguments: [id]) ?? 0
+                #expect(bridge.timedOpenings == timed)
+                #expect(bridge.meanMinutes == (try Double.fetchOne(db, sql: """
+                    SELECT avg(duration_minutes) FROM events WHERE bridge_id = ?
+                    """, arguments: [id])))
+                for (percentile, value) in [(0.5, bridge.medianMinutes), (0.9, bridge.p90Minutes)] {
+                    let rank = Int((percentile * Double(timed)).rounded(.up))
+                    #expect(value == (try Double.fetchOne(db, sql: """
+                        SELECT duration_minutes FROM events WHERE bridge_id = ? AND duration_minutes IS NOT NULL
+                        ORDER BY duration_minutes LIMIT 1 OFFSET ?
+                        """, arguments: [id, rank - 1])))
+                }
+                #expect(bridge.maxMinutes == (try Double.fetchOne(db, sql: """
+                    SELECT max(duration_minutes) FROM events WHERE bridge_id = ?
+                    """, arguments: [id])))
+                let busiest = try Row.fetchOne(db, sql: """
+                    SELECT CAST(substr(open_local, 12, 2) AS INTEGER) AS hour, count(*) AS n FROM events
+                    WHERE bridge_id = ? GROUP BY hour ORDER BY n DESC, hour ASC LIMIT 1
+                    """, arguments: [id])
+                #expect(bridge.busiestHour == busiest?["hour"])
+                #expect(bridge.busiestHourOpenings == (busiest?["n"] ?? 0))
+            }
+        }
+        let table = try bridget.run(["stats", "--config", config])
+        #expect(table.stdout.contains("Fremont") && table.stdout.contains("busiest_hour"))
+        let csv = try bridget.run(["stats", "--config", config, "--format", "csv"])
+        #expect(csv.stdout.split(separator: "\n").count == 8)
+    }
+
+    @Test("events and bridges print table, CSV and JSON; filters apply")
+    func eventsAndBridges() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 14)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+
+        let csv = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
+        let lines = csv.stdout.split(separator: "\n")
+        #expect(lines.first == "bridge_id,bridge,opened,closed,minutes,open_local,close_local")
+        #expect(lines.count == 6)
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("3,Fremont,") })
+
+        let json = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-29",
+                                    "--limit", "0", "--format", "json"])
+        let events = try decodeJSON([EventSummary].self, json.stdout)
+        #expect(!events.isEmpty)
+        #expect(events.allSatisfy { $0.openLocal.hasPrefix("2026-06-29") })
+        #expect(zip(events, events.dropFirst()).allSatisfy { $0.openedAt >= $1.openedAt })
+
+        let table = try bridget.run(["events", "--config", config, "--limit", "3"])
+        #expect(table.stdout.contains("PDT"))
+
+        let bridges = try bridget.run(["bridges", "--config", config, "--format", "json"])
+        let activity = try decodeJSON([BridgeActivitySummary].self, bridges.stdout)
+        #expect(activity.map(\.bridge.id) == ["1", "2", "3", "4", "6", "21", "29"])
+        let stats = try decodeJSON(StatisticsDTO.self, try bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
+        #expect(activity.map(\.openings).reduce(0, +) == stats.totalOpenings)
+
+        let unknown = try bridget.run(["events", "--config", config, "--bridge", "Aurora"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("no bridge named 'Aurora'") && unknown.stderr.contains("Fremont (3)"))
+        let badTime = try bridget.run(["events", "--config", config, "--since", "soon"])
+        #expect(badTime.status == 64)
+    }
+
+    @Test("a corrupt store file gives exit 74 and is left untouched")
+    func corruptStore() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig()
+        let garbage = Data(repeating: 0x7A, count: 4_096)
+        try garbage.write(to: URL(fileURLWithPath: bridget.storePath))
+        let result = try bridget.run(["sync", "--config", config])
+        #expect(result.status == 74)
+        #expect(result.stderr.contains("not a readable SQLite database"))
+        #expect(FileManager.default.contents(atPath: bridget.storePath) == garbage)
+    }
+
+    @Test("environment overrides reach the executable; the in-memory example needs no file")
+    func overridesAndMemory() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 5)
+        let elsewhere = bridget.home + "/elsewhere.sqlite"
+        let result = try bridget.run(["sync", "--config", config], environment: ["BRIDGET_STORE_PATH": elsewhere])
+        #expect(result.status == 0)
+        #expect(FileManager.default.fileExists(atPath: elsewhere))
+        #expect(!FileManager.default.fileExists(atPath: bridget.storePath))
+        let bad = try bridget.run(["sync", "--config", config], environment: ["BRIDGET_SYNC_BATCH_SIZE": "lots"])
+        #expect(bad.status == 78 && bad.stderr.contains("BRIDGET_SYNC_BATCH_SIZE"))
+
+        let example = repositoryRoot.appendingPathComponent("Config/examples/in-memory.yaml").path
+        let memory = try bridget.run(["stats", "--config", example, "--format", "json"])
+        #expect(memory.status == 0, "\(memory.stderr)")
+        #expect(try decodeJSON(StatisticsDTO.self, memory.stdout).totalOpenings > 1_000)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bridget.home).allSatisfy { !$0.hasSuffix(".sqlite") || $0 == "elsewhere.sqlite" })
+
+        let show = try bridget.run(["config", "show", "--config", config, "--format", "json"])
+        #expect(show.status == 0)
+        #expect(show.stdout.contains("\"provider.sample.seed\"") && show.stdout.contains("bridget.yaml:5"))
+    }
+}
+
+/// The parts of `sync --format json` the tests read.
+struct SyncSummary: Decodable {
+    let fetched: Int
+    let inserted: Int
+    let updated: Int
+    let unchanged: Int
+    let rejected: Int
+}
+
+struct EventSummary: Decodable {
+    let bridgeID: String
+    let openedAt: Date
+    let openLocal: String
+}
+
+struct BridgeActivitySummary: Decodable {
+    struct Bridge: Decodable { let id: String }
+    let bridge: Bridge
+    let openings: Int
+}
+
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
