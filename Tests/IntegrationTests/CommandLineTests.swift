@@ -216,3 +216,41 @@ struct BridgeActivitySummary: Decodable {
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
+
+@Suite("bridget executable: interruption")
+struct InterruptTests {
+    @Test("SIGINT during a sync exits 130, records the run as cancelled, and leaves a sound store")
+    func interruptedSync() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 7_300) // twenty years: far longer than the wait below
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
+        process.arguments = ["sync", "--config", config]
+        process.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the first batch is committed (the store file exists and holds rows), then interrupt.
+        let queueDeadline = Date().addingTimeInterval(20)
+        var committed = 0
+        while Date() < queueDeadline && committed == 0 {
+            try await Task.sleep(for: .milliseconds(100))
+            if FileManager.default.fileExists(atPath: bridget.storePath),
+               let queue = try? DatabaseQueue(path: bridget.storePath) {
+                committed = (try? await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
+            }
+        }
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        let (integrity, status, stored) = try await queue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try String.fetchOne(db, sql: "SELECT status FROM sync_runs ORDER BY id DESC LIMIT 1"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0)
+        }
+        #expect(integrity == "ok")
+        #expect(status == "cancelled")
+        #expect(stored >= committed && stored > 0)
+    }
+}

@@ -8,6 +8,10 @@ extension SQLiteBridgeStore {
             return try await pool.read(body)
         } catch let error as BridgetError {
             throw error
+        } catch let error as CancellationError {
+            throw error // GRDB rolls back an interrupted transaction; the caller decides what cancellation means
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            throw CancellationError()
         } catch {
             throw Self.storeError(error, path: path, action: action)
         }
@@ -18,6 +22,10 @@ extension SQLiteBridgeStore {
             return try await pool.write(body)
         } catch let error as BridgetError {
             throw error
+        } catch let error as CancellationError {
+            throw error // GRDB rolls back an interrupted transaction; the caller decides what cancellation means
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
+            throw CancellationError()
         } catch {
             throw Self.storeError(error, path: path, action: action)
         }

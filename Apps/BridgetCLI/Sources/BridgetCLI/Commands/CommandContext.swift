@@ -59,7 +59,7 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         Terminal.error(error.description)
         throw ExitCode(error.exitCode)
     } catch is CancellationError {
-        Terminal.error("cancelled")
+        Terminal.error("cancelled; every batch committed before the interruption is kept, and the next run resumes")
         throw ExitCode(130)
     }
 }

@@ -29,10 +29,14 @@ struct SyncCommand: AsyncParsableCommand {
             let store = try context.assembly.makeStore()
             let pipeline = context.assembly.makeSyncPipeline(store: store)
             let showProgress = !quiet && Terminal.isInteractive
-            let report = try await pipeline.run(full: full) { progress in
-                guard showProgress else { return }
-                let rate = progress.elapsed > 0 ? Int(Double(progress.fetched) / progress.elapsed) : 0
-                Terminal.writeError("\rsyncing: page \(progress.pages) · \(progress.fetched) rows · \(rate) rows/s\u{1B}[K")
+            let full = self.full
+            let report = try await cancellingOnInterrupt {
+                try await pipeline.run(full: full) { progress in
+                    guard showProgress else { return }
+                    let rate = progress.elapsed > 0 ? Int(Double(progress.fetched) / progress.elapsed) : 0
+                    Terminal.writeError(
+                        "\rsyncing: page \(progress.pages) · \(progress.fetched) rows · \(rate) rows/s\u{1B}[K")
+                }
             }
             if showProgress { Terminal.writeError("\r\u{1B}[K") }
             try write(report, storeDescription: context.assembly.storeDescription)

@@ -81,8 +81,13 @@ struct SyncPipeline: Sendable {
             record.status = error is CancellationError ? .cancelled : .failed
             record.error = String(describing: error)
             record.finishedAt = now()
-            record.watermarkAfter = try? await store.latestOpening()
-            try? await store.finishSyncRun(record)
+            // Recording the outcome must not be cancelled with the sync: a new task does not inherit cancellation.
+            let (store, finished) = (self.store, record)
+            await Task {
+                var closing = finished
+                closing.watermarkAfter = try? await store.latestOpening()
+                try? await store.finishSyncRun(closing)
+            }.value
             throw error
         }
         record.finishedAt = now()
