@@ -4,22 +4,16 @@ import GRDB
 
 extension SQLiteBridgeStore {
     func read<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.read(body)
-        } catch let error as BridgetError {
-            throw error
-        } catch let error as CancellationError {
-            throw error // GRDB rolls back an interrupted transaction; the caller decides what cancellation means
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
-            throw CancellationError()
-        } catch {
-            throw Self.storeError(error, path: path, action: action)
-        }
+        try await translatingErrors(action) { try await pool.read(body) }
     }
 
     func write<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await translatingErrors(action) { try await pool.write(body) }
+    }
+
+    private func translatingErrors<T>(_ action: String, _ access: () async throws -> T) async throws -> T {
         do {
-            return try await pool.write(body)
+            return try await access()
         } catch let error as BridgetError {
             throw error
         } catch let error as CancellationError {
