@@ -1,0 +1,87 @@
+import BridgetCaching
+import BridgetDTOs
+import Foundation
+
+/// The `cached` provider: serves the row pages earlier live syncs left in the disk cache, with no network at all.
+///
+/// Rows of every cached page of the dataset are merged, exact repeats dropped, ordered by `opendatetime`, filtered
+/// from the watermark on, and handed out in pages; the store's upsert absorbs overlaps.
+public struct CachedProvider: NetworkProcessing {
+    public let name = "cached"
+    public let cache: DiskCache
+    public let query: SocrataQuery
+    public let pageSize: Int
+    public let catalog: BridgeCatalog
+    private let time = SeattleTime()
+
+    /// Creates a provider over a cache filled by the live provider with the same base URL and dataset.
+    public init(cache: DiskCache, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
+        self.cache = cache
+        self.query = query
+        self.pageSize = max(pageSize, 1)
+        self.catalog = catalog
+    }
+
+    public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { catalog.bridges }
+
+    public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
+        let since = watermark.map { time.reading(for: $0).description }
+        let (cache, query, pageSize) = (self.cache, self.query, self.pageSize)
+        let cursor = CachedPageCursor()
+        return AsyncThrowingStream(unfolding: {
+            if await !cursor.isLoaded {
+                let rows = try await Self.cachedRows(cache: cache, query: query)
+                await cursor.load(rows.filter { row in since.map { (row.opendatetime ?? "") >= $0 } ?? true }, pageSize: pageSize)
+            }
+            return await cursor.next()
+        })
+    }
+
+    public func checkConnection() async -> ConnectionStatusDTO {
+        let pages = await Self.pageKeys(cache: cache, query: query).count
+        return ConnectionStatusDTO(
+            isReachable: pages > 0,
+            detail: pages > 0 ? "\(pages) cached pages of \(query.dataset) in \(cache.directory); no network is used"
+                : "no cached pages of \(query.dataset) in \(cache.directory)")
+    }
+
+    static func pageKeys(cache: DiskCache, query: SocrataQuery) async -> [String] {
+        await cache.allMetadata().map(\.key).filter { $0.hasPrefix(query.resourcePrefix + "?") && $0.contains("$order=") }
+    }
+
+    static func cachedRows(cache: DiskCache, query: SocrataQuery) async throws -> [SocrataRow] {
+        let keys = await pageKeys(cache: cache, query: query)
+        guard !keys.isEmpty else {
+            throw BridgetError.network(
+                "nothing-cached", "the cache at \(cache.directory) holds no pages of dataset \(query.dataset)",
+                hint: "sync once with provider.kind: live (it fills the cache), or point cache.path at a filled cache")
+        }
+        var unique = Set<SocrataRow>()
+        var rows: [SocrataRow] = []
+        for key in keys.sorted() {
+            guard let response = await cache.response(forKey: key),
+                  let page = try? JSONDecoder().decode([SocrataRow].self, from: response.body)
+            else { continue } // a corrupt entry was discarded by the cache; the rest still serve
+            for row in page where unique.insert(row).inserted { rows.append(row) }
+        }
+        return rows.sorted { ($0.opendatetime ?? "", $0.entityid ?? "") < ($1.opendatetime ?? "", $1.entityid ?? "") }
+    }
+}
+
+/// Hands out loaded rows page by page.
+private actor CachedPageCursor {
+    private var pages: [[SocrataRow]] = []
+    private var index = 0
+    private(set) var isLoaded = false
+
+    func load(_ rows: [SocrataRow], pageSize: Int) {
+        pages = stride(from: 0, to: rows.count, by: pageSize).map { Array(rows[$0..<min($0 + pageSize, rows.count)]) }
+        isLoaded = true
+    }
+
+    func next() -> EventPage? {
+        guard index < pages.count else { return nil }
+        defer { index += 1 }
+        return EventPage(index: index, rows: pages[index])
+    }
+}

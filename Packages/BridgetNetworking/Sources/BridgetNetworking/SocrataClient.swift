@@ -1,0 +1,222 @@
+import BridgetCaching
+import BridgetDTOs
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fetches JSON from a Socrata endpoint politely and checks what comes back.
+///
+/// - Cache: follows a `CachePolicy` over an optional `DiskCache`; sends `If-None-Match`/`If-Modified-Since` with a
+///   cached entry's validators and reuses its body on 304 (an optimisation only: a 304 without a usable cached body
+///   is refetched unconditionally).
+/// - Retries: 202, 408, 429, 5xx, timeouts, dropped connections and truncated bodies, with `RetryPolicy` backoff and
+///   `Retry-After`; never 400/401/403/404. Waiting is cancellable, so Ctrl-C stops a fetch promptly.
+/// - Checks: status, a JSON `Content-Type`, the body size limit, and that the body parses as JSON; each failure is a
+///   distinct `BridgetError` naming the URL, the status and the server's message.
+/// - Deduplication: concurrent identical requests share one network call.
+/// The app token travels only in the `X-App-Token` header: never in a URL, a cache key, a message or a file.
+public actor SocrataClient {
+    /// Settings of a client.
+    public struct Settings: Sendable {
+        public var timeout: TimeInterval
+        public var maximumBodyBytes: Int
+        public var retry: RetryPolicy
+        public var cachePolicy: CachePolicy
+        public var appToken: String?
+
+        /// Creates settings.
+        public init(timeout: TimeInterval = 30, maximumBodyBytes: Int = 5_000_000, retry: RetryPolicy = RetryPolicy(),
+                    cachePolicy: CachePolicy = .networkFirst, appToken: String? = nil) {
+            self.timeout = timeout
+            self.maximumBodyBytes = maximumBodyBytes
+            self.retry = retry
+            self.cachePolicy = cachePolicy
+            self.appToken = appToken.flatMap { $0.isEmpty ? nil : $0 }
+        }
+    }
+
+    private let transport: any HTTPTransport
+    private let cache: DiskCache?
+    private let settings: Settings
+    private let sleep: @Sendable (TimeInterval) async throws -> Void
+    private let warn: @Sendable (String) -> Void
+    private var random: SeededGenerator
+    private var inFlight: [String: Task<Data, any Error>] = [:]
+    /// Network exchanges made so far (retries and 304s included).
+    public private(set) var networkRequests = 0
+
+    /// Creates a client. `sleep` and `seed` are injectable so tests run fast and reproducibly.
+    public init(
+        transport: any HTTPTransport, cache: DiskCache?, settings: Settings, seed: UInt64 = 0x5EED,
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
+        warn: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.transport = transport
+        self.cache = cache
+        self.settings = settings
+        self.sleep = sleep
+        self.warn = warn
+        self.random = SeededGenerator(seed: seed)
+    }
+
+    /// The JSON body at `url`, following the cache policy. Identical concurrent calls share one fetch.
+    public func get(_ url: URL) async throws -> Data {
+        let key = url.absoluteString
+        if let running = inFlight[key] { return try await running.value }
+        let task = Task { try await self.fetch(url) }
+        inFlight[key] = task
+        defer { inFlight[key] = nil }
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    }
+
+    /// One unconditional attempt, no cache, no retry: for reachability checks.
+    public func probe(_ url: URL) async throws -> HTTPResponse {
+        networkRequests += 1
+        return try await transport.send(HTTPRequest(url: url, headers: baseHeaders, timeout: settings.timeout))
+    }
+
+    private var baseHeaders: [String: String] {
+        var headers = ["Accept": "application/json", "User-Agent": "bridget"]
+        if let token = settings.appToken { headers["X-App-Token"] = token }
+        return headers
+    }
+
+    private func fetch(_ url: URL) async throws -> Data {
+        let key = url.absoluteString
+        let cached = await cache?.response(forKey: key)
+        switch settings.cachePolicy {
+        case .cacheOnly:
+            guard let cached else {
+                throw BridgetError.network(
+                    "not-cached", "cache-only: nothing is cached for \(key)",
+                    hint: "run a sync with the network first, or choose another cache.policy")
+            }
+            return cached.body
+        case .cacheFirst(let maxAge):
+            if let cached, Date().timeIntervalSince(cached.metadata.fetchedAt) <= maxAge { return cached.body }
+        case .networkFirst, .staleIfError:
+            break
+        }
+        do {
+            return try await fetchFromNetwork(url, cached: cached)
+        } catch let error as BridgetError where settings.cachePolicy == .staleIfError {
+            guard let cached else { throw error }
+            warn("serving the cached copy of \(key) from \(cached.metadata.fetchedAt) because: \(error.message)")
+            return cached.body
+        }
+    }
+
+    private func fetchFromNetwork(_ url: URL, cached: CachedResponse?) async throws -> Data {
+        let key = url.absoluteString
+        var validators = cached
+        var lastError: BridgetError?
+        for attempt in 1...settings.retry.maxAttempts {
+            try Task.checkCancellation()
+            var headers = baseHeaders
+            if let metadata = validators?.metadata {
+                if let etag = metadata.etag { headers["If-None-Match"] = etag }
+                if let lastModified = metadata.lastModified { headers["If-Modified-Since"] = lastModified }
+            }
+            networkRequests += 1
+            let response: HTTPResponse
+            do {
+                response = try await transport.send(HTTPRequest(url: url, headers: headers, timeout: settings.timeout))
+            } catch let error as URLError {
+                if error.code == .cancelled || Task.isCancelled { throw CancellationError() }
+                guard let retryable = Self.transportError(error, url: key) else { throw Self.permanentError(error, url: key) }
+                lastError = retryable
+                try await wait(afterAttempt: attempt, retryAfter: nil)
+                continue
+            }
+            switch response.status {
+            case 200:
+                let body = try check(response, url: key)
+                if let cache {
+                    try await cache.store(body, forKey: key, etag: response.header("ETag"),
+                                          lastModified: response.header("Last-Modified"),
+                                          contentType: response.header("Content-Type"))
+                }
+                return body
+            case 304:
+                if let validators {
+                    try? await cache?.refresh(validators.metadata)
+                    return validators.body
+                }
+                // A 304 we cannot use: ask again without validators.
+                validators = nil
+                lastError = Self.statusError(response, url: key)
+            case 202, 408, 429, 500...599:
+                lastError = Self.statusError(response, url: key)
+                let retryAfter = RetryPolicy.retryAfterSeconds(response.header("Retry-After"), now: Date())
+                if attempt < settings.retry.maxAttempts { try await wait(afterAttempt: attempt, retryAfter: retryAfter) }
+            default:
+                throw Self.statusError(response, url: key)
+            }
+        }
+        let last = lastError?.message ?? "no response"
+        throw BridgetError.network(
+            lastError.map { String($0.code.dropFirst("network.".count)) } ?? "gave-up",
+            "gave up on \(key) after \(settings.retry.maxAttempts) attempts; last: \(last)",
+            hint: "the service may be overloaded or throttling; try again later, or set an app token (Docs/LIVE.md)")
+    }
+
+    private func wait(afterAttempt attempt: Int, retryAfter: TimeInterval?) async throws {
+        let seconds = settings.retry.delay(afterAttempt: attempt, retryAfter: retryAfter, random: random.nextUnit())
+        if seconds > 0 { try await sleep(seconds) }
+        try Task.checkCancellation()
+    }
+
+    private func check(_ response: HTTPResponse, url: String) throws -> Data {
+        let type = response.header("Content-Type") ?? ""
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard mediaType == "application/json" else {
+            throw BridgetError.network(
+                "content-type", "\(url) answered 200 with Content-Type '\(type)', not JSON: "
+                    + (SocrataErrorBody.message(from: response.body) ?? "(empty body)"),
+                hint: "check provider.live.base_url: it should be the Socrata site, e.g. https://data.seattle.gov")
+        }
+        guard response.body.count <= settings.maximumBodyBytes else {
+            throw BridgetError.network(
+                "too-large", "\(url) sent \(response.body.count) bytes, over the limit of \(settings.maximumBodyBytes)",
+                hint: "lower provider.live.page_size or raise provider.live.max_page_bytes")
+        }
+        guard (try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])) != nil else {
+            throw BridgetError.network("malformed-body", "\(url) sent a body that is not valid JSON "
+                                       + "(\(response.body.count) bytes)")
+        }
+        return response.body
+    }
+
+    static func statusError(_ response: HTTPResponse, url: String) -> BridgetError {
+        let reason = HTTPURLResponse.localizedString(forStatusCode: response.status)
+        let server = SocrataErrorBody.message(from: response.body).map { ": \($0)" } ?? ""
+        let hint: String? = switch response.status {
+        case 401, 403: "the app token may be wrong or lack access; see Docs/LIVE.md"
+        case 404: "check provider.live.dataset and provider.live.base_url"
+        case 400: "the query was refused; this is a bug in Bridget if the configuration is right"
+        case 429: "throttled: set an app token (Docs/LIVE.md) or try again later"
+        default: nil
+        }
+        return BridgetError.network("http-\(response.status)", "\(url) answered \(response.status) \(reason)\(server)",
+                                    hint: hint)
+    }
+
+    /// A retryable transport failure as an error, or `nil` when the failure is permanent.
+    static func transportError(_ error: URLError, url: String) -> BridgetError? {
+        switch error.code {
+        case .timedOut:
+            return .network("timeout", "\(url) did not answer in time")
+        case .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed,
+             .cannotFindHost, .cannotParseResponse, .badServerResponse, .zeroByteResource, .resourceUnavailable:
+            return .network("connection", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
+        default:
+            return nil
+        }
+    }
+
+    static func permanentError(_ error: URLError, url: String) -> BridgetError {
+        if error.code == .cancelled { return .network("cancelled", "the request to \(url) was cancelled") }
+        return .network("transport", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
+    }
+}
