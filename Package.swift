@@ -10,7 +10,10 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Bridget",
-    products: [.executable(name: "bridget", targets: ["bridget"])],
+    products: [
+        .executable(name: "bridget", targets: ["bridget"]),
+        .executable(name: "socrata-fixture-server", targets: ["SocrataFixtureServerTool"]),
+    ],
     dependencies: [
         .package(path: "Packages/BridgetDTOs"),
         .package(path: "Packages/BridgetCaching"),
@@ -20,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        // Test support only: the Socrata-shaped fixture server.
+        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
         .target(
@@ -40,6 +45,23 @@ let package = Package(
             name: "bridget",
             dependencies: ["BridgetCLI"],
             path: "Apps/BridgetCLI/Sources/bridget",
+            swiftSettings: strictSettings
+        ),
+        // The Socrata-shaped server of the tests, also runnable on its own (socrata-fixture-server).
+        .target(
+            name: "SocrataFixtureServer",
+            dependencies: [
+                .product(name: "FlyingFox", package: "FlyingFox"),
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+            ],
+            path: "Tests/SocrataFixtureServer",
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "SocrataFixtureServerTool",
+            dependencies: ["SocrataFixtureServer"],
+            path: "Tests/SocrataFixtureServerTool",
             swiftSettings: strictSettings
         ),
         // One test target per package's own Tests/ folder, so one build runs them all.
@@ -85,8 +107,22 @@ let package = Package(
         // Cross-package tests: the assembled pipeline and the built executable.
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["BridgetCLI", "bridget", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BridgetCLI", "bridget", "SocrataFixtureServer", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Tests/IntegrationTests",
+            swiftSettings: strictSettings
+        ),
+        // The live and cached providers against the fixture server on 127.0.0.1.
+        .testTarget(
+            name: "LiveProviderTests",
+            dependencies: [
+                "BridgetCLI", "SocrataFixtureServer",
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+            ],
+            path: "Tests/LiveProviderTests",
             swiftSettings: strictSettings
         ),
     ]

@@ -89,7 +89,7 @@ struct SyncPipelineTests {
     func cancellation() async throws {
         let assembly = try assembly(Self.yaml)
         let store = try assembly.makeStore()
-        let pipeline = assembly.makeSyncPipeline(store: store)
+        let pipeline = try assembly.makeSyncPipeline(store: store)
         let task = Task {
             try await pipeline.run(full: false) { progress in
                 if progress.pages == 2 { withUnsafeCurrentTask { $0?.cancel() } }

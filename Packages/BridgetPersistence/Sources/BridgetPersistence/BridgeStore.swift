@@ -88,12 +88,14 @@ public struct SyncRunRecord: Sendable, Codable, Equatable {
     public var rejections: RejectionCounts
     /// The error that ended the run, if it failed.
     public var error: String?
+    /// The source's change-check answer when the run started, if the source has one.
+    public var fingerprint: String?
 
     /// Creates a record.
     public init(
         id: Int64, provider: String, startedAt: Date, finishedAt: Date? = nil, status: SyncRunStatus = .running,
         watermarkBefore: Date? = nil, watermarkAfter: Date? = nil, fetched: Int = 0, counts: UpsertCounts = .init(),
-        rejections: RejectionCounts = .init(), error: String? = nil
+        rejections: RejectionCounts = .init(), error: String? = nil, fingerprint: String? = nil
     ) {
         self.id = id
         self.provider = provider
@@ -106,6 +108,7 @@ public struct SyncRunRecord: Sendable, Codable, Equatable {
         self.counts = counts
         self.rejections = rejections
         self.error = error
+        self.fingerprint = fingerprint
     }
 }
 
@@ -137,6 +140,10 @@ public protocol BridgeStore: Sendable {
     func finishSyncRun(_ record: SyncRunRecord) async throws
     /// The latest sync runs, newest first.
     func syncRuns(limit: Int) async throws -> [SyncRunRecord]
+    /// The newest run of a provider that succeeded, if any.
+    func lastSucceededRun(provider: String) async throws -> SyncRunRecord?
+    /// A consistency check of the stored data: "ok", or what is wrong.
+    func integrityCheck() async throws -> String
 }
 
 extension BridgeStore {

@@ -79,4 +79,13 @@ public actor InMemoryBridgeStore: BridgeStore {
     }
 
     public func syncRuns(limit: Int) -> [SyncRunRecord] { Array(runs.reversed().prefix(max(limit, 0))) }
+
+    public func lastSucceededRun(provider: String) -> SyncRunRecord? {
+        runs.last { $0.provider == provider && $0.status == .succeeded }
+    }
+
+    public func integrityCheck() -> String {
+        let orphans = eventsByKey.values.filter { bridgesByID[$0.bridgeID] == nil }.count
+        return orphans == 0 ? "ok" : "\(orphans) events name an unknown bridge"
+    }
 }

@@ -79,7 +79,7 @@ extension SQLiteBridgeStore {
             watermarkAfter: (row["watermark_after"] as String?).flatMap(StoredTimestamp.date),
             fetched: row["fetched"],
             counts: UpsertCounts(inserted: row["inserted"], updated: row["updated"], unchanged: row["unchanged"]),
-            rejections: RejectionCounts(byReason), error: row["error"])
+            rejections: RejectionCounts(byReason), error: row["error"], fingerprint: row["fingerprint"])
     }
 }
 

@@ -188,13 +188,13 @@ public final class SQLiteBridgeStore: BridgeStore {
         try await write("record a sync run") { db in
             try db.execute(sql: """
                 UPDATE sync_runs SET finished_at = ?, status = ?, watermark_after = ?, fetched = ?, inserted = ?,
-                    updated = ?, unchanged = ?, rejected = ?, rejections = ?, error = ?
+                    updated = ?, unchanged = ?, rejected = ?, rejections = ?, error = ?, fingerprint = ?
                 WHERE id = ?
                 """, arguments: [
                     record.finishedAt.map(StoredTimestamp.text), record.status.rawValue,
                     record.watermarkAfter.map(StoredTimestamp.text), record.fetched, record.counts.inserted,
                     record.counts.updated, record.counts.unchanged, record.rejections.total, rejections, record.error,
-                    record.id,
+                    record.fingerprint, record.id,
                 ])
         }
     }
@@ -203,6 +203,14 @@ public final class SQLiteBridgeStore: BridgeStore {
         try await read("read sync runs") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM sync_runs ORDER BY id DESC LIMIT ?", arguments: [limit])
                 .map(Self.syncRun)
+        }
+    }
+
+    public func lastSucceededRun(provider: String) async throws -> SyncRunRecord? {
+        try await read("read sync runs") { db in
+            try Row.fetchOne(db, sql: """
+                SELECT * FROM sync_runs WHERE provider = ? AND status = 'succeeded' ORDER BY id DESC LIMIT 1
+                """, arguments: [provider]).map(Self.syncRun)
         }
     }
 

@@ -48,6 +48,11 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v2: sync run fingerprints") { db in
+            // The source's change-check answer at the run's start: equal answers for the same watermark mean the
+            // source has not changed, so the next sync can skip paging.
+            try db.execute(sql: "ALTER TABLE sync_runs ADD COLUMN fingerprint TEXT")
+        }
         return migrator
     }
 }

@@ -96,8 +96,17 @@ struct BridgeStoreConformanceTests {
         let finished = SyncRunRecord(
             id: id, provider: "sample", startedAt: started, finishedAt: started.addingTimeInterval(2),
             status: .succeeded, watermarkAfter: started, fetched: 12, counts: UpsertCounts(inserted: 10),
-            rejections: RejectionCounts([.closeBeforeOpen: 2]))
+            rejections: RejectionCounts([.closeBeforeOpen: 2]), fingerprint: "n=12")
+        #expect(try await store.lastSucceededRun(provider: "sample") == nil)
         try await store.finishSyncRun(finished)
         #expect(try await store.syncRuns(limit: 5) == [finished])
+        #expect(try await store.lastSucceededRun(provider: "sample") == finished)
+        #expect(try await store.lastSucceededRun(provider: "live") == nil)
+        let failedID = try await store.startSyncRun(provider: "sample", startedAt: started, watermarkBefore: nil)
+        var failed = finished
+        (failed.id, failed.status, failed.fingerprint) = (failedID, .failed, "n=13")
+        try await store.finishSyncRun(failed)
+        #expect(try await store.lastSucceededRun(provider: "sample")?.fingerprint == "n=12")
+        #expect(try await store.integrityCheck() == "ok")
     }
 }

@@ -1,4 +1,5 @@
 import BridgetAnalysis
+import BridgetCaching
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
@@ -16,7 +17,7 @@ struct BridgetAssembly: Sendable {
     }
 
     /// The configured data source.
-    func makeProvider() -> any NetworkProcessing {
+    func makeProvider() throws -> any NetworkProcessing {
         switch configuration.provider {
         case .sample:
             let settings = configuration.sample
@@ -24,7 +25,48 @@ struct BridgetAssembly: Sendable {
             let generator = SampleOpeningGenerator(seed: settings.seed, invalidRowRate: settings.invalidRate)
             return SampleProvider(
                 generator: generator, lastDay: lastDay.number, days: settings.days, pageSize: settings.pageSize)
+        case .live:
+            return LiveProvider(client: try makeClient(), query: try makeQuery(), pageSize: configuration.live.pageSize)
+        case .cached:
+            return CachedProvider(cache: try makeDiskCache(), query: try makeQuery(), pageSize: configuration.live.pageSize)
         }
+    }
+
+    /// The Socrata URL builder for `provider.live.base_url` and `dataset`.
+    func makeQuery() throws -> SocrataQuery {
+        let live = configuration.live
+        guard let url = URL(string: live.baseURL) else {
+            throw BridgetError.configuration("base-url", "provider.live.base_url '\(live.baseURL)' is not a URL")
+        }
+        return try SocrataQuery(baseURL: url, dataset: live.dataset)
+    }
+
+    /// The HTTP cache at `cache.path`.
+    func makeDiskCache() throws -> DiskCache {
+        try DiskCache(directory: configuration.cache.path, maximumBytes: configuration.cache.maximumBytes, now: now)
+    }
+
+    /// The HTTP client of the live provider.
+    func makeClient() throws -> SocrataClient {
+        let live = configuration.live
+        // About 330 bytes a row on the wire; a page that cannot fit the limit would fail on every sync.
+        guard live.pageSize * 400 <= live.maximumPageBytes else {
+            throw BridgetError.configuration(
+                "page-size", "provider.live.page_size \(live.pageSize) rows can exceed provider.live.max_page_bytes "
+                    + "\(live.maximumPageBytes) (rows are up to ~400 bytes)",
+                hint: "use a page_size of at most \(live.maximumPageBytes / 400)")
+        }
+        guard let policy = CachePolicy(name: configuration.cache.policy, maxAge: configuration.cache.maximumAge) else {
+            throw BridgetError.configuration("cache-policy", "unknown cache.policy '\(configuration.cache.policy)'")
+        }
+        let settings = SocrataClient.Settings(
+            timeout: live.timeout, maximumBodyBytes: live.maximumPageBytes,
+            retry: RetryPolicy(maxAttempts: live.retryMaxAttempts, baseDelay: live.retryBaseDelay,
+                               maxDelay: live.retryMaxDelay),
+            cachePolicy: policy, appToken: configuration.appToken)
+        return SocrataClient(transport: URLSessionTransport(), cache: try makeDiskCache(), settings: settings,
+                             seed: UInt64(truncatingIfNeeded: Int64(now().timeIntervalSince1970)),
+                             warn: { Terminal.note($0) })
     }
 
     /// The configured store, opened and migrated.
@@ -46,9 +88,9 @@ struct BridgetAssembly: Sendable {
     }
 
     /// A sync pipeline over the configured parts.
-    func makeSyncPipeline(store: any BridgeStore) -> SyncPipeline {
+    func makeSyncPipeline(store: any BridgeStore) throws -> SyncPipeline {
         SyncPipeline(
-            provider: makeProvider(), processor: makeProcessor(store: store), store: store,
+            provider: try makeProvider(), processor: makeProcessor(store: store), store: store,
             batchSize: configuration.batchSize, overlap: configuration.overlap, now: now)
     }
 

@@ -11,7 +11,7 @@ public struct BridgetCommand: AsyncParsableCommand {
         discussion: """
             Bridget keeps a local copy of the City of Seattle's drawbridge openings (SDOT dataset gm8h-9449) and
             answers questions about it. With no configuration it uses realistic synthetic sample data, so it
-            works offline:
+            works offline; provider.kind: live syncs the real dataset (Docs/LIVE.md):
 
               bridget sync            # fetch openings into ~/.local/share/bridget/bridget.sqlite
               bridget stats           # openings, durations and busiest hour per bridge
@@ -26,7 +26,7 @@ public struct BridgetCommand: AsyncParsableCommand {
             """,
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
-                      ConfigCommand.self]
+                      DoctorCommand.self, CacheCommand.self, ConfigCommand.self]
     )
 
     public init() {}

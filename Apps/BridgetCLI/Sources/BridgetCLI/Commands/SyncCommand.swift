@@ -27,7 +27,7 @@ struct SyncCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let store = try context.assembly.makeStore()
-            let pipeline = context.assembly.makeSyncPipeline(store: store)
+            let pipeline = try context.assembly.makeSyncPipeline(store: store)
             let showProgress = !quiet && Terminal.isInteractive
             let full = self.full
             let report = try await cancellingOnInterrupt {
@@ -56,11 +56,14 @@ struct SyncCommand: AsyncParsableCommand {
         rows += reasons.map { [Cell("rejected: " + $0.key), Cell($0.value)] }
         let seconds = report.finishedAt.timeIntervalSince(report.startedAt)
         let from = report.since.map { "from " + time.display($0) } ?? "full history"
-        let notes = [
+        var notes = [
             "",
             "Synced \(report.provider) (\(from)) into \(storeDescription) in \(String(format: "%.1f", seconds)) s.",
             "Newest stored opening: " + (report.watermarkAfter.map(time.display) ?? "none"),
         ]
+        if report.sourceUnchanged {
+            notes.insert("The source is unchanged since the last sync: no page was fetched.", at: 1)
+        }
         try OutputWriter(format: output.format).write(report, tabular: Tabular(columns: ["outcome", "rows"], rows: rows),
                                                      notes: notes)
     }

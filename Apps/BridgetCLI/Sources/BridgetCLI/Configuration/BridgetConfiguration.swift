@@ -54,8 +54,32 @@ struct BridgetConfiguration: Sendable {
         var pageSize: Int
     }
 
+    struct LiveSettings: Sendable, Equatable {
+        var baseURL: String
+        var dataset: String
+        var pageSize: Int
+        var timeout: TimeInterval
+        var maximumPageBytes: Int
+        var appTokenVariable: String
+        var retryMaxAttempts: Int
+        var retryBaseDelay: TimeInterval
+        var retryMaxDelay: TimeInterval
+    }
+
+    struct CacheSettings: Sendable, Equatable {
+        /// The cache folder, resolved.
+        var path: String
+        var maximumBytes: Int
+        var policy: String
+        var maximumAge: TimeInterval
+    }
+
     var provider: ProviderKind
     var sample: SampleSettings
+    var live: LiveSettings
+    var cache: CacheSettings
+    /// The app token, read from the variable `live.appTokenVariable` names; never printed.
+    var appToken: String?
     var processor: ProcessorKind
     var store: StoreKind
     /// The SQLite file, resolved (tilde expanded, absolute).
@@ -75,6 +99,20 @@ struct BridgetConfiguration: Sendable {
             endDate: resolved.text("provider.sample.end_date").flatMap(LocalDay.init),
             invalidRate: resolved.number("provider.sample.invalid_rate"),
             pageSize: resolved.integer("provider.sample.page_size"))
+        live = LiveSettings(
+            baseURL: resolved.text("provider.live.base_url") ?? "", dataset: resolved.text("provider.live.dataset") ?? "",
+            pageSize: resolved.integer("provider.live.page_size"),
+            timeout: resolved.number("provider.live.timeout_seconds"),
+            maximumPageBytes: resolved.integer("provider.live.max_page_bytes"),
+            appTokenVariable: resolved.text("provider.live.app_token_env") ?? "BRIDGET_APP_TOKEN",
+            retryMaxAttempts: resolved.integer("provider.live.retry_max_attempts"),
+            retryBaseDelay: resolved.number("provider.live.retry_base_delay_seconds"),
+            retryMaxDelay: resolved.number("provider.live.retry_max_delay_seconds"))
+        appToken = environment[live.appTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        cache = CacheSettings(
+            path: Self.resolveCachePath(resolved.text("cache.path"), environment: environment),
+            maximumBytes: resolved.integer("cache.max_bytes"), policy: resolved.text("cache.policy") ?? "network-first",
+            maximumAge: TimeInterval(resolved.integer("cache.max_age_minutes")) * 60)
         processor = ProcessorKind(rawValue: resolved.text("processor.kind") ?? "") ?? .serial
         store = StoreKind(rawValue: resolved.text("store.kind") ?? "") ?? .sqlite
         storePath = Self.resolveStorePath(resolved.text("store.path"), environment: environment)
@@ -85,14 +123,26 @@ struct BridgetConfiguration: Sendable {
 
     /// `store.path`, or the XDG default when it is null.
     static func resolveStorePath(_ configured: String?, environment: [String: String]) -> String {
+        resolve(configured, environment: environment) ?? xdg("XDG_DATA_HOME", ".local/share", environment) + "/bridget/bridget.sqlite"
+    }
+
+    /// `cache.path`, or the XDG default when it is null.
+    static func resolveCachePath(_ configured: String?, environment: [String: String]) -> String {
+        resolve(configured, environment: environment) ?? xdg("XDG_CACHE_HOME", ".cache", environment) + "/bridget/http"
+    }
+
+    /// A configured path with `~` expanded, made absolute against the current folder; `nil` when unset.
+    private static func resolve(_ configured: String?, environment: [String: String]) -> String? {
+        guard let configured, !configured.isEmpty else { return nil }
         let home = environment["HOME"] ?? NSHomeDirectory()
-        if let configured, !configured.isEmpty {
-            var path = configured
-            if path == "~" || path.hasPrefix("~/") { path = home + path.dropFirst() }
-            if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
-            return URL(fileURLWithPath: path).standardizedFileURL.path
-        }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.local/share"
-        return dataHome + "/bridget/bridget.sqlite"
+        var path = configured
+        if path == "~" || path.hasPrefix("~/") { path = home + path.dropFirst() }
+        if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    private static func xdg(_ variable: String, _ fallback: String, _ environment: [String: String]) -> String {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return environment[variable].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/" + fallback
     }
 }

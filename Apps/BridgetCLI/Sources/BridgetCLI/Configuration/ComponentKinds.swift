@@ -3,6 +3,10 @@
 enum ProviderKind: String, CaseIterable, Sendable {
     /// Synthetic, realistic, deterministic openings; no network.
     case sample
+    /// The Socrata API over HTTPS (data.seattle.gov by default).
+    case live
+    /// What earlier live syncs left in the HTTP cache; no network.
+    case cached
 
     /// The keys of this provider's own section, `provider.<kind>`.
     var settings: [ConfigKey] {
@@ -20,6 +24,29 @@ enum ProviderKind: String, CaseIterable, Sendable {
                 ConfigKey("provider.sample.page_size", .integer(1...1_000_000), default: .integer(5_000),
                           help: "rows per page (whole days are kept together)"),
             ]
+        case .live:
+            [
+                ConfigKey("provider.live.base_url", .text, default: .text("https://data.seattle.gov"),
+                          help: "the Socrata site (the cached provider reads the pages fetched from it)"),
+                ConfigKey("provider.live.dataset", .text, default: .text("gm8h-9449"),
+                          help: "the dataset id (SDOT Drawbridge Status)"),
+                ConfigKey("provider.live.page_size", .integer(1...50_000), default: .integer(5_000),
+                          help: "rows per request ($limit); must fit max_page_bytes"),
+                ConfigKey("provider.live.timeout_seconds", .number(0.1...600), default: .number(30),
+                          help: "seconds before a request times out (then it is retried)"),
+                ConfigKey("provider.live.max_page_bytes", .integer(10_000...500_000_000), default: .integer(5_000_000),
+                          help: "a larger response is refused"),
+                ConfigKey("provider.live.app_token_env", .text, default: .text("BRIDGET_APP_TOKEN"),
+                          help: "environment variable holding the Socrata app token (sent as X-App-Token)"),
+                ConfigKey("provider.live.retry_max_attempts", .integer(1...20), default: .integer(5),
+                          help: "attempts per request, the first included"),
+                ConfigKey("provider.live.retry_base_delay_seconds", .number(0...60), default: .number(1),
+                          help: "wait before the first retry; doubles each time, with jitter"),
+                ConfigKey("provider.live.retry_max_delay_seconds", .number(0...600), default: .number(30),
+                          help: "longest wait between attempts, Retry-After included"),
+            ]
+        case .cached:
+            []
         }
     }
 }
@@ -50,6 +77,15 @@ extension ConfigSchema {
                   help: "where openings are kept"),
         ConfigKey("store.path", .text, default: .null, nullable: true,
                   help: "SQLite file; null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/…)"),
+        ConfigKey("cache.path", .text, default: .null, nullable: true,
+                  help: "HTTP cache folder; null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)"),
+        ConfigKey("cache.max_bytes", .integer(1_000_000...100_000_000_000), default: .integer(200_000_000),
+                  help: "size budget of the HTTP cache; the oldest entries go first"),
+        ConfigKey("cache.policy", .choice(["network-first", "cache-first", "cache-only", "stale-if-error"]),
+                  default: .text("network-first"),
+                  help: "network-first | cache-first (within max_age) | cache-only | stale-if-error"),
+        ConfigKey("cache.max_age_minutes", .integer(0...525_600), default: .integer(60),
+                  help: "how long cache-first trusts a cached response"),
         ConfigKey("sync.batch_size", .integer(1...1_000_000), default: .integer(5_000),
                   help: "events written per transaction"),
         ConfigKey("sync.overlap_hours", .integer(0...8_760), default: .integer(48),

@@ -70,7 +70,8 @@ struct ConfigurationLoader: Sendable {
             case .failure(let reason): problems.append("$\(key.environmentName) (\(key.path)): \(reason)")
             }
         }
-        let known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
+        var known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
+        if case .text(let tokenVariable)? = values["provider.live.app_token_env"]?.value { known.insert(tokenVariable) }
         for name in environment.keys.sorted() where name.hasPrefix("BRIDGET_") && !known.contains(name) {
             let hint = suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""
             problems.append("$\(name) is not a configuration override\(hint)")

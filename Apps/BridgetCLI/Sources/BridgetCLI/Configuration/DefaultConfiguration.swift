@@ -13,13 +13,23 @@ enum DefaultConfiguration {
 # `bridget config show` prints every key with its value and where the value came from.
 
 provider:
-  kind: sample              # sample: realistic synthetic openings, generated locally
+  kind: sample              # sample (synthetic, local) | live (the Socrata API) | cached (what live fetched before)
   sample:
     seed: 42                # the same seed and days give identical rows
     days: 365               # days of history, ending with end_date
     end_date: null          # YYYY-MM-DD (Seattle); null means yesterday
     invalid_rate: 0.002     # share of openings written as a row that breaks a validation rule
     page_size: 5000         # rows per page
+  live:                     # see Docs/LIVE.md
+    base_url: https://data.seattle.gov
+    dataset: gm8h-9449      # SDOT Drawbridge Status
+    page_size: 5000         # rows per request; must fit max_page_bytes
+    timeout_seconds: 30
+    max_page_bytes: 5000000
+    app_token_env: BRIDGET_APP_TOKEN   # the variable holding your app token (never written anywhere)
+    retry_max_attempts: 5
+    retry_base_delay_seconds: 1        # doubles each retry, with jitter
+    retry_max_delay_seconds: 30        # Retry-After is honoured up to this
 
 processor:
   kind: serial
@@ -27,6 +37,12 @@ processor:
 store:
   kind: sqlite              # sqlite | memory
   path: null                # null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/...)
+
+cache:                      # HTTP responses of the live provider (the cached provider serves them)
+  path: null                # null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)
+  max_bytes: 200000000      # size budget; the oldest entries go first
+  policy: network-first     # network-first | cache-first | cache-only | stale-if-error
+  max_age_minutes: 60       # how long cache-first trusts a cached response
 
 sync:
   batch_size: 5000          # events written per transaction

@@ -21,6 +21,8 @@ struct SyncReport: Sendable, Codable, Equatable {
     var unchanged: Int
     var rejected: Int
     var rejectedByReason: [String: Int]
+    /// True when the source's change check matched the last successful sync, so no page was fetched.
+    var sourceUnchanged: Bool
 }
 
 /// Progress of a running sync, reported after each committed batch.
@@ -55,8 +57,15 @@ struct SyncPipeline: Sendable {
         var record = SyncRunRecord(
             id: runID, provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
         var pages = 0
+        var sourceUnchanged = false
         do {
-            for try await page in provider.eventPages(since: since) {
+            // A cheap change check first: an unchanged source costs one small request and stores nothing.
+            record.fingerprint = try await provider.changeFingerprint(since: since)
+            if !full, watermarkBefore != nil, let fingerprint = record.fingerprint,
+               try await store.lastSucceededRun(provider: provider.name)?.fingerprint == fingerprint {
+                sourceUnchanged = true
+            }
+            for try await page in sourceUnchanged ? .finished : provider.eventPages(since: since) {
                 try Task.checkCancellation()
                 pages += 1
                 let batch = SyncDataDTO(
@@ -98,11 +107,17 @@ struct SyncPipeline: Sendable {
             since: since, watermarkBefore: watermarkBefore, watermarkAfter: record.watermarkAfter, pages: pages,
             fetched: record.fetched, inserted: record.counts.inserted, updated: record.counts.updated,
             unchanged: record.counts.unchanged, rejected: record.rejections.total,
-            rejectedByReason: Dictionary(uniqueKeysWithValues: record.rejections.byReason.map { ($0.key.rawValue, $0.value) }))
+            rejectedByReason: Dictionary(uniqueKeysWithValues: record.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
+            sourceUnchanged: sourceUnchanged)
     }
 
     private func seconds(_ duration: Duration) -> TimeInterval {
         let parts = duration.components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
+}
+
+extension AsyncThrowingStream where Failure == any Error {
+    /// A stream with no elements.
+    static var finished: AsyncThrowingStream<Element, any Error> { AsyncThrowingStream { $0.finish() } }
 }

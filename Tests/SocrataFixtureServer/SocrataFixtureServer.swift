@@ -1,0 +1,181 @@
+import BridgetDTOs
+import FlyingFox
+import Foundation
+import Synchronization
+
+/// A Socrata SODA 2-shaped HTTP server on 127.0.0.1, for tests, benchmarks and trying Bridget offline.
+///
+/// It serves one dataset at `/resource/<id>.json`, honouring `$select` (the count/max summary), `$where`
+/// (`opendatetime >= '…'` or `>`), `$order` (`opendatetime,:id`), `$limit` and `$offset`; sends weak ETags and
+/// `Last-Modified`, answering `If-None-Match` with 304; and injects queued faults into the next responses.
+public final class SocrataFixtureServer: Sendable {
+    /// One request as the server saw it.
+    public struct LoggedRequest: Sendable {
+        public let path: String
+        public let query: [String: String]
+        public let headers: [String: String]
+        public let status: Int
+    }
+
+    private struct State {
+        var dataset: FixtureDataset
+        var version = 1
+        var faults: [FixtureFault] = []
+        var log: [LoggedRequest] = []
+    }
+
+    /// The dataset id served.
+    public let datasetID: String
+    /// When set, requests without this `X-App-Token` get 403.
+    public let requiredToken: String?
+    private let state: Mutex<State>
+    private let server: HTTPServer
+    private let runner = Mutex<Task<Void, any Error>?>(nil)
+
+    /// Creates a server on 127.0.0.1:`port` (0 picks a free port).
+    public init(dataset: FixtureDataset, datasetID: String = "gm8h-9449", port: UInt16 = 0, requiredToken: String? = nil) {
+        self.datasetID = datasetID
+        self.requiredToken = requiredToken
+        state = Mutex(State(dataset: dataset))
+        server = HTTPServer(address: .loopback(port: port), timeout: 30, logger: .disabled)
+    }
+
+    /// Starts listening; returns the base URL (`http://127.0.0.1:PORT`).
+    public func start() async throws -> URL {
+        await server.appendRoute("*") { [self] request in await self.respond(to: request) }
+        let task = Task { try await server.run() }
+        runner.withLock { $0 = task }
+        try await server.waitUntilListening(timeout: 10)
+        guard case .ip4(_, let port)? = await server.listeningAddress, let url = URL(string: "http://127.0.0.1:\(port)")
+        else { throw URLError(.cannotConnectToHost) }
+        return url
+    }
+
+    /// Stops at once, dropping open connections.
+    public func stop() async {
+        await server.stop(timeout: 0)
+        runner.withLock { $0?.cancel() }
+    }
+
+    /// Queues faults; each is used by one response, in order.
+    public func inject(_ faults: [FixtureFault]) { state.withLock { $0.faults += faults } }
+
+    /// Adds rows, as a dataset update does (new version, new ETags).
+    public func append(_ rows: [SocrataRow]) {
+        state.withLock {
+            $0.dataset.append(rows)
+            $0.version += 1
+        }
+    }
+
+    /// Every request so far.
+    public var requests: [LoggedRequest] { state.withLock { $0.log } }
+
+    /// Rows currently served.
+    public var rowCount: Int { state.withLock { $0.dataset.records.count } }
+
+    // MARK: - Responding
+
+    private func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var query: [String: String] = [:]
+        for item in request.query { query[item.name] = item.value }
+        var headers: [String: String] = [:]
+        for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
+        let fault = state.withLock { $0.faults.isEmpty ? nil : $0.faults.removeFirst() }
+        let response = await makeResponse(path: request.path, query: query, headers: headers, fault: fault)
+        state.withLock {
+            $0.log.append(LoggedRequest(path: request.path, query: query, headers: headers,
+                                        status: response.statusCode.code))
+        }
+        return response
+    }
+
+    private func makeResponse(path: String, query: [String: String], headers: [String: String],
+                              fault: FixtureFault?) async -> HTTPResponse {
+        if let fault, let faulty = await faultResponse(fault) { return faulty }
+        guard path == "/resource/\(datasetID).json" else {
+            return errorResponse(404, shape: 2, message: "Dataset not found", code: "not_found")
+        }
+        if let requiredToken, headers["x-app-token"] != requiredToken {
+            return errorResponse(403, shape: 2, message: "You must be logged in to access this resource", code: nil)
+        }
+        let (dataset, version) = state.withLock { ($0.dataset, $0.version) }
+        let body: Data
+        do {
+            body = try FixtureQuery(parameters: query).evaluate(on: dataset)
+        } catch let failure as FixtureQuery.Failure {
+            return errorResponse(400, shape: 0, message: failure.message, code: "query.compiler.malformed")
+        } catch {
+            return errorResponse(500, shape: 0, message: "\(error)", code: "internal")
+        }
+        let etag = "W/\"v\(version)-\(DiskChecksum.hex(Data(query.sorted { $0.key < $1.key }.description.utf8)))\""
+        var responseHeaders: HTTPHeaders = [
+            .contentType: version % 2 == 0 ? "application/json; charset=utf-8" : "application/json;charset=utf-8",
+            HTTPHeader("ETag"): etag,
+            HTTPHeader("Last-Modified"): "Mon, 0\(min(version, 9)) Jun 2026 12:00:00 GMT",
+            HTTPHeader("X-SODA2-Fields"): "[\"entitytype\",\"entityname\",\"entityid\",\"opendatetime\"]",
+        ]
+        if headers["if-none-match"] == etag {
+            responseHeaders[.contentType] = nil
+            return HTTPResponse(statusCode: .notModified, headers: responseHeaders)
+        }
+        return HTTPResponse(statusCode: .ok, headers: responseHeaders, body: body)
+    }
+
+    private func faultResponse(_ fault: FixtureFault) async -> HTTPResponse? {
+        switch fault {
+        case .status(let status, let retryAfter, let shape):
+            var response = errorResponse(status, shape: shape, message: "injected \(status)", code: "fault.injected")
+            if let retryAfter { response.headers[HTTPHeader("Retry-After")] = retryAfter }
+            return response
+        case .processing:
+            return HTTPResponse(statusCode: HTTPStatusCode(202, phrase: "Accepted"),
+                                headers: [.contentType: "application/json"],
+                                body: Data(#"{"message":"Request processing, retry"}"#.utf8))
+        case .hang(let seconds):
+            try? await Task.sleep(for: .seconds(seconds))
+            return nil
+        case .truncated:
+            let body = Data(#"[{"entityid":"3","opendatetime":"2024-01-01T00:00:00.000"}"#.utf8)
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json",
+                                                           .contentLength: String(body.count + 4_096)], body: body)
+        case .html(let status):
+            return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"), headers: [.contentType: "text/html"],
+                                body: Data("<html><body><h1>Service Unavailable</h1><p>Try later.</p></body></html>".utf8))
+        case .oversized:
+            let row = #"{"entityid":"3","entityname":"Fremont","opendatetime":"2024-01-01T00:00:00.000"}"#
+            let body = Data(("[" + Array(repeating: row, count: 80_000).joined(separator: "\n,") + "]\n").utf8)
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: body)
+        case .malformedJSON:
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"],
+                                body: Data(#"[{"entityid":"3","opendatetime": oops}]"#.utf8))
+        case .wrongContentType:
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "text/html"],
+                                body: Data("<html>maintenance</html>".utf8))
+        }
+    }
+
+    /// A Socrata error body in one of its three shapes.
+    private func errorResponse(_ status: Int, shape: Int, message: String, code: String?) -> HTTPResponse {
+        let object: [String: Any] = switch shape % 3 {
+        case 0: ["code": code ?? "error", "error": true, "message": message, "data": [String: String]()]
+        case 1: ["message": message, "errorCode": code ?? "error", "data": [String: String]()]
+        default: ["message": message, "error": true]
+        }
+        let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+        return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"),
+                            headers: [.contentType: "application/json;charset=utf-8"], body: body)
+    }
+}
+
+/// A short, stable digest for ETags.
+enum DiskChecksum {
+    static func hex(_ data: Data) -> String {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash &*= 0x0000_0100_0000_01B3
+        }
+        return String(hash, radix: 16)
+    }
+}

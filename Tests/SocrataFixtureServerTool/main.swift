@@ -1,0 +1,45 @@
+import Foundation
+import SocrataFixtureServer
+
+// socrata-fixture-server: the tests' Socrata-shaped server, on its own, for benchmarks, drills and offline tries.
+//   socrata-fixture-server [--port 8080] [--rows 20000] [--seed 1] [--faults 429:1,500,truncated] [--token T]
+// Point a config at it: provider.kind: live, provider.live.base_url: http://127.0.0.1:8080
+
+var options: [String: String] = [:]
+var arguments = CommandLine.arguments.dropFirst()
+while let name = arguments.popFirst() {
+    guard name.hasPrefix("--"), let value = arguments.popFirst() else {
+        if name == "--help" || name == "-h" {
+            print("usage: socrata-fixture-server [--port N] [--rows N] [--seed N] [--faults a,b,…] [--token T]")
+            print("faults: 429[:retry-after] 500 503 202 hang:SECONDS truncated html:STATUS oversized malformed text 400:shapeN")
+            exit(0)
+        }
+        FileHandle.standardError.write(Data("socrata-fixture-server: unexpected argument \(name)\n".utf8))
+        exit(64)
+    }
+    options[String(name.dropFirst(2))] = value
+}
+let unknown = Set(options.keys).subtracting(["port", "rows", "seed", "faults", "token"])
+guard unknown.isEmpty else {
+    FileHandle.standardError.write(Data("socrata-fixture-server: unknown option --\(unknown.sorted()[0])\n".utf8))
+    exit(64)
+}
+guard let port = UInt16(options["port"] ?? "8080"), let rows = Int(options["rows"] ?? "20000"),
+      let seed = UInt64(options["seed"] ?? "1")
+else {
+    FileHandle.standardError.write(Data("socrata-fixture-server: --port, --rows and --seed take numbers\n".utf8))
+    exit(64)
+}
+var faults: [FixtureFault] = []
+for item in (options["faults"] ?? "").split(separator: ",") {
+    guard let fault = FixtureFault(plan: String(item)) else {
+        FileHandle.standardError.write(Data("socrata-fixture-server: unknown fault '\(item)'\n".utf8))
+        exit(64)
+    }
+    faults.append(fault)
+}
+let server = SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed), port: port, requiredToken: options["token"])
+server.inject(faults)
+let url = try await server.start()
+print("serving \(rows) rows of gm8h-9449 at \(url)/resource/gm8h-9449.json (Ctrl-C stops)")
+while true { try await Task.sleep(for: .seconds(3600)) }
