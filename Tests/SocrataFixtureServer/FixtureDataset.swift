@@ -64,7 +64,8 @@ public struct FixtureDataset: Sendable {
         return rows
     }()
 
-    static func row(_ bridge: BridgeInfoDTO, open: String, close: String?, minutes: String?) -> SocrataRow {
+    /// A well-formed row for a catalog bridge.
+    public static func row(_ bridge: BridgeInfoDTO, open: String, close: String?, minutes: String?) -> SocrataRow {
         SocrataRow(entityname: bridge.name, entityid: bridge.id, opendatetime: open, closedatetime: close,
                    minutesopen: minutes, latitude: "\(bridge.latitude)", longitude: "\(bridge.longitude)")
     }

@@ -33,11 +33,13 @@ public final class SocrataFixtureServer: Sendable {
     private let runner = Mutex<Task<Void, any Error>?>(nil)
 
     /// Creates a server on 127.0.0.1:`port` (0 picks a free port).
-    public init(dataset: FixtureDataset, datasetID: String = "gm8h-9449", port: UInt16 = 0, requiredToken: String? = nil) {
+    public init(dataset: FixtureDataset, datasetID: String = "gm8h-9449", port: UInt16 = 0, requiredToken: String? = nil)
+        throws
+    {
         self.datasetID = datasetID
         self.requiredToken = requiredToken
         state = Mutex(State(dataset: dataset))
-        server = HTTPServer(address: .loopback(port: port), timeout: 30, logger: .disabled)
+        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 30, logger: .disabled)
     }
 
     /// Starts listening; returns the base URL (`http://127.0.0.1:PORT`).

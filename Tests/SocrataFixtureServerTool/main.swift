@@ -38,7 +38,7 @@ for item in (options["faults"] ?? "").split(separator: ",") {
     }
     faults.append(fault)
 }
-let server = SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed), port: port, requiredToken: options["token"])
+let server = try SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed), port: port, requiredToken: options["token"])
 server.inject(faults)
 let url = try await server.start()
 print("serving \(rows) rows of gm8h-9449 at \(url)/resource/gm8h-9449.json (Ctrl-C stops)")

@@ -52,9 +52,13 @@ public protocol HTTPTransport: Sendable {
 public struct URLSessionTransport: HTTPTransport {
     private let session: URLSession
 
-    /// Creates a transport over an ephemeral session.
-    public init() {
+    /// Creates a transport over an ephemeral session whose requests time out after `timeout` seconds.
+    ///
+    /// The timeout is set on the session too: on Linux a request's own `timeoutInterval` alone did not end a
+    /// request the server never answered.
+    public init(timeout: TimeInterval = 60) {
         let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         session = URLSession(configuration: configuration)

@@ -32,15 +32,14 @@ public struct LiveProvider: NetworkProcessing {
         return AsyncThrowingStream(unfolding: { try await cursor.nextPage() })
     }
 
-    public func changeFingerprint(since watermark: Date?) async throws -> String? {
-        let since = watermark.map { time.reading(for: $0) }
-        let body = try await client.get(query.changeCheckURL(since: since))
+    public func changeFingerprint() async throws -> String? {
+        let body = try await client.get(query.changeCheckURL(since: nil))
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]], let row = rows.first else {
             throw BridgetError.network("malformed-body", "the change check of \(query.resourcePrefix) is not a one-row array")
         }
         let count = row["n"].map { "\($0)" } ?? "0"
         let latest = row["latest"].map { "\($0)" } ?? "-"
-        return "since=\(since?.description ?? "-");n=\(count);latest=\(latest)"
+        return "n=\(count);latest=\(latest)"
     }
 
     public func checkConnection() async -> ConnectionStatusDTO {

@@ -34,14 +34,15 @@ public protocol NetworkProcessing: Sendable {
     /// Whether the source can be reached now.
     func checkConnection() async -> ConnectionStatusDTO
 
-    /// A cheap summary of the rows from `watermark` on (e.g. their count and latest opening), or `nil` when the
-    /// source has none. Equal fingerprints for the same watermark mean nothing changed, so a sync can skip paging.
-    func changeFingerprint(since watermark: Date?) async throws -> String?
+    /// A cheap summary of the whole source (e.g. its row count and latest opening), or `nil` when the source has
+    /// no cheap change check. Equal fingerprints mean nothing changed, so a sync after a successful one can skip
+    /// paging. (A row edited in place without changing the summary goes unseen; `sync --full` walks everything.)
+    func changeFingerprint() async throws -> String?
 }
 
 extension NetworkProcessing {
     /// Sources without a cheap change check always page.
-    public func changeFingerprint(since watermark: Date?) async throws -> String? { nil }
+    public func changeFingerprint() async throws -> String? { nil }
 }
 
 extension NetworkProcessing {

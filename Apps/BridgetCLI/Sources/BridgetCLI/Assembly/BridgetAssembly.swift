@@ -64,7 +64,7 @@ struct BridgetAssembly: Sendable {
             retry: RetryPolicy(maxAttempts: live.retryMaxAttempts, baseDelay: live.retryBaseDelay,
                                maxDelay: live.retryMaxDelay),
             cachePolicy: policy, appToken: configuration.appToken)
-        return SocrataClient(transport: URLSessionTransport(), cache: try makeDiskCache(), settings: settings,
+        return SocrataClient(transport: URLSessionTransport(timeout: live.timeout), cache: try makeDiskCache(), settings: settings,
                              seed: UInt64(truncatingIfNeeded: Int64(now().timeIntervalSince1970)),
                              warn: { Terminal.note($0) })
     }

@@ -60,7 +60,7 @@ struct SyncPipeline: Sendable {
         var sourceUnchanged = false
         do {
             // A cheap change check first: an unchanged source costs one small request and stores nothing.
-            record.fingerprint = try await provider.changeFingerprint(since: since)
+            record.fingerprint = try await provider.changeFingerprint()
             if !full, watermarkBefore != nil, let fingerprint = record.fingerprint,
                try await store.lastSucceededRun(provider: provider.name)?.fingerprint == fingerprint {
                 sourceUnchanged = true
