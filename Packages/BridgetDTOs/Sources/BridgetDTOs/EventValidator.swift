@@ -4,6 +4,12 @@ import Foundation
 ///
 /// A row is judged by the first rule it breaks, in the order of `RejectionReason.allCases`; a batch never fails
 /// because of a bad row: bad rows are counted and returned beside the good ones.
+///
+/// Readings in the autumn repeated hour have two possible instants. The validator takes the earliest opening
+/// whose closing (at or after it) agrees with `minutesopen`; without `minutesopen`, the first occurrence and the
+/// earliest closing after it (`SeattleTime`'s rule). When an earlier row of the same batch already holds the first
+/// occurrence for that bridge, a row with the same reading takes the second: two real openings a clock-hour apart.
+/// (Across batches that second row would overwrite the first: the dataset's floating times cannot tell them apart.)
 public struct EventValidator: Sendable {
     /// The outcome of validating a batch.
     public struct Outcome: Sendable, Equatable {
@@ -51,7 +57,7 @@ public struct EventValidator: Sendable {
         var seen = Set<EventKey>()
         seen.reserveCapacity(rows.count)
         for row in rows {
-            switch validate(row) {
+            switch validate(row, taken: seen) {
             case .success(let event):
                 if seen.insert(event.key).inserted {
                     outcome.events.append(event)
@@ -65,8 +71,9 @@ public struct EventValidator: Sendable {
         return outcome
     }
 
-    /// Validates one row on its own (every rule except duplicates).
-    public func validate(_ row: SocrataRow) -> Result<BridgeEventDTO, RejectedRow> {
+    /// Validates one row on its own (every rule except duplicates). `taken` holds keys already used in the batch,
+    /// so an ambiguous reading can take its other occurrence.
+    public func validate(_ row: SocrataRow, taken: Set<EventKey> = []) -> Result<BridgeEventDTO, RejectedRow> {
         func reject(_ reason: RejectionReason) -> Result<BridgeEventDTO, RejectedRow> {
             .failure(RejectedRow(reason: reason, row: row))
         }
@@ -79,18 +86,22 @@ public struct EventValidator: Sendable {
         guard let openText = row.opendatetime, let openReading = FloatingTimestamp(openText) else {
             return reject(.unparseableOpenTime)
         }
-        let openedAt = time.openingInstant(for: openReading)
-        var closedAt: Date?
+        var closeReading: FloatingTimestamp?
         if let closeText = row.closedatetime {
-            guard let closeReading = FloatingTimestamp(closeText) else { return reject(.unparseableCloseTime) }
-            let instant = time.closingInstant(for: closeReading, after: openedAt)
-            guard instant >= openedAt else { return reject(.closeBeforeOpen) }
-            closedAt = instant
+            guard let reading = FloatingTimestamp(closeText) else { return reject(.unparseableCloseTime) }
+            closeReading = reading
         }
+        // Parsed early because it helps choose among ambiguous instants; judged later, in rule order.
+        let minutesText = row.minutesopen?.trimmingCharacters(in: .whitespaces)
+        let minutesValue = minutesText.flatMap(Double.init).flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
+
+        guard let (openedAt, closedAt) = instants(
+            open: openReading, close: closeReading, minutes: minutesValue, bridgeID: bridge.id, taken: taken)
+        else { return reject(.closeBeforeOpen) }
         guard acceptedOpenings.contains(openedAt) else { return reject(.openTimeOutOfRange) }
         var minutesOpen: Int?
-        if let minutesText = row.minutesopen?.trimmingCharacters(in: .whitespaces) {
-            guard let minutes = Double(minutesText), minutes.isFinite else { return reject(.unparseableMinutesOpen) }
+        if minutesText != nil {
+            guard let minutes = minutesValue else { return reject(.unparseableMinutesOpen) }
             guard minutes >= 0 else { return reject(.negativeMinutesOpen) }
             if let closedAt, abs(closedAt.timeIntervalSince(openedAt) / 60 - minutes) > minutesOpenTolerance {
                 return reject(.inconsistentMinutesOpen)
@@ -113,6 +124,29 @@ public struct EventValidator: Sendable {
             bridgeID: bridge.id, bridgeName: name, openedAt: openedAt, openLocal: openText,
             closedAt: closedAt, closeLocal: row.closedatetime, minutesOpen: minutesOpen,
             latitude: latitude, longitude: longitude))
+    }
+}
+
+extension EventValidator {
+    /// The opening and closing instants of a row; `nil` when every closing falls before every opening.
+    func instants(open: FloatingTimestamp, close: FloatingTimestamp?, minutes: Double?, bridgeID: String,
+                  taken: Set<EventKey>) -> (Date, Date?)? {
+        let opens = time.candidateInstants(for: open)
+        let free = opens.filter { !taken.contains(EventKey(bridgeID: bridgeID, openedAt: $0)) }
+        let choices = free.isEmpty ? opens : free
+        guard let close else { return choices.first.map { ($0, nil) } }
+        let closes = time.candidateInstants(for: close)
+        var fallback: (Date, Date?)?
+        for opening in choices {
+            let after = closes.filter { $0 >= opening }
+            if let minutes, let agreeing = after.first(where: {
+                abs($0.timeIntervalSince(opening) / 60 - minutes) <= minutesOpenTolerance
+            }) {
+                return (opening, agreeing)
+            }
+            if fallback == nil, let first = after.first { fallback = (opening, first) }
+        }
+        return fallback
     }
 }
 

@@ -5,7 +5,8 @@ import Foundation
 /// The rule for readings that do not map to exactly one instant:
 /// - **Autumn repeated hour** (e.g. 2024-11-03 01:00–01:59 happens twice): an opening time takes the *first*
 ///   occurrence (daylight time). A closing time takes the earliest occurrence at or after its opening, so an
-///   opening at 01:55 PDT that closes at "01:02" closes at 01:02 PST, seven minutes later.
+///   opening at 01:55 PDT that closes at "01:02" closes at 01:02 PST, seven minutes later. (`EventValidator` refines
+///   this with the row's `minutesopen`, and with other rows of the batch: see there.)
 /// - **Spring gap** (e.g. 2024-03-10 02:00–02:59 does not exist): the reading is taken with the offset in force
 ///   before the gap (standard time), so "02:30" is 10:30 UTC, which clocks showed as 03:30 PDT.
 public struct SeattleTime: Sendable {
@@ -37,6 +38,13 @@ public struct SeattleTime: Sendable {
     public func openingInstant(for reading: FloatingTimestamp) -> Date {
         if let first = instants(for: reading).first { return first }
         return gapInstant(for: reading)
+    }
+
+    /// Every instant a reading may denote, earliest first: both occurrences in the repeated hour, the
+    /// earlier-offset instant in the spring gap, otherwise the one instant.
+    public func candidateInstants(for reading: FloatingTimestamp) -> [Date] {
+        let found = instants(for: reading)
+        return found.isEmpty ? [gapInstant(for: reading)] : found
     }
 
     /// The instant of a closing reading: the earliest occurrence at or after `opening`.

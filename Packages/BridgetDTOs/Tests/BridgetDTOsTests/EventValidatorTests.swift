@@ -69,6 +69,10 @@ struct EventValidatorTests {
             row.closedatetime = "2027-09-23T22:39:00.000"
         }),
         (.unparseableMinutesOpen, { $0.minutesopen = "four" }),
+        (.unparseableMinutesOpen, { row in
+            row.minutesopen = "1e300" // once crashed converting to Int
+            row.closedatetime = nil
+        }),
         (.negativeMinutesOpen, { $0.minutesopen = "-4" }),
         (.inconsistentMinutesOpen, { $0.minutesopen = "6" }),
         (.coordinatesOutOfRange, { $0.latitude = "91" }),
@@ -133,5 +137,37 @@ struct EventValidatorTests {
         #expect(error.description == "bridget.yaml:3: unknown key\nhint: fix it")
         #expect(BridgetError.data("store-io", "disk full", exitCode: 74).exitCode == 74)
         #expect(BridgetError.network("timeout", "slow").exitCode == 69)
+    }
+
+    @Test("fall-back day: minutesopen picks the occurrence, so a PST opening is not rejected")
+    func repeatedHourUsesMinutesOpen() throws {
+        var row = Self.good
+        (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-11-03T01:58:00.000", "2024-11-03T02:03:00.000", "5")
+        let event = try validator.validate(row).get()
+        #expect(event.openedAt == ISO8601DateFormatter().date(from: "2024-11-03T09:58:00Z")) // the PST occurrence
+        #expect(event.durationMinutes == 5)
+        (row.closedatetime, row.minutesopen) = ("2024-11-03T01:03:00.000", "5") // 01:58 PDT → 01:03 PST
+        #expect(try validator.validate(row).get().openedAt == ISO8601DateFormatter().date(from: "2024-11-03T08:58:00Z"))
+    }
+
+    @Test("fall-back day: two openings at the same reading are both kept, an hour apart")
+    func repeatedHourTwoOpenings() {
+        var row = Self.good
+        (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-11-03T01:30:00.000", "2024-11-03T01:34:00.000", "4")
+        let outcome = validator.validate([row, row])
+        #expect(outcome.rejected.isEmpty)
+        #expect(outcome.events.map(\.openedAt) == [Date(timeIntervalSince1970: 1_730_622_600),
+                                                   Date(timeIntervalSince1970: 1_730_626_200)])
+        #expect(validator.validate([row, row, row]).rejectionCounts[.duplicateInBatch] == 1)
+    }
+
+    @Test("spring-forward day: a reading in the gap is kept with the earlier offset")
+    func springGapRow() throws {
+        var row = Self.good
+        (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-03-10T01:58:00.000", "2024-03-10T03:02:00.000", "4")
+        let event = try validator.validate(row).get()
+        #expect(event.durationMinutes == 4)
+        (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-03-10T02:30:00.000", "2024-03-10T03:34:00.000", "4")
+        #expect(try validator.validate(row).get().durationMinutes == 4)
     }
 }

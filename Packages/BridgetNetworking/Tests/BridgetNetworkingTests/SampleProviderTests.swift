@@ -152,4 +152,21 @@ struct SampleProviderTests {
         }
         #expect(rows == SampleOpeningGenerator(seed: 1).rows(forDay: Self.firstDay))
     }
+
+    @Test("DST days generate valid rows: none in the spring gap, none rejected on the fall-back day",
+          arguments: [(2024, 3, 10), (2024, 11, 3), (2025, 3, 9), (2025, 11, 2)])
+    func dstDays(_ date: (Int, Int, Int)) {
+        let generator = SampleOpeningGenerator(seed: 9, invalidRowRate: 0, profiles: Dictionary(
+            uniqueKeysWithValues: BridgeCatalog.seattle.bridges.map { bridge in
+                (bridge.id, SampleBridgeProfile(openingsPerYear: 40_000, hourWeights: Array(repeating: 1, count: 24),
+                                                keepsRushHourCurfew: false))
+            }))
+        let day = CivilCalendar.daysFromCivil(year: date.0, month: date.1, day: date.2)
+        let rows = generator.rows(forDay: day)
+        let outcome = Self.validator.validate(rows)
+        #expect(rows.count > 300)
+        #expect(outcome.rejected.isEmpty, "\(outcome.rejectionCounts.summary)")
+        #expect(!rows.contains { $0.opendatetime?.dropFirst(11).hasPrefix("02:") == true && date.1 == 3 })
+        #expect(rows.contains { $0.opendatetime?.dropFirst(11).hasPrefix("01:") == true })
+    }
 }
