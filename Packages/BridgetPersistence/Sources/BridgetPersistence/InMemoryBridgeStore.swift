@@ -19,7 +19,8 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func upsertEvents(_ events: [BridgeEventDTO]) throws -> UpsertCounts {
         // Check the whole batch first, so a bad batch changes nothing (the SQLite store's foreign key does the same).
         if let orphan = events.first(where: { bridgesByID[$0.bridgeID] == nil }) {
-            throw BridgetError.data("store-orphan", "event for unknown bridge \(orphan.bridgeID); save the bridge first")
+            throw BridgetError.data("store-orphan", "event for unknown bridge \(orphan.bridgeID); save the bridge first",
+                                    exitCode: 74)
         }
         var counts = UpsertCounts()
         for event in events {

@@ -60,9 +60,17 @@ extension SQLiteBridgeStore {
             throw BridgetError.data("store-corrupt", "a stored event has an unreadable opened_at '\(openedText)'",
                                     exitCode: 74)
         }
+        var closedAt: Date?
+        if let closedText = row["closed_at"] as String? {
+            guard let date = StoredTimestamp.date(closedText) else {
+                throw BridgetError.data("store-corrupt", "a stored event has an unreadable closed_at '\(closedText)'",
+                                        exitCode: 74)
+            }
+            closedAt = date
+        }
         return BridgeEventDTO(
             bridgeID: row["bridge_id"], bridgeName: row["entity_name"], openedAt: openedAt,
-            openLocal: row["open_local"], closedAt: (row["closed_at"] as String?).flatMap(StoredTimestamp.date),
+            openLocal: row["open_local"], closedAt: closedAt,
             closeLocal: row["close_local"], minutesOpen: row["minutes_open"], latitude: row["latitude"],
             longitude: row["longitude"])
     }

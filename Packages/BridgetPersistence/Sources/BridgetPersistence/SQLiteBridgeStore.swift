@@ -38,7 +38,12 @@ public final class SQLiteBridgeStore: BridgeStore {
                     "store-newer", "the store at \(path) was written by a newer version of Bridget",
                     hint: "upgrade bridget, or point store.path at another file", exitCode: 74)
             }
-            try migrator.migrate(pool)
+            do {
+                try migrator.migrate(pool)
+            } catch {
+                // Another process may have migrated the new file between our check and our write: look again.
+                guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else { throw error }
+            }
         } catch let error as BridgetError {
             throw error
         } catch {

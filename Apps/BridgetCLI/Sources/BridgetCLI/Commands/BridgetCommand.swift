@@ -9,20 +9,25 @@ public struct BridgetCommand: AsyncParsableCommand {
         commandName: "bridget",
         abstract: "Seattle's drawbridge openings: sync the public record, then ask when bridges open.",
         discussion: """
-            Bridget keeps a local copy of the City of Seattle's drawbridge openings (SDOT dataset gm8h-9449) and
-            answers questions about it. With no configuration it uses realistic synthetic sample data, so it
-            works offline; provider.kind: live syncs the real dataset (Docs/LIVE.md):
+            Bridget keeps a local copy of the City of Seattle's drawbridge openings (SDOT
+            dataset gm8h-9449) and answers questions about it. With no configuration it
+            uses realistic synthetic sample data, so it works offline; provider.kind: live
+            syncs the real dataset (Docs/LIVE.md):
 
-              bridget sync            # fetch openings into ~/.local/share/bridget/bridget.sqlite
+              bridget sync            # fetch openings into the local SQLite store
               bridget stats           # openings, durations and busiest hour per bridge
               bridget events --bridge Fremont --limit 5
               bridget bridges --format json
 
-            Configuration: YAML (see `bridget config show`), chosen with --config or $BRIDGET_CONFIG; any key
-            can be overridden by $BRIDGET_<SECTION>_<KEY>, e.g. BRIDGET_STORE_PATH=/tmp/bridget.sqlite.
-            Times print in Seattle local time with the zone; JSON carries ISO 8601 instants.
-            Exit status: 0 ok, 64 bad argument, 65 bad data, 69 source unreachable, 74 store I/O,
-            78 bad configuration, 130 interrupted.
+            Configuration: YAML (see `bridget config show`), chosen with --config or
+            $BRIDGET_CONFIG; any key can be overridden by $BRIDGET_<SECTION>_<KEY>,
+            e.g. BRIDGET_STORE_PATH=/tmp/bridget.sqlite. Times print in Seattle local
+            time with the zone; JSON carries ISO 8601 instants.
+
+            Exit status:
+              0 ok                  64 bad argument         65 bad data
+              1 doctor: a problem   69 source unreachable   74 store/cache I/O
+              75 store busy         78 bad configuration    130 interrupted
             """,
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
@@ -54,9 +59,9 @@ public struct BridgetCommand: AsyncParsableCommand {
     static func hoistingLeadingConfig(_ arguments: [String]) -> [String] {
         guard let first = arguments.first else { return arguments }
         let (option, rest): ([String], [String])
-        if first == "--config", arguments.count >= 3 {
+        if first == "--config", arguments.count >= 2 {
             (option, rest) = (Array(arguments.prefix(2)), Array(arguments.dropFirst(2)))
-        } else if first.hasPrefix("--config="), arguments.count >= 2 {
+        } else if first.hasPrefix("--config=") {
             (option, rest) = ([first], Array(arguments.dropFirst()))
         } else {
             return arguments

@@ -25,6 +25,11 @@ struct CommandContext: Sendable {
     static func load(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> CommandContext
     {
+        guard SeattleTime().zone.identifier == "America/Los_Angeles" else {
+            throw BridgetError.processing(
+                "time-zone", "this system has no America/Los_Angeles time zone data, so Seattle times cannot be converted",
+                hint: "install the tzdata package")
+        }
         let configuration = try ConfigurationLoader(environment: environment).load(explicitPath: options.config)
         return CommandContext(assembly: BridgetAssembly(configuration: configuration), environment: environment)
     }

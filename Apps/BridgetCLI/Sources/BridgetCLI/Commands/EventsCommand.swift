@@ -9,8 +9,8 @@ struct EventsCommand: AsyncParsableCommand {
         commandName: "events",
         abstract: "List stored openings, newest first.",
         discussion: """
-            Times without a zone are Seattle local time. --since is inclusive; --until is exclusive, and a bare
-            date for --until includes that whole day. Examples:
+            Times without a zone are Seattle local time. --since is inclusive; --until is
+            exclusive, and a bare date for --until includes that whole day. Examples:
               bridget events --bridge Fremont --since 2026-07-01 --until 2026-07-31
               bridget events --bridge 3 --limit 0 --format csv > fremont.csv
             """)
@@ -27,7 +27,7 @@ struct EventsCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Openings before this time.")
     var until: String?
 
-    @Option(name: .long, help: "At most this many openings; 0 for all.")
+    @Option(name: .long, parsing: .unconditional, help: "At most this many openings; 0 for all.")
     var limit: Int = 20
 
     @Flag(name: .long, help: "Oldest first instead of newest first.")
@@ -45,6 +45,9 @@ struct EventsCommand: AsyncParsableCommand {
             if let bridge { query.bridgeID = try await context.bridge(named: bridge, in: store).id }
             if let since { query.openedFrom = try TimeArgument.parse(since, option: "--since") }
             if let until { query.openedBefore = try TimeArgument.parse(until, option: "--until", endOfDay: true) }
+            if let from = query.openedFrom, let before = query.openedBefore, from >= before {
+                throw BridgetError.validation("bad-range", "--since \(since ?? "") is not before --until \(until ?? "")")
+            }
             let events = try await store.events(matching: query)
             let time = SeattleTime()
             let rows = events.map { event in

@@ -9,6 +9,18 @@ enum TimeArgument {
         throws -> Date
     {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let instant = try parseAnyYear(trimmed, option: option, endOfDay: endOfDay, time: time)
+        let bounds = Date(timeIntervalSince1970: -2_208_988_800)...Date(timeIntervalSince1970: 32_503_680_000) // 1900…3000
+        guard bounds.contains(instant) else {
+            throw BridgetError.validation("bad-time", "\(option) '\(text)' is outside the years 1900 to 2999")
+        }
+        return instant
+    }
+
+    private static func parseAnyYear(_ trimmed: String, option: String, endOfDay: Bool, time: SeattleTime) throws
+        -> Date
+    {
+        let text = trimmed
         if let day = LocalDay(trimmed) {
             let midnight = LocalDay(number: day.number + (endOfDay ? 1 : 0)).midnight
             return time.openingInstant(for: midnight)
