@@ -108,7 +108,8 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BridgetCLI", "bridget", "SocrataFixtureServer", .product(name: "GRDB", package: "GRDB.swift"),
+                "BridgetCLI", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool",
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/IntegrationTests",
             swiftSettings: strictSettings
