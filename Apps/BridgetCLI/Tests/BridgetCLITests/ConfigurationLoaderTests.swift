@@ -39,11 +39,17 @@ struct ConfigurationLoaderTests {
         }
     }
 
-    @Test("every shipped config validates", arguments: ["Config/bridget.yaml", "Config/examples/offline.yaml",
-                                                      "Config/examples/in-memory.yaml"])
-    func shippedConfigsValidate(_ path: String) throws {
+    @Test("every shipped config validates", arguments: [
+        ("Config/bridget.yaml", ProviderKind.sample), ("Config/examples/offline.yaml", .sample),
+        ("Config/examples/in-memory.yaml", .sample), ("Config/examples/live.yaml", .live),
+        ("Config/examples/cached.yaml", .cached),
+    ])
+    func shippedConfigsValidate(_ path: String, _ kind: ProviderKind) throws {
         let configuration = try loader.load(explicitPath: repositoryRoot.appendingPathComponent(path).path)
-        #expect(configuration.provider == .sample)
+        #expect(configuration.provider == kind)
+        let examples = try FileManager.default.contentsOfDirectory(
+            atPath: repositoryRoot.appendingPathComponent("Config/examples").path)
+        #expect(examples.count == 4, "a new example needs a line in this test")
     }
 
     @Test("an unknown key names its path and line and suggests the right one")
