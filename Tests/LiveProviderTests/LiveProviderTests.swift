@@ -184,6 +184,12 @@ struct LiveProviderTests {
         let cacheFirst = fixture.client(cache: cache, policy: .cacheFirst(maxAge: 3600))
         #expect(try await cacheFirst.get(url) == first)
         #expect(fixture.server.requests.count == 2)
+        // A memory-only client under cache-first asks the network once, then answers from memory.
+        let memoryOnly = fixture.client(cache: nil, policy: .cacheFirst(maxAge: 3600))
+        #expect(try await memoryOnly.get(url) == first)
+        #expect(try await memoryOnly.get(url) == first)
+        #expect(fixture.server.requests.count == 3)
+        #expect(await memoryOnly.networkRequests == 1)
     }
 
     @Test("stale-if-error serves the cached copy when the network fails; cache-only never asks")

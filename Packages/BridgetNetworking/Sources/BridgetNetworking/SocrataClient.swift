@@ -38,6 +38,9 @@ public actor SocrataClient {
 
     private let transport: any HTTPTransport
     private let cache: DiskCache?
+    /// First level in front of the disk cache for `cache-first`: recent bodies, without re-reading and
+    /// re-checksumming files.
+    private let memory: MemoryCache<String, Data, ContinuousClock>?
     private let settings: Settings
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let warn: @Sendable (String) -> Void
@@ -55,6 +58,11 @@ public actor SocrataClient {
         self.transport = transport
         self.cache = cache
         self.settings = settings
+        if case .cacheFirst(let maxAge) = settings.cachePolicy {
+            memory = MemoryCache(capacity: 64, defaultTimeToLive: .seconds(maxAge))
+        } else {
+            memory = nil
+        }
         self.sleep = sleep
         self.warn = warn
         self.random = SeededGenerator(seed: seed)
@@ -84,6 +92,7 @@ public actor SocrataClient {
 
     private func fetch(_ url: URL) async throws -> Data {
         let key = url.absoluteString
+        if let recent = await memory?.value(forKey: key) { return recent }
         let cached = await cache?.response(forKey: key)
         switch settings.cachePolicy {
         case .cacheOnly:
@@ -94,12 +103,17 @@ public actor SocrataClient {
             }
             return cached.body
         case .cacheFirst(let maxAge):
-            if let cached, Date().timeIntervalSince(cached.metadata.fetchedAt) <= maxAge { return cached.body }
+            if let cached, Date().timeIntervalSince(cached.metadata.fetchedAt) <= maxAge {
+                await memory?.insert(cached.body, forKey: key)
+                return cached.body
+            }
         case .networkFirst, .staleIfError:
             break
         }
         do {
-            return try await fetchFromNetwork(url, cached: cached)
+            let body = try await fetchFromNetwork(url, cached: cached)
+            await memory?.insert(body, forKey: key)
+            return body
         } catch let error as BridgetError where settings.cachePolicy == .staleIfError {
             guard let cached else { throw error }
             warn("serving the cached copy of \(key) from \(cached.metadata.fetchedAt) because: \(error.message)")
