@@ -66,7 +66,8 @@ struct BridgetProcess {
     }
 
     /// A config over a fixed range of sample data, stored in this home's `store.sqlite`.
-    func sampleConfig(days: Int = 60, endDate: String = "2026-06-30", invalidRate: Double = 0.01) throws -> String {
+    func sampleConfig(days: Int = 60, endDate: String = "2026-06-30", invalidRate: Double = 0.01,
+                      mergeGapMinutes: Double = 2) throws -> String {
         try write("bridget.yaml", """
             provider:
               kind: sample
@@ -77,6 +78,8 @@ struct BridgetProcess {
                 invalid_rate: \(invalidRate)
             store:
               path: \(home)/store.sqlite
+            analysis:
+              merge_gap_minutes: \(mergeGapMinutes)
             """)
     }
 

@@ -3,48 +3,73 @@ import Foundation
 
 /// Pure statistics over a set of events; the definitions are documented on `BridgeStatisticsDTO`.
 public enum OpeningStatistics {
-    /// Figures for every bridge of `bridges` (those without events included, with zero openings).
-    public static func compute(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], generatedAt: Date) -> StatisticsDTO {
-        var byBridge: [String: [BridgeEventDTO]] = [:]
-        var firstDay: FloatingTimestamp?
-        var lastDay: FloatingTimestamp?
-        for event in events {
-            byBridge[event.bridgeID, default: []].append(event)
-            guard let reading = FloatingTimestamp(event.openLocal),
-                  let day = FloatingTimestamp(year: reading.year, month: reading.month, day: reading.day, hour: 0, minute: 0)
-            else { continue }
-            if firstDay.map({ day < $0 }) ?? true { firstDay = day }
-            if lastDay.map({ day > $0 }) ?? true { lastDay = day }
-        }
-        var days = 0
-        if let firstDay, let lastDay {
-            days = Int((lastDay.wallClockSeconds - firstDay.wallClockSeconds) / 86_400) + 1
+    /// Figures for every bridge of `bridges` (those without events included, with zero openings), counting
+    /// rows closer than `mergeGap` seconds as one opening.
+    public static func compute(
+        bridges: [BridgeInfoDTO], events: [BridgeEventDTO], generatedAt: Date, mergeGap: TimeInterval = 0
+    ) -> StatisticsDTO {
+        let span = HistorySpan(events: events)
+        var rowsByBridge: [String: Int] = [:]
+        for event in events { rowsByBridge[event.bridgeID, default: 0] += 1 }
+        var openingsByBridge: [String: [MergedOpening]] = [:]
+        for opening in MergedOpening.merge(events, gap: mergeGap) {
+            openingsByBridge[opening.bridgeID, default: []].append(opening)
         }
         let perBridge = bridges.map { bridge in
-            statistics(for: bridge, events: byBridge[bridge.id] ?? [], days: days)
+            statistics(for: bridge, openings: openingsByBridge[bridge.id] ?? [], rows: rowsByBridge[bridge.id] ?? 0,
+                       span: span)
         }
-        return StatisticsDTO(
-            generatedAt: generatedAt, firstDay: firstDay?.dateString, lastDay: lastDay?.dateString, days: days,
-            totalOpenings: events.count, bridges: perBridge)
+        return assemble(perBridge, span: span, generatedAt: generatedAt, totalRows: events.count, mergeGap: mergeGap)
     }
 
-    static func statistics(for bridge: BridgeInfoDTO, events: [BridgeEventDTO], days: Int) -> BridgeStatisticsDTO {
-        let durations = events.compactMap(\.durationMinutes).sorted()
+    /// Network-wide figures from per-bridge ones (shared by the serial and the parallel processor).
+    public static func assemble(
+        _ perBridge: [BridgeStatisticsDTO], span: HistorySpan, generatedAt: Date, totalRows: Int, mergeGap: TimeInterval
+    ) -> StatisticsDTO {
+        var network = [[Int]](repeating: [Int](repeating: 0, count: 24), count: 7)
+        for bridge in perBridge {
+            for day in 0..<7 { for hour in 0..<24 { network[day][hour] += bridge.hourOfWeek[day][hour] } }
+        }
+        return StatisticsDTO(
+            generatedAt: generatedAt, firstDay: span.firstDay?.dateString, lastDay: span.lastDay?.dateString,
+            days: span.days, totalOpenings: perBridge.reduce(0) { $0 + $1.openings }, totalRows: totalRows,
+            mergeGapMinutes: mergeGap / 60, hourOfWeek: network, bridges: perBridge)
+    }
+
+    /// One bridge's figures from its merged openings.
+    public static func statistics(for bridge: BridgeInfoDTO, openings: [MergedOpening], rows: Int, span: HistorySpan)
+        -> BridgeStatisticsDTO
+    {
+        let durations = openings.compactMap(\.durationMinutes).sorted()
         var hours = [Int](repeating: 0, count: 24)
-        for event in events {
-            if let reading = FloatingTimestamp(event.openLocal) { hours[reading.hour] += 1 }
+        var week = [[Int]](repeating: [Int](repeating: 0, count: 24), count: 7)
+        var byMonthOfYear = [Int](repeating: 0, count: 13)
+        var monthly: [String: Int] = [:]
+        var yearly: [String: Int] = [:]
+        for opening in openings {
+            let local = opening.startLocal
+            hours[local.hour] += 1
+            week[local.mondayFirstWeekday][local.hour] += 1
+            byMonthOfYear[local.month] += 1
+            monthly[String(local.dateString.prefix(7)), default: 0] += 1
+            yearly[String(local.dateString.prefix(4)), default: 0] += 1
         }
         let busiest = hours.indices.max { (hours[$0], -$0) < (hours[$1], -$1) }
         let hasOpenings = busiest.map { hours[$0] > 0 } ?? false
+        let daysPerMonth = span.daysPerMonthOfYear
         return BridgeStatisticsDTO(
-            bridgeID: bridge.id, bridgeName: bridge.name, openings: events.count,
-            openingsPerDay: days > 0 ? Double(events.count) / Double(days) : 0,
+            bridgeID: bridge.id, bridgeName: bridge.name, openings: openings.count,
+            openingsPerDay: span.days > 0 ? Double(openings.count) / Double(span.days) : 0,
             timedOpenings: durations.count,
             meanMinutes: durations.isEmpty ? nil : durations.reduce(0, +) / Double(durations.count),
             medianMinutes: nearestRank(durations, 0.5), p90Minutes: nearestRank(durations, 0.9),
             maxMinutes: durations.last,
             busiestHour: hasOpenings ? busiest : nil, busiestHourOpenings: hasOpenings ? busiest.map { hours[$0] } ?? 0 : 0,
-            firstOpening: events.map(\.openedAt).min(), lastOpening: events.map(\.openedAt).max())
+            firstOpening: openings.map(\.start).min(), lastOpening: openings.map(\.start).max(), rows: rows,
+            openingsPerDayByMonth: (1...12).map { month in
+                daysPerMonth[month] > 0 ? Double(byMonthOfYear[month]) / Double(daysPerMonth[month]) : nil
+            },
+            hourOfWeek: week, monthlyTrend: monthly, yearlyTrend: yearly)
     }
 
     /// The nearest-rank percentile of sorted values: the value at 1-based rank ⌈p·n⌉.
@@ -55,17 +80,57 @@ public enum OpeningStatistics {
     }
 
     /// Openings by local hour and weekday, and the busiest hours.
-    public static func trafficPatterns(bridgeID: String, events: [BridgeEventDTO]) -> TrafficAnalysisDTO {
+    public static func trafficPatterns(bridgeID: String, openings: [MergedOpening]) -> TrafficAnalysisDTO {
         var hours = [Int](repeating: 0, count: 24)
         var weekdays = [Int](repeating: 0, count: 7)
-        for event in events {
-            guard let reading = FloatingTimestamp(event.openLocal) else { continue }
-            hours[reading.hour] += 1
-            weekdays[reading.weekday - 1] += 1
+        for opening in openings {
+            hours[opening.startLocal.hour] += 1
+            weekdays[opening.startLocal.weekday - 1] += 1
         }
         let peaks = hours.indices.filter { hours[$0] > 0 }.sorted { (hours[$0], -$0) > (hours[$1], -$1) }
         return TrafficAnalysisDTO(
-            bridgeID: bridgeID, openings: events.count, openingsByHour: hours, openingsByWeekday: weekdays,
+            bridgeID: bridgeID, openings: openings.count, openingsByHour: hours, openingsByWeekday: weekdays,
             peakHours: Array(peaks.prefix(3)), congestionCorrelation: nil)
+    }
+}
+
+/// The Seattle local days a history covers, from its first to its last stored opening.
+public struct HistorySpan: Sendable, Equatable {
+    public let firstDay: FloatingTimestamp?
+    public let lastDay: FloatingTimestamp?
+
+    /// The span of some events (by their raw local opening readings).
+    public init(events: [BridgeEventDTO]) {
+        var first: Int?
+        var last: Int?
+        for event in events {
+            guard let day = FloatingTimestamp(event.openLocal)?.dayNumber else { continue }
+            if first.map({ day < $0 }) ?? true { first = day }
+            if last.map({ day > $0 }) ?? true { last = day }
+        }
+        firstDay = first.map { FloatingTimestamp(wallClockSeconds: Int64($0) * 86_400) }
+        lastDay = last.map { FloatingTimestamp(wallClockSeconds: Int64($0) * 86_400) }
+    }
+
+    /// Calendar days from the first to the last day, inclusive (0 for no history).
+    public var days: Int {
+        guard let firstDay, let lastDay else { return 0 }
+        return lastDay.dayNumber - firstDay.dayNumber + 1
+    }
+
+    /// Days of the span falling in each month of the year (index 1…12).
+    public var daysPerMonthOfYear: [Int] {
+        var counts = [Int](repeating: 0, count: 13)
+        guard let firstDay, let lastDay else { return counts }
+        for day in firstDay.dayNumber...lastDay.dayNumber { counts[CivilCalendar.civilFromDays(day).month] += 1 }
+        return counts
+    }
+
+    /// Days of the span falling on each weekday (Monday = 0).
+    public var daysPerWeekday: [Int] {
+        var counts = [Int](repeating: 0, count: 7)
+        guard let firstDay, let lastDay else { return counts }
+        for day in firstDay.dayNumber...lastDay.dayNumber { counts[((day + 3) % 7 + 7) % 7] += 1 }
+        return counts
     }
 }

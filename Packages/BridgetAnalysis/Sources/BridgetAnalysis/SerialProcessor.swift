@@ -7,15 +7,18 @@ public struct SerialProcessor: BackgroundProcessing {
     private let history: any EventHistory
     private let now: @Sendable () -> Date
     private let maximumDistanceMeters: Double
+    /// Rows of one bridge closer than this (seconds) count as one opening.
+    public let mergeGap: TimeInterval
 
     /// Creates a processor over a history; `now` bounds accepted opening times from above.
     public init(
-        history: any EventHistory, maximumDistanceMeters: Double = 1_000,
+        history: any EventHistory, maximumDistanceMeters: Double = 1_000, mergeGap: TimeInterval = 120,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.history = history
         self.now = now
         self.maximumDistanceMeters = maximumDistanceMeters
+        self.mergeGap = mergeGap
     }
 
     public func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO {
@@ -36,11 +39,13 @@ public struct SerialProcessor: BackgroundProcessing {
         guard try await history.bridges().contains(where: { $0.id == bridgeID }) else {
             throw BridgetError.validation("unknown-bridge", "no bridge with id \(bridgeID) in the store")
         }
-        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, events: try await history.events(bridgeID: bridgeID))
+        let openings = MergedOpening.merge(try await history.events(bridgeID: bridgeID), gap: mergeGap)
+        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings)
     }
 
     public func generateStatistics() async throws -> StatisticsDTO {
         OpeningStatistics.compute(
-            bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now())
+            bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now(),
+            mergeGap: mergeGap)
     }
 }

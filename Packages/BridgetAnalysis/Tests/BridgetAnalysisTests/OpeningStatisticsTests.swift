@@ -88,11 +88,52 @@ struct OpeningStatisticsTests {
             Hand.event("2026-06-01T08:40:00.000", minutes: 2),
             Hand.event("2026-06-06T13:00:00.000", minutes: 2), // Saturday
         ]
-        let analysis = OpeningStatistics.trafficPatterns(bridgeID: "3", events: events)
+        let analysis = OpeningStatistics.trafficPatterns(bridgeID: "3", openings: MergedOpening.merge(events, gap: 120))
         #expect(analysis.openings == 3)
         #expect(analysis.openingsByHour[8] == 2 && analysis.openingsByHour[13] == 1)
         #expect(analysis.openingsByWeekday == [0, 2, 0, 0, 0, 0, 1])
         #expect(analysis.peakHours == [8, 13])
         #expect(analysis.congestionCorrelation == nil)
+    }
+
+    @Test("fragments less than the gap apart are one opening, from first open to last close")
+    func fragmentMerging() throws {
+        let events = [
+            Hand.event("2026-06-01T10:00:00.000", minutes: 3),  // 10:00–10:03
+            Hand.event("2026-06-01T10:04:00.000", minutes: 2),  // 1 minute later: merged, ends 10:06
+            Hand.event("2026-06-01T10:07:30.000", minutes: 1),  // 1.5 minutes later: merged, ends 10:08:30
+            Hand.event("2026-06-01T10:12:00.000", minutes: 4),  // 3.5 minutes later: a new opening
+            Hand.event(Hand.ballard, "2026-06-01T10:05:00.000", minutes: 2), // another bridge: never merged
+        ]
+        let merged = MergedOpening.merge(events, gap: 120)
+        #expect(merged.count == 3)
+        let fremont = merged.filter { $0.bridgeID == "3" }
+        #expect(fremont.map(\.fragments) == [3, 1])
+        #expect(fremont.first?.durationMinutes == 8.5)
+        #expect(MergedOpening.merge(events, gap: 0).count == 5)
+
+        let stats = OpeningStatistics.compute(bridges: BridgeCatalog.seattle.bridges, events: events,
+                                              generatedAt: generatedAt, mergeGap: 120)
+        let bridge = try #require(stats.bridges.first { $0.bridgeID == "3" })
+        #expect(bridge.openings == 2 && bridge.rows == 4)
+        #expect(bridge.maxMinutes == 8.5 && bridge.medianMinutes == 4)
+        #expect(stats.totalOpenings == 3 && stats.totalRows == 5 && stats.mergeGapMinutes == 2)
+    }
+
+    @Test("hour-of-week, month-of-year rates and trends")
+    func calendarFigures() throws {
+        let events = [
+            Hand.event("2026-06-01T08:10:00.000", minutes: 2), // Monday
+            Hand.event("2026-06-07T23:10:00.000", minutes: 2), // Sunday
+            Hand.event("2026-07-01T08:10:00.000", minutes: 2), // Wednesday
+        ]
+        let stats = OpeningStatistics.compute(bridges: [Hand.fremont], events: events, generatedAt: generatedAt)
+        let fremont = try #require(stats.bridges.first)
+        #expect(fremont.hourOfWeek[0][8] == 1 && fremont.hourOfWeek[6][23] == 1 && fremont.hourOfWeek[2][8] == 1)
+        #expect(stats.hourOfWeek == fremont.hourOfWeek)
+        #expect(fremont.openingsPerDayByMonth[5] == 2.0 / 30) // June: 2 openings over 30 days
+        #expect(fremont.openingsPerDayByMonth[6] == 1.0)       // July: 1 opening over 1 day of history
+        #expect(fremont.openingsPerDayByMonth[0] == nil)
+        #expect(fremont.monthlyTrend == ["2026-06": 2, "2026-07": 1] && fremont.yearlyTrend == ["2026": 3])
     }
 }

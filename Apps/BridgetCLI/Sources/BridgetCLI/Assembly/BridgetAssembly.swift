@@ -83,7 +83,8 @@ struct BridgetAssembly: Sendable {
         switch configuration.processor {
         case .serial:
             return SerialProcessor(
-                history: history, maximumDistanceMeters: configuration.maximumDistanceMeters, now: now)
+                history: history, maximumDistanceMeters: configuration.maximumDistanceMeters,
+                mergeGap: configuration.mergeGap, now: now)
         }
     }
 

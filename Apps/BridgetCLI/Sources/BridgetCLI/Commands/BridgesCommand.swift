@@ -7,7 +7,7 @@ import Foundation
 struct BridgesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bridges",
-        abstract: "List the bridges with their number of stored openings and the last one.")
+        abstract: "List the bridges with their number of stored rows and the last opening.")
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
@@ -30,7 +30,7 @@ struct BridgesCommand: AsyncParsableCommand {
             let notes = activity.allSatisfy({ $0.openings == 0 }) ? ["", "No openings stored yet: run `bridget sync`."] : []
             try OutputWriter(format: output.format).write(
                 activity,
-                tabular: Tabular(columns: ["id", "name", "waterway", "kind", "openings", "last_opening"], rows: rows),
+                tabular: Tabular(columns: ["id", "name", "waterway", "kind", "rows", "last_opening"], rows: rows),
                 notes: notes)
         }
     }

@@ -87,6 +87,8 @@ struct BridgetConfiguration: Sendable {
     var batchSize: Int
     var overlap: TimeInterval
     var maximumDistanceMeters: Double
+    /// Rows of one bridge closer than this (seconds) are one opening.
+    var mergeGap: TimeInterval
     /// The values and their sources, for `config show`.
     let resolved: ResolvedConfiguration
 
@@ -119,6 +121,7 @@ struct BridgetConfiguration: Sendable {
         batchSize = resolved.integer("sync.batch_size")
         overlap = TimeInterval(resolved.integer("sync.overlap_hours")) * 3600
         maximumDistanceMeters = resolved.number("validation.max_distance_meters")
+        mergeGap = resolved.number("analysis.merge_gap_minutes") * 60
     }
 
     /// `store.path`, or the XDG default when it is null.

@@ -90,6 +90,8 @@ extension ConfigSchema {
                   help: "events written per transaction"),
         ConfigKey("sync.overlap_hours", .integer(0...8_760), default: .integer(48),
                   help: "an incremental sync re-reads this much before the newest stored opening"),
+        ConfigKey("analysis.merge_gap_minutes", .number(0...60), default: .number(2),
+                  help: "rows of one bridge closer than this are one physical opening in every figure"),
         ConfigKey("validation.max_distance_meters", .number(1...1_000_000), default: .number(1_000),
                   help: "a row whose coordinates lie farther from its bridge is rejected"),
     ])
