@@ -162,6 +162,33 @@ struct CommandLineTests {
         #expect(negative.status == 64 && negative.stderr.contains("--limit must be 0"))
     }
 
+    @Test("predict answers from the model built at sync; prune removes history and the model follows")
+    func predictAndPrune() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 120)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let rush = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40",
+                                    "--format", "json"])
+        #expect(rush.status == 0, "\(rush.stderr)")
+        let forecast = try decodeJSON(PredictionSummary.self, rush.stdout)
+        #expect(forecast.forecast.chanceOfOpening < 0.03 && forecast.forecast.baseChanceOfOpening > 0.05)
+        #expect(forecast.lastSimilarSlots.count == 5)
+        let table = try bridget.run(["predict", "--config", config, "--bridge", "3", "--at", "2026-06-30 13:00",
+                                     "--window", "1h"])
+        #expect(table.stdout.contains("chance of an opening in the next 60 min") && table.stdout.contains("Last similar slots"))
+        let badWindow = try bridget.run(["predict", "--config", config, "--bridge", "3", "--window", "forever"])
+        #expect(badWindow.status == 64)
+
+        let prune = try bridget.run(["prune", "--config", config, "--before", "2026-06-01", "--format", "json"])
+        #expect(prune.status == 0)
+        #expect(prune.stdout.contains("\"removed\"") && !prune.stdout.contains("\"removed\" : 0"))
+        let stats = try decodeJSON(StatisticsDTO.self, try bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
+        #expect(stats.firstDay == "2026-06-01")
+        let after = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 13:00",
+                                     "--format", "json"])
+        #expect(after.status == 0 && after.stdout.contains("\"history\" : \"2026-06-01 to 2026-06-30\""))
+    }
+
     @Test("a corrupt store file gives exit 74 and is left untouched")
     func corruptStore() throws {
         let bridget = BridgetProcess()
@@ -197,6 +224,17 @@ struct CommandLineTests {
         #expect(show.status == 0)
         #expect(show.stdout.contains("\"provider.sample.seed\"") && show.stdout.contains("bridget.yaml:5"))
     }
+}
+
+/// The parts of `predict --format json` the tests read.
+struct PredictionSummary: Decodable {
+    struct Forecast: Decodable {
+        let chanceOfOpening: Double
+        let baseChanceOfOpening: Double
+    }
+    struct Slot: Decodable { let from: String }
+    let forecast: Forecast
+    let lastSimilarSlots: [Slot]
 }
 
 /// The parts of `sync --format json` the tests read.

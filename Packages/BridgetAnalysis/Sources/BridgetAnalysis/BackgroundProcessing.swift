@@ -28,6 +28,8 @@ public protocol BackgroundProcessing: Sendable {
     func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO
     /// Statistics for every bridge of the history.
     func generateStatistics() async throws -> StatisticsDTO
+    /// The opening model of every bridge of the history.
+    func buildOpeningModels() async throws -> [OpeningModelDTO]
 }
 
 extension BackgroundProcessing {

@@ -43,6 +43,11 @@ public struct SerialProcessor: BackgroundProcessing {
         return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings)
     }
 
+    public func buildOpeningModels() async throws -> [OpeningModelDTO] {
+        OpeningModelBuilder().buildAll(bridges: try await history.bridges(), events: try await history.events(bridgeID: nil),
+                                       mergeGap: mergeGap, builtAt: now())
+    }
+
     public func generateStatistics() async throws -> StatisticsDTO {
         OpeningStatistics.compute(
             bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now(),

@@ -144,6 +144,10 @@ public protocol BridgeStore: Sendable {
     func lastSucceededRun(provider: String) async throws -> SyncRunRecord?
     /// A consistency check of the stored data: "ok", or what is wrong.
     func integrityCheck() async throws -> String
+    /// Replaces every stored opening model with these, in one transaction.
+    func saveOpeningModels(_ models: [OpeningModelDTO]) async throws
+    /// The stored opening model of a bridge, if any.
+    func openingModel(bridgeID: String) async throws -> OpeningModelDTO?
 }
 
 extension BridgeStore {

@@ -6,6 +6,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var bridgesByID: [String: BridgeInfoDTO] = [:]
     private var eventsByKey: [EventKey: BridgeEventDTO] = [:]
     private var runs: [SyncRunRecord] = []
+    private var models: [String: OpeningModelDTO] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -84,6 +85,15 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func lastSucceededRun(provider: String) -> SyncRunRecord? {
         runs.last { $0.provider == provider && $0.status == .succeeded }
     }
+
+    public func saveOpeningModels(_ models: [OpeningModelDTO]) throws {
+        if let orphan = models.first(where: { bridgesByID[$0.bridgeID] == nil }) {
+            throw BridgetError.data("store-orphan", "model for unknown bridge \(orphan.bridgeID)", exitCode: 74)
+        }
+        self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
+    }
+
+    public func openingModel(bridgeID: String) -> OpeningModelDTO? { models[bridgeID] }
 
     public func integrityCheck() -> String {
         let orphans = eventsByKey.values.filter { bridgesByID[$0.bridgeID] == nil }.count

@@ -219,6 +219,58 @@ public final class SQLiteBridgeStore: BridgeStore {
         }
     }
 
+    public func saveOpeningModels(_ models: [OpeningModelDTO]) async throws {
+        try await write("save opening models") { db in
+            try db.execute(sql: "DELETE FROM opening_models")
+            let model = try db.cachedStatement(sql: """
+                INSERT INTO opening_models (bridge_id, built_at, first_day, last_day, openings, source_events,
+                    source_latest_opening, base_start_probability, base_open_probability)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            let slot = try db.cachedStatement(sql: """
+                INSERT INTO opening_model_slots (bridge_id, slot, starts, occurrences, start_probability,
+                    open_probability, mean_remaining_minutes) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for entry in models {
+                try model.execute(arguments: [
+                    entry.bridgeID, StoredTimestamp.text(entry.builtAt), entry.firstDay, entry.lastDay, entry.openings,
+                    entry.sourceEvents, entry.sourceLatestOpening.map(StoredTimestamp.text), entry.baseStartProbability,
+                    entry.baseOpenProbability,
+                ])
+                for (index, figures) in entry.slots.enumerated() {
+                    try slot.execute(arguments: [
+                        entry.bridgeID, index, figures.starts, figures.occurrences, figures.startProbability,
+                        figures.openProbability, figures.meanRemainingMinutes,
+                    ])
+                }
+            }
+        }
+    }
+
+    public func openingModel(bridgeID: String) async throws -> OpeningModelDTO? {
+        try await read("read the opening model") { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM opening_models WHERE bridge_id = ?",
+                                             arguments: [bridgeID]) else { return nil }
+            let slots = try Row.fetchAll(db, sql: "SELECT * FROM opening_model_slots WHERE bridge_id = ? ORDER BY slot",
+                                         arguments: [bridgeID]).map { slot in
+                OpeningSlotDTO(starts: slot["starts"], occurrences: slot["occurrences"],
+                               startProbability: slot["start_probability"], openProbability: slot["open_probability"],
+                               meanRemainingMinutes: slot["mean_remaining_minutes"])
+            }
+            guard slots.count == OpeningModelDTO.slotsPerWeek else {
+                throw BridgetError.data("store-corrupt", "the opening model of bridge \(bridgeID) has \(slots.count) slots",
+                                        hint: "run `bridget sync` to rebuild it", exitCode: 74)
+            }
+            return OpeningModelDTO(
+                bridgeID: bridgeID, builtAt: StoredTimestamp.date(row["built_at"]) ?? Date(timeIntervalSince1970: 0),
+                firstDay: row["first_day"], lastDay: row["last_day"], openings: row["openings"],
+                sourceEvents: row["source_events"],
+                sourceLatestOpening: (row["source_latest_opening"] as String?).flatMap(StoredTimestamp.date),
+                baseStartProbability: row["base_start_probability"], baseOpenProbability: row["base_open_probability"],
+                slots: slots)
+        }
+    }
+
     /// Runs SQLite's `PRAGMA integrity_check`; returns "ok" for a sound file.
     public func integrityCheck() async throws -> String {
         try await read("check integrity") { db in

@@ -53,6 +53,31 @@ enum StoreSchema {
             // source has not changed, so the next sync can skip paging.
             try db.execute(sql: "ALTER TABLE sync_runs ADD COLUMN fingerprint TEXT")
         }
+        migrator.registerMigration("v3: opening models") { db in
+            try db.execute(sql: """
+                CREATE TABLE opening_models (
+                    bridge_id              TEXT PRIMARY KEY NOT NULL REFERENCES bridges(id) ON DELETE CASCADE,
+                    built_at               TEXT NOT NULL,
+                    first_day              TEXT,
+                    last_day               TEXT,
+                    openings               INTEGER NOT NULL,
+                    source_events          INTEGER NOT NULL,  -- with source_latest_opening: is the model stale?
+                    source_latest_opening  TEXT,
+                    base_start_probability REAL NOT NULL,
+                    base_open_probability  REAL NOT NULL
+                );
+                CREATE TABLE opening_model_slots (
+                    bridge_id              TEXT NOT NULL REFERENCES opening_models(bridge_id) ON DELETE CASCADE,
+                    slot                   INTEGER NOT NULL CHECK (slot BETWEEN 0 AND 671), -- 15 min, Monday 00:00 = 0
+                    starts                 INTEGER NOT NULL,
+                    occurrences            INTEGER NOT NULL,
+                    start_probability      REAL NOT NULL,
+                    open_probability       REAL NOT NULL,
+                    mean_remaining_minutes REAL NOT NULL,
+                    PRIMARY KEY (bridge_id, slot)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

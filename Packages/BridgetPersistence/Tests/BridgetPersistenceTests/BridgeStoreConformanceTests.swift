@@ -87,6 +87,26 @@ struct BridgeStoreConformanceTests {
         #expect(try await store.eventCount(bridgeID: nil) == 0)
     }
 
+    @Test("opening models round-trip and replace each other whole", arguments: StoreKind.allCases)
+    func openingModels(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let slots = (0..<OpeningModelDTO.slotsPerWeek).map {
+            OpeningSlotDTO(starts: $0 % 3, occurrences: 52, startProbability: Double($0) / 1_000,
+                           openProbability: 0.01, meanRemainingMinutes: 3.5)
+        }
+        let model = OpeningModelDTO(
+            bridgeID: "3", builtAt: Date(timeIntervalSince1970: 1_790_000_000), firstDay: "2025-11-22",
+            lastDay: "2026-11-21", openings: 3_300, sourceEvents: 14_000,
+            sourceLatestOpening: Date(timeIntervalSince1970: 1_789_000_000), baseStartProbability: 0.09,
+            baseOpenProbability: 0.02, slots: slots)
+        #expect(try await store.openingModel(bridgeID: "3") == nil)
+        try await store.saveOpeningModels([model])
+        #expect(try await store.openingModel(bridgeID: "3") == model)
+        try await store.saveOpeningModels([])
+        #expect(try await store.openingModel(bridgeID: "3") == nil)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func syncRunsAreRecorded(_ kind: StoreKind) async throws {
         let store = try kind.make()

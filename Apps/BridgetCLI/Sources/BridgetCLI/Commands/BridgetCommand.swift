@@ -20,9 +20,9 @@ public struct BridgetCommand: AsyncParsableCommand {
               bridget bridges --format json
 
             Configuration: YAML (see `bridget config show`), chosen with --config or
-            $BRIDGET_CONFIG; any key can be overridden by $BRIDGET_<SECTION>_<KEY>,
-            e.g. BRIDGET_STORE_PATH=/tmp/bridget.sqlite. Times print in Seattle local
-            time with the zone; JSON carries ISO 8601 instants.
+            $BRIDGET_CONFIG; any key can be overridden by $BRIDGET_<SECTION>_<KEY>, e.g.
+            BRIDGET_STORE_PATH=/tmp/bridget.sqlite. Times print in Seattle local time with
+            the zone; JSON carries ISO 8601 instants.
 
             Exit status:
               0 ok                  64 bad argument         65 bad data
@@ -31,7 +31,7 @@ public struct BridgetCommand: AsyncParsableCommand {
             """,
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
-                      DoctorCommand.self, CacheCommand.self, ConfigCommand.self]
+                      PredictCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self, ConfigCommand.self]
     )
 
     public init() {}

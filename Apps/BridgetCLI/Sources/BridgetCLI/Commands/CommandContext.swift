@@ -44,6 +44,22 @@ struct CommandContext: Sendable {
         return store
     }
 
+    /// The stored opening model of a bridge, rebuilt first when the history changed since it was built.
+    func currentModel(bridgeID: String, store: any BridgeStore) async throws -> OpeningModelDTO {
+        let count = try await store.eventCount(bridgeID: nil)
+        let latest = try await store.latestOpening()
+        if let model = try await store.openingModel(bridgeID: bridgeID),
+           model.sourceEvents == count, model.sourceLatestOpening == latest {
+            return model
+        }
+        let models = try await assembly.makeProcessor(store: store).buildOpeningModels()
+        try await store.saveOpeningModels(models)
+        guard let model = models.first(where: { $0.bridgeID == bridgeID }) else {
+            throw BridgetError.validation("unknown-bridge", "no bridge \(bridgeID) in the store", hint: "run `bridget sync`")
+        }
+        return model
+    }
+
     /// The catalog bridge named by an id or a name, or a validation error listing the bridges.
     func bridge(named text: String, in store: any BridgeStore) async throws -> BridgeInfoDTO {
         let known = try await store.bridges()

@@ -99,6 +99,10 @@ struct SyncPipeline: Sendable {
             }.value
             throw error
         }
+        // Keep the opening model in step with the history, so predictions read a small table.
+        if record.counts.inserted + record.counts.updated > 0 {
+            try await store.saveOpeningModels(try await processor.buildOpeningModels())
+        }
         record.finishedAt = now()
         record.watermarkAfter = try await store.latestOpening()
         try await store.finishSyncRun(record)
