@@ -118,6 +118,9 @@ struct CommandLineTests {
         }
         let table = try bridget.run(["stats", "--config", config])
         #expect(table.stdout.contains("Fremont") && table.stdout.contains("busiest_hour"))
+        let heatmap = try bridget.run(["stats", "--config", config, "--heatmap"])
+        #expect(heatmap.status == 0 && heatmap.stdout.contains("Fremont (") && heatmap.stdout.contains("Legend"))
+        #expect(heatmap.stdout.components(separatedBy: "\nMon  ").count == 8 && !heatmap.stdout.contains("\u{1B}"))
         let csv = try bridget.run(["stats", "--config", config, "--format", "csv"])
         #expect(csv.stdout.split(separator: "\n").count == 8)
     }

@@ -17,6 +17,23 @@ struct OutputTests {
         #expect(table.renderTable() == "bridge     n\n───────  ───\nFremont    5\nBallard  120")
     }
 
+    @Test("heatmap levels, and colour only when asked")
+    func heatmap() {
+        #expect(Heatmap.level(0, maximum: 10) == 0)
+        #expect(Heatmap.level(1, maximum: 10) == 1)
+        #expect(Heatmap.level(3, maximum: 10) == 2)
+        #expect(Heatmap.level(10, maximum: 10) == 4)
+        var counts = [[Int]](repeating: [Int](repeating: 0, count: 24), count: 7)
+        counts[0][8] = 4
+        counts[6][23] = 1
+        let plain = Heatmap(colored: false).render(title: "T", counts: counts)
+        let lines = plain.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 9 && lines[2].hasPrefix("Mon") && lines[8].hasPrefix("Sun"))
+        #expect(lines[2].dropFirst(5 + 16).hasPrefix("██") && lines[8].hasSuffix("░░"))
+        #expect(!plain.contains("\u{1B}"))
+        #expect(Heatmap(colored: true).render(title: "T", counts: counts).contains("\u{1B}[38;5;19m██"))
+    }
+
     @Test("a leading --config moves after the subcommand, before any --")
     func leadingConfig() {
         #expect(BridgetCommand.hoistingLeadingConfig(["--config", "a.yaml", "sync", "--full"])

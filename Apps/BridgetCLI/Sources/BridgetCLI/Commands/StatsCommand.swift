@@ -18,6 +18,9 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
 
+    @Flag(name: .long, help: "Draw a 7×24 hour-of-week heatmap per bridge (table format; plain when piped or NO_COLOR).")
+    var heatmap = false
+
     func run() async throws {
         try await reportingErrors {
             let context = try CommandContext.load(global)
@@ -28,6 +31,16 @@ struct StatsCommand: AsyncParsableCommand {
                  Cell(bridge.openingsPerDay, decimals: 2), Cell(bridge.meanMinutes), Cell(bridge.medianMinutes),
                  Cell(bridge.p90Minutes), Cell(bridge.maxMinutes),
                  Cell(bridge.busiestHour.map { String(format: "%02d:00", $0) } ?? "-")]
+            }
+            if heatmap && output.format == .table {
+                let map = Heatmap.forStandardOutput(environment: context.environment)
+                let sections = statistics.bridges.map { bridge in
+                    map.render(title: "\(bridge.bridgeName) (\(bridge.openings) openings, Seattle time)",
+                               counts: bridge.hourOfWeek)
+                }
+                print(sections.joined(separator: "\n\n"))
+                print("\n" + map.legend())
+                return
             }
             var notes = [""]
             if statistics.totalOpenings == 0 {
