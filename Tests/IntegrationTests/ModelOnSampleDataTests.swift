@@ -51,3 +51,44 @@ struct ModelOnSampleDataTests {
         }
     }
 }
+
+/// The serial and the parallel processor give equal answers on the same data.
+@Suite("Serial and parallel processors")
+struct ProcessorEqualityTests {
+    /// A history the processors read, holding a year of sample events.
+    actor YearHistory: EventHistory {
+        let stored: [BridgeEventDTO]
+        init(_ events: [BridgeEventDTO]) { stored = events }
+        func bridges() -> [BridgeInfoDTO] { BridgeCatalog.seattle.bridges }
+        func events(bridgeID: String?) -> [BridgeEventDTO] { stored.filter { bridgeID == nil || $0.bridgeID == bridgeID } }
+        func deleteEvents(openedBefore cutoff: Date) -> Int { 0 }
+    }
+
+    @Test("validation, statistics and models are equal, DST days and invalid rows included")
+    func equalResults() async throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let generator = SampleOpeningGenerator(seed: 4, invalidRowRate: 0.05)
+        let first = CivilCalendar.daysFromCivil(year: 2024, month: 1, day: 1)
+        var rows = (first..<(first + 366)).flatMap { generator.rows(forDay: $0) }
+        // Two openings at the same repeated-hour reading, and one whose minutesopen needs the second occurrence.
+        let fremont = BridgeCatalog.seattle.bridges[2]
+        for (open, close, minutes) in [("2024-11-03T01:30:00.000", "2024-11-03T01:34:00.000", "4"),
+                                       ("2024-11-03T01:30:00.000", "2024-11-03T01:34:00.000", "4"),
+                                       ("2024-11-03T01:58:00.000", "2024-11-03T02:03:00.000", "5")] {
+            rows.append(SocrataRow(entityname: fremont.name, entityid: fremont.id, opendatetime: open,
+                                   closedatetime: close, minutesopen: minutes, latitude: nil, longitude: nil))
+        }
+        let batch = SyncDataDTO(bridges: BridgeCatalog.seattle.bridges, rows: rows, syncTimestamp: now, source: "test")
+        let empty = YearHistory([])
+        let serialBatch = try await SerialProcessor(history: empty, now: { now }).processSyncData(batch)
+        let parallelBatch = try await ParallelProcessor(history: empty, width: 2, now: { now }).processSyncData(batch)
+        #expect(serialBatch == parallelBatch)
+        #expect(serialBatch.rejections.count > 100)
+
+        let history = YearHistory(serialBatch.events)
+        let serial = SerialProcessor(history: history, now: { now })
+        let parallel = ParallelProcessor(history: history, width: 2, now: { now })
+        #expect(try await serial.generateStatistics() == parallel.generateStatistics())
+        #expect(try await serial.buildOpeningModels() == parallel.buildOpeningModels())
+    }
+}

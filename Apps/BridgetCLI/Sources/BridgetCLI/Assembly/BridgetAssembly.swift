@@ -85,6 +85,10 @@ struct BridgetAssembly: Sendable {
             return SerialProcessor(
                 history: history, maximumDistanceMeters: configuration.maximumDistanceMeters,
                 mergeGap: configuration.mergeGap, now: now)
+        case .parallel:
+            return ParallelProcessor(
+                history: history, maximumDistanceMeters: configuration.maximumDistanceMeters,
+                mergeGap: configuration.mergeGap, now: now)
         }
     }
 

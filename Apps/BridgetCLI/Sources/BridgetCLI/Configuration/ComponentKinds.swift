@@ -55,6 +55,8 @@ enum ProviderKind: String, CaseIterable, Sendable {
 enum ProcessorKind: String, CaseIterable, Sendable {
     /// Every job on one task, step by step.
     case serial
+    /// The same answers, with validation and per-bridge work spread over the machine's cores.
+    case parallel
 }
 
 /// The stores `store.kind` can name.

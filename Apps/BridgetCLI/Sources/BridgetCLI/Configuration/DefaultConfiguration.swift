@@ -32,7 +32,7 @@ provider:
     retry_max_delay_seconds: 30        # Retry-After is honoured up to this
 
 processor:
-  kind: serial
+  kind: serial              # serial | parallel (same answers, spread over the cores)
 
 store:
   kind: sqlite              # sqlite | memory

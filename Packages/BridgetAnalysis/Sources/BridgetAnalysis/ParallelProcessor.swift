@@ -1,0 +1,121 @@
+import BridgetDTOs
+import Foundation
+
+/// The `parallel` processor: the serial processor's answers, with the work spread over a task group.
+///
+/// Rows are validated in chunks concurrently, then duplicates are judged in input order exactly as the serial
+/// processor does (rows whose reading may fall in the autumn repeated hour are judged again in order, because their
+/// instant can depend on earlier rows). Statistics and models are computed per bridge concurrently and assembled in
+/// catalog order. A test proves both processors give equal results on the same data.
+public struct ParallelProcessor: BackgroundProcessing {
+    public let name = "parallel"
+    private let serial: SerialProcessor
+    private let history: any EventHistory
+    private let now: @Sendable () -> Date
+    private let maximumDistanceMeters: Double
+    private let mergeGap: TimeInterval
+    /// Concurrent tasks to use.
+    public let width: Int
+
+    /// Creates a processor; `width` defaults to the machine's active cores.
+    public init(
+        history: any EventHistory, maximumDistanceMeters: Double = 1_000, mergeGap: TimeInterval = 120,
+        width: Int = ProcessInfo.processInfo.activeProcessorCount, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.serial = SerialProcessor(history: history, maximumDistanceMeters: maximumDistanceMeters,
+                                      mergeGap: mergeGap, now: now)
+        self.history = history
+        self.now = now
+        self.maximumDistanceMeters = maximumDistanceMeters
+        self.mergeGap = mergeGap
+        self.width = max(width, 1)
+    }
+
+    public func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO {
+        let validator = EventValidator(
+            catalog: BridgeCatalog(bridges: batch.bridges), now: now(), maximumDistanceMeters: maximumDistanceMeters)
+        let rows = batch.rows
+        let chunk = max(1, (rows.count + width * 2 - 1) / (width * 2))
+        let firstPass = await withTaskGroup(of: (Int, [Result<BridgeEventDTO, RejectedRow>]).self) { group in
+            for start in stride(from: 0, to: rows.count, by: chunk) {
+                group.addTask {
+                    (start, rows[start..<min(start + chunk, rows.count)].map { validator.validate($0) })
+                }
+            }
+            var results = [Result<BridgeEventDTO, RejectedRow>?](repeating: nil, count: rows.count)
+            for await (start, part) in group {
+                for (offset, result) in part.enumerated() { results[start + offset] = result }
+            }
+            return results
+        }
+        var processed = batch
+        processed.events = []
+        processed.rejections = []
+        var seen = Set<EventKey>()
+        for (index, row) in rows.enumerated() {
+            var result = firstPass[index] ?? validator.validate(row, taken: seen)
+            if row.opendatetime?.contains("T01:") == true { result = validator.validate(row, taken: seen) }
+            switch result {
+            case .success(let event):
+                if seen.insert(event.key).inserted {
+                    processed.events.append(event)
+                } else {
+                    processed.rejections.append(RejectedRow(reason: .duplicateInBatch, row: row))
+                }
+            case .failure(let rejection):
+                processed.rejections.append(rejection)
+            }
+        }
+        return processed
+    }
+
+    public func cleanupOldData(olderThan cutoff: Date) async throws -> Int {
+        try await serial.cleanupOldData(olderThan: cutoff)
+    }
+
+    public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
+        try await serial.analyzeTrafficPatterns(bridgeID: bridgeID)
+    }
+
+    public func generateStatistics() async throws -> StatisticsDTO {
+        let bridges = try await history.bridges()
+        let events = try await history.events(bridgeID: nil)
+        let span = HistorySpan(events: events)
+        let gap = mergeGap
+        let perBridge = await perBridgeConcurrently(bridges: bridges, events: events) { bridge, rows in
+            OpeningStatistics.statistics(for: bridge, openings: MergedOpening.merge(rows, gap: gap), rows: rows.count,
+                                         span: span)
+        }
+        return OpeningStatistics.assemble(perBridge, span: span, generatedAt: now(), totalRows: events.count,
+                                          mergeGap: mergeGap)
+    }
+
+    public func buildOpeningModels() async throws -> [OpeningModelDTO] {
+        let bridges = try await history.bridges()
+        let events = try await history.events(bridgeID: nil)
+        let span = HistorySpan(events: events)
+        let (gap, builtAt, latest, total) = (mergeGap, now(), events.map(\.openedAt).max(), events.count)
+        return await perBridgeConcurrently(bridges: bridges, events: events) { bridge, rows in
+            OpeningModelBuilder().build(bridgeID: bridge.id, openings: MergedOpening.merge(rows, gap: gap), span: span,
+                                        builtAt: builtAt, sourceEvents: total, sourceLatestOpening: latest)
+        }
+    }
+
+    /// Runs `work` for each bridge on its own events concurrently; results in the order of `bridges`.
+    private func perBridgeConcurrently<T: Sendable>(
+        bridges: [BridgeInfoDTO], events: [BridgeEventDTO],
+        _ work: @escaping @Sendable (BridgeInfoDTO, [BridgeEventDTO]) -> T
+    ) async -> [T] {
+        var byBridge: [String: [BridgeEventDTO]] = [:]
+        for event in events { byBridge[event.bridgeID, default: []].append(event) }
+        return await withTaskGroup(of: (Int, T).self) { group in
+            for (index, bridge) in bridges.enumerated() {
+                let rows = byBridge[bridge.id] ?? []
+                group.addTask { (index, work(bridge, rows)) }
+            }
+            var results: [(Int, T)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+}
