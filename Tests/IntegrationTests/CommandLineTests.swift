@@ -192,6 +192,41 @@ struct CommandLineTests {
         #expect(after.status == 0 && after.stdout.contains("\"history\" : \"2026-06-01 to 2026-06-30\""))
     }
 
+    @Test("routes: add, list, score with alternatives, best time, favourites, remove")
+    func routes() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 120)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let add = try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+                                   "--via", "Montlake@22"])
+        #expect(add.status == 0 && add.stdout.contains("saved route commute with 2 crossings"))
+        #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", "Aurora@3"]).status == 64)
+        #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", "Fremont"]).status == 64)
+        #expect(try bridget.run(["route", "favorite", "commute", "--config", config]).status == 0)
+        let list = try bridget.run(["route", "list", "--config", config])
+        #expect(list.stdout.contains("★") && list.stdout.contains("Fremont/Ballard@8 → Montlake@22"))
+
+        let score = try bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 13:00",
+                                     "--format", "json"])
+        #expect(score.status == 0, "\(score.stderr)")
+        let parsed = try decodeJSON(RouteScoreDTO.self, score.stdout)
+        #expect(parsed.crossings.count == 2 && parsed.crossings[0].options.count == 2)
+        #expect(parsed.crossings[0].arrival == "2026-06-30T13:08")
+        let bestDelay = parsed.crossings.map(\.best.expectedDelayMinutes).reduce(0, +)
+        #expect(abs(parsed.totalExpectedDelayMinutes - bestDelay) < 1e-9)
+        #expect(parsed.crossings[0].options.allSatisfy { $0.expectedDelayMinutes >= parsed.crossings[0].best.expectedDelayMinutes })
+
+        let best = try bridget.run(["route", "best-time", "commute", "--config", config, "--between", "16:00", "18:30",
+                                    "--date", "2026-06-30", "--step", "10m", "--top", "0", "--format", "json"])
+        let ranked = try decodeJSON([RouteScoreDTO].self, best.stdout)
+        #expect(ranked.count == 16)
+        #expect(zip(ranked, ranked.dropFirst()).allSatisfy { $0.totalExpectedDelayMinutes <= $1.totalExpectedDelayMinutes })
+        #expect(try bridget.run(["route", "best-time", "commute", "--config", config, "--between", "18:00", "16:00"]).status == 64)
+
+        #expect(try bridget.run(["route", "remove", "commute", "--config", config]).status == 0)
+        #expect(try bridget.run(["route", "score", "commute", "--config", config]).status == 64)
+    }
+
     @Test("a corrupt store file gives exit 74 and is left untouched")
     func corruptStore() throws {
         let bridget = BridgetProcess()

@@ -148,6 +148,19 @@ public protocol BridgeStore: Sendable {
     func saveOpeningModels(_ models: [OpeningModelDTO]) async throws
     /// The stored opening model of a bridge, if any.
     func openingModel(bridgeID: String) async throws -> OpeningModelDTO?
+    /// Inserts or replaces a route by name.
+    func saveRoute(_ route: RouteDTO) async throws
+    /// Every route, favourites first, then by name.
+    func routes() async throws -> [RouteDTO]
+    /// Removes a route; returns whether it existed.
+    func removeRoute(named name: String) async throws -> Bool
+}
+
+extension BridgeStore {
+    /// The route with this name, if stored.
+    public func route(named name: String) async throws -> RouteDTO? {
+        try await routes().first { $0.id == name }
+    }
 }
 
 extension BridgeStore {

@@ -7,6 +7,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var eventsByKey: [EventKey: BridgeEventDTO] = [:]
     private var runs: [SyncRunRecord] = []
     private var models: [String: OpeningModelDTO] = [:]
+    private var storedRoutes: [String: RouteDTO] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -94,6 +95,14 @@ public actor InMemoryBridgeStore: BridgeStore {
     }
 
     public func openingModel(bridgeID: String) -> OpeningModelDTO? { models[bridgeID] }
+
+    public func saveRoute(_ route: RouteDTO) { storedRoutes[route.id] = route }
+
+    public func routes() -> [RouteDTO] {
+        storedRoutes.values.sorted { ($0.isFavorite ? 0 : 1, $0.id) < ($1.isFavorite ? 0 : 1, $1.id) }
+    }
+
+    public func removeRoute(named name: String) -> Bool { storedRoutes.removeValue(forKey: name) != nil }
 
     public func integrityCheck() -> String {
         let orphans = eventsByKey.values.filter { bridgesByID[$0.bridgeID] == nil }.count

@@ -78,6 +78,15 @@ enum StoreSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v4: routes") { db in
+            try db.execute(sql: """
+                CREATE TABLE routes (
+                    name      TEXT PRIMARY KEY NOT NULL,
+                    favorite  INTEGER NOT NULL DEFAULT 0,
+                    crossings TEXT NOT NULL  -- JSON: [{"bridgeIDs":["3","2"],"minutesFromStart":8}, …]
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -107,6 +107,25 @@ struct BridgeStoreConformanceTests {
         #expect(try await store.openingModel(bridgeID: "3") == nil)
     }
 
+    @Test("routes are saved, listed favourites first, replaced and removed", arguments: StoreKind.allCases)
+    func routes(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        let commute = RouteDTO(id: "commute", crossings: [
+            RouteCrossingDTO(bridgeIDs: ["3", "2"], minutesFromStart: 8), RouteCrossingDTO(bridgeIDs: ["4"], minutesFromStart: 22),
+        ])
+        let errand = RouteDTO(id: "errand", crossings: [RouteCrossingDTO(bridgeIDs: ["29"], minutesFromStart: 5)],
+                              isFavorite: true)
+        try await store.saveRoute(commute)
+        try await store.saveRoute(errand)
+        #expect(try await store.routes() == [errand, commute])
+        let favourite = RouteDTO(id: "commute", crossings: commute.crossings, isFavorite: true)
+        try await store.saveRoute(favourite)
+        #expect(try await store.route(named: "commute") == favourite)
+        #expect(try await store.removeRoute(named: "errand"))
+        #expect(try await !store.removeRoute(named: "errand"))
+        #expect(try await store.routes() == [favourite])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func syncRunsAreRecorded(_ kind: StoreKind) async throws {
         let store = try kind.make()

@@ -31,7 +31,8 @@ public struct BridgetCommand: AsyncParsableCommand {
             """,
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
-                      PredictCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self, ConfigCommand.self]
+                      PredictCommand.self, RouteCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
+                      ConfigCommand.self]
     )
 
     public init() {}

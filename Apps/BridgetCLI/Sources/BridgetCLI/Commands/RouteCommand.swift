@@ -1,0 +1,258 @@
+import ArgumentParser
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// `bridget route`: saved trips across bridges, scored by the opening model.
+struct RouteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Save routes across bridges, score a departure, find the best time to leave.",
+        discussion: """
+            A route is a list of crossings in travel order; a crossing names the bridges that can serve it,
+            preferred first, and the minutes from departure to reach it:
+              bridget route add commute --via "Fremont/Ballard@8" --via "Montlake@22" --favorite
+              bridget route score commute --depart "2026-12-01 17:40"
+              bridget route best-time commute --between 16:00 18:30 --step 5m
+            """,
+        subcommands: [Add.self, List.self, Show.self, Remove.self, Favorite.self, Score.self, BestTime.self])
+
+    /// `route add`.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Save a route (replacing one of the same name).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The route's name.") var name: String
+        @Option(name: .long, help: ArgumentHelp(
+            "A crossing: bridges separated by '/', preferred first, then '@' and the minutes from departure. Repeat in order.",
+            valueName: "bridges@minutes"))
+        var via: [String]
+        @Flag(name: .long, help: "Mark the route as a favourite.") var favorite = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try CommandContext.load(global)
+                let store = try context.assembly.makeStore()
+                guard !via.isEmpty else { throw BridgetError.validation("no-crossing", "give at least one --via crossing") }
+                var crossings: [RouteCrossingDTO] = []
+                for text in via {
+                    let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
+                    guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)), minutes >= 0
+                    else {
+                        throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES",
+                                                      hint: "e.g. --via \"Fremont/Ballard@8\"")
+                    }
+                    var ids: [String] = []
+                    for name in parts[0].split(separator: "/") {
+                        ids.append(try await context.bridge(named: String(name), in: store).id)
+                    }
+                    crossings.append(RouteCrossingDTO(bridgeIDs: ids, minutesFromStart: minutes))
+                }
+                guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
+                    throw BridgetError.validation("bad-order", "crossings must be given in travel order (minutes rising)")
+                }
+                try await store.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
+                print("saved route \(name) with \(crossings.count) crossings")
+            }
+        }
+    }
+
+    /// `route list`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List saved routes, favourites first.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try CommandContext.load(global)
+                let store = try context.assembly.makeStore()
+                let routes = try await store.routes()
+                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                let rows = routes.map { route in
+                    [Cell(route.isFavorite ? "★" : ""), Cell(route.id), Cell(describe(route, catalog: catalog))]
+                }
+                try OutputWriter(format: output.format).write(
+                    routes, tabular: Tabular(columns: ["fav", "name", "crossings"], rows: rows),
+                    notes: routes.isEmpty ? ["", "No routes yet: `bridget route add NAME --via BRIDGE@MINUTES`."] : [])
+            }
+        }
+    }
+
+    /// `route show`.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one route.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The route's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try CommandContext.load(global)
+                let store = try context.assembly.makeStore()
+                let route = try await RouteCommand.route(name, in: store)
+                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                let rows = route.crossings.enumerated().map { index, crossing in
+                    [Cell(index + 1), Cell(String(format: "%g", crossing.minutesFromStart)),
+                     Cell(crossing.bridgeIDs.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: " or "))]
+                }
+                try OutputWriter(format: output.format).write(
+                    route, tabular: Tabular(columns: ["crossing", "minutes", "bridges"], rows: rows),
+                    notes: route.isFavorite ? ["", "★ favourite"] : [])
+            }
+        }
+    }
+
+    /// `route remove`.
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a route.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The route's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let store = try CommandContext.load(global).assembly.makeStore()
+                guard try await store.removeRoute(named: name) else {
+                    throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
+                }
+                print("removed route \(name)")
+            }
+        }
+    }
+
+    /// `route favorite`.
+    struct Favorite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark a route as a favourite (or not, with --off).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The route's name.") var name: String
+        @Flag(name: .long, help: "Remove the mark.") var off = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let store = try CommandContext.load(global).assembly.makeStore()
+                let route = try await RouteCommand.route(name, in: store)
+                try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
+                print(off ? "\(name) is no longer a favourite" : "★ \(name)")
+            }
+        }
+    }
+
+    /// `route score`.
+    struct Score: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per crossing: arrival, chance open, chance of an opening, expected delay; the best bridge.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The route's name.") var name: String
+        @Option(name: .long, help: "Departure, Seattle local time 'YYYY-MM-DD HH:MM' (default: now).") var depart: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try CommandContext.load(global)
+                let store = try await context.openStoreForReading()
+                let route = try await RouteCommand.route(name, in: store)
+                let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
+                let time = SeattleTime()
+                let departure = try depart.map { time.reading(for: try TimeArgument.parse($0, option: "--depart")) }
+                    ?? time.reading(for: context.assembly.now())
+                let score = try scorer.score(route, departure: departure)
+                var rows: [[Cell]] = []
+                for crossing in score.crossings {
+                    for option in crossing.options {
+                        let chosen = option.bridgeID == crossing.best.bridgeID && crossing.options.count > 1
+                        rows.append([
+                            Cell(option.bridgeID == crossing.options[0].bridgeID ? "\(crossing.position)" : ""),
+                            Cell(option.bridgeID == crossing.options[0].bridgeID ? String(crossing.arrival.suffix(5)) : ""),
+                            Cell(option.bridgeName + (chosen ? " ✓" : "")),
+                            Cell(PredictCommand.percent(option.chanceOpenOnArrival)),
+                            Cell(PredictCommand.percent(option.chanceOfOpening)),
+                            Cell(option.expectedDelayMinutes, decimals: 2),
+                        ])
+                    }
+                }
+                try OutputWriter(format: output.format).write(
+                    score,
+                    tabular: Tabular(columns: ["crossing", "arrive", "bridge", "open_on_arrival",
+                                               "opening_in_\(RouteScoreDTO.approachMinutes)min", "delay_min"], rows: rows),
+                    notes: ["", "Leaving \(score.departure.replacingOccurrences(of: "T", with: " ")) (Seattle time): "
+                            + String(format: "expected delay %.2f min in all", score.totalExpectedDelayMinutes)
+                            + (score.crossings.contains { $0.options.count > 1 } ? "; ✓ marks the better bridge." : ".")])
+            }
+        }
+    }
+
+    /// `route best-time`.
+    struct BestTime: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "best-time", abstract: "Departure times in a range, ranked by total expected delay.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The route's name.") var name: String
+        @Option(name: .long, parsing: .upToNextOption, help: "Earliest and latest departure, HH:MM HH:MM.")
+        var between: [String]
+        @Option(name: .long, help: "Seattle date (default: today).") var date: String?
+        @Option(name: .long, help: "Minutes between candidate departures, e.g. 5m (default 5m).") var step: String = "5m"
+        @Option(name: .long, help: "Show this many (default 10; 0 for all).") var top: Int = 10
+
+        func run() async throws {
+            try await reportingErrors {
+                guard between.count == 2 else {
+                    throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 16:00 18:30")
+                }
+                let stepMinutes = try PredictCommand.minutes(step)
+                let context = try CommandContext.load(global)
+                let store = try await context.openStoreForReading()
+                let route = try await RouteCommand.route(name, in: store)
+                let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
+                let day = try date.map { text -> String in
+                    guard LocalDay(text) != nil else {
+                        throw BridgetError.validation("bad-date", "--date '\(text)' is not YYYY-MM-DD")
+                    }
+                    return text
+                } ?? LocalDay(containing: context.assembly.now()).description
+                let times = try between.map { text -> FloatingTimestamp in
+                    guard let reading = FloatingTimestamp("\(day)T\(text):00.000") else {
+                        throw BridgetError.validation("bad-time", "--between '\(text)' is not HH:MM")
+                    }
+                    return reading
+                }
+                guard times[0] <= times[1] else {
+                    throw BridgetError.validation("bad-range", "--between \(between[0]) is after \(between[1])")
+                }
+                let ranked = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
+                let shown = top > 0 ? Array(ranked.prefix(top)) : ranked
+                let rows = shown.enumerated().map { index, score in
+                    [Cell(index + 1), Cell(String(score.departure.suffix(5))), Cell(score.totalExpectedDelayMinutes, decimals: 2),
+                     Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
+                }
+                try OutputWriter(format: output.format).write(
+                    shown, tabular: Tabular(columns: ["rank", "depart", "delay_min", "via"], rows: rows),
+                    notes: ["", "\(ranked.count) departures on \(day) from \(between[0]) to \(between[1]) every "
+                            + "\(stepMinutes) min, least expected delay first (Seattle time)."])
+            }
+        }
+    }
+
+    static func route(_ name: String, in store: any BridgeStore) async throws -> RouteDTO {
+        guard let route = try await store.route(named: name) else {
+            throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
+        }
+        return route
+    }
+
+    static func scorer(for route: RouteDTO, context: CommandContext, store: any BridgeStore) async throws -> RouteScorer {
+        var models: [OpeningModelDTO] = []
+        for id in Set(route.crossings.flatMap(\.bridgeIDs)) {
+            models.append(try await context.currentModel(bridgeID: id, store: store))
+        }
+        let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+        return RouteScorer(models: models, catalog: catalog)
+    }
+}
+
+private func describe(_ route: RouteDTO, catalog: BridgeCatalog) -> String {
+    route.crossings.map { crossing in
+        crossing.bridgeIDs.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: "/")
+            + String(format: "@%g", crossing.minutesFromStart)
+    }.joined(separator: " → ")
+}
