@@ -10,8 +10,8 @@ import Testing
 struct ModelOnSampleDataTests {
     static let events: [BridgeEventDTO] = {
         let generator = SampleOpeningGenerator(seed: 21, invalidRowRate: 0)
-        let first = CivilCalendar.daysFromCivil(year: 2025, month: 1, day: 1)
-        let rows = (first..<(first + 365)).flatMap { generator.rows(forDay: $0) }
+        let first = CivilCalendar.daysFromCivil(year: 2024, month: 1, day: 1)
+        let rows = (first..<CivilCalendar.daysFromCivil(year: 2026, month: 1, day: 1)).flatMap { generator.rows(forDay: $0) }
         return EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000)).validate(rows).events
     }()
 
@@ -33,6 +33,33 @@ struct ModelOnSampleDataTests {
         let mean = { (values: [Double]) in values.reduce(0, +) / Double(values.count) }
         #expect(mean(midday) > 10 * mean(rush))
         #expect(mean(midday) > model.baseStartProbability)
+    }
+
+    @Test("the model knows the season: summer months scale forecasts up, winter months down")
+    func seasonFactors() {
+        for model in Self.models {
+            #expect(model.monthFactors[6] > 1.15 && model.monthFactors[0] < 0.85, "\(model.bridgeID)")
+        }
+    }
+
+    @Test("a backtest on held-out months beats climatology for every bridge and both windows, and is calibrated")
+    func backtestBeatsClimatology() throws {
+        let october = CivilCalendar.daysFromCivil(year: 2025, month: 10, day: 1)
+        let result = try Backtester(mergeGap: 120).run(
+            bridges: BridgeCatalog.seattle.bridges, events: Self.events, trainUntil: october, testUntil: october + 61)
+        #expect(result.windows.map(\.minutes) == [15, 30])
+        #expect(result.testFrom == "2025-10-01" && result.testUntil == "2025-12-01")
+        for window in result.windows {
+            #expect(window.overall.points == 7 * 61 * 96)
+            #expect(window.overall.brier < window.overall.brierClimatology)
+            #expect(window.overall.logLoss < window.overall.logLossClimatology)
+            for bridge in window.bridges {
+                #expect(bridge.brier < bridge.brierClimatology, "\(window.minutes) min \(bridge.bridgeName ?? "")")
+            }
+            for bin in window.reliability where bin.count > 500 {
+                #expect(abs((bin.meanPredicted ?? 0) - (bin.observed ?? 0)) < 0.1, "bin \(bin.lower)")
+            }
+        }
     }
 
     @Test("per-bridge rates keep the generator's order; summer is busier than winter")

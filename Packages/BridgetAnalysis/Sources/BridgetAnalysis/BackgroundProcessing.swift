@@ -30,6 +30,9 @@ public protocol BackgroundProcessing: Sendable {
     func generateStatistics() async throws -> StatisticsDTO
     /// The opening model of every bridge of the history.
     func buildOpeningModels() async throws -> [OpeningModelDTO]
+    /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
+    /// after the history's last).
+    func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO
 }
 
 extension BackgroundProcessing {

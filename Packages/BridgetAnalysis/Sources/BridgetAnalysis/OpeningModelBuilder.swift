@@ -3,10 +3,15 @@ import Foundation
 
 /// Builds and queries `OpeningModelDTO`s.
 ///
-/// Per slot s of the week with n occurrences in the history: the start rate is (starts + k·base) / (n + k) and the
-/// chance of a start is 1 − e^(−rate) (openings as a Poisson process within the slot); the open chance is
-/// (open minutes + k·15·baseOpen) / (15·n + 15·k); the mean remaining closure is (Σ remaining + k·baseRemaining) /
-/// (open minutes + k). k = `smoothing` pseudo-occurrences pull thin slots toward the bridge's overall figures.
+/// Smoothing has two levels, so that thin slots are never 0 or 1 and noise does not pass for pattern. A slot's
+/// figures are pulled toward its *pool* (the same quarter-hour on all weekdays, or on both weekend days: five or two
+/// times the data), and the pool's toward the bridge's overall figures:
+/// pool rate = (pool starts + k₁·overall) / (pool occurrences + k₁); slot rate = (starts + k₂·pool rate) / (n + k₂).
+/// The strengths k₁, k₂ are estimated per bridge from the data (empirical Bayes, method of moments: the prior mean
+/// over the spread of true rates that the counts show beyond Poisson noise), never below `smoothing` and 2·`smoothing`:
+/// a bridge whose slots really differ (the rush-hour curfew) keeps them apart; one whose differences are noise is
+/// pooled. The chance of a start is 1 − e^(−rate) (openings as a Poisson process within the slot). Open chance and
+/// mean remaining closure use the same strengths.
 public struct OpeningModelBuilder: Sendable {
     /// Pseudo-occurrences of the overall rate added to every slot.
     public let smoothing: Double
@@ -44,20 +49,79 @@ public struct OpeningModelBuilder: Sendable {
         let baseRate = totalOccurrences > 0 ? Double(openings.count) / totalOccurrences : 0
         let baseOpen = totalOccurrences > 0 ? totalOpenMinutes / (totalOccurrences * 15) : 0
         let baseRemaining = totalOpenMinutes > 0 ? remaining.reduce(0, +) / totalOpenMinutes : 0
-        let k = smoothing
+        // Pools: the same quarter-hour on weekdays (Monday–Friday) or on weekends.
+        let pool = { (slot: Int) in (slot / 96 >= 5 ? 96 : 0) + slot % 96 }
+        var poolStarts = [Double](repeating: 0, count: 192)
+        var poolOccurrences = [Double](repeating: 0, count: 192)
+        var poolOpen = [Double](repeating: 0, count: 192)
+        var poolRemaining = [Double](repeating: 0, count: 192)
+        for slot in 0..<slotCount {
+            poolStarts[pool(slot)] += Double(starts[slot])
+            poolOccurrences[pool(slot)] += Double(occurrences[slot])
+            poolOpen[pool(slot)] += openMinutes[slot]
+            poolRemaining[pool(slot)] += remaining[slot]
+        }
+        let k = smoothing > 0
+            ? max(smoothing, Self.strength(poolStarts, poolOccurrences, prior: { _ in baseRate })) : 0
+        let poolRates = (0..<192).map { g in
+            poolOccurrences[g] + k > 0 ? (poolStarts[g] + k * baseRate) / (poolOccurrences[g] + k) : 0
+        }
+        let k1 = smoothing > 0
+            ? max(2 * smoothing, Self.strength(starts.map(Double.init), occurrences.map(Double.init),
+                                              prior: { poolRates[pool($0)] })) : 0
+        func shrink(_ value: Double, _ weight: Double, toward prior: Double, _ strength: Double) -> Double {
+            weight + strength > 0 ? (value + strength * prior) / (weight + strength) : 0
+        }
         let slots = (0..<slotCount).map { slot in
+            let g = pool(slot)
             let n = Double(occurrences[slot])
-            let rate = n + k > 0 ? (Double(starts[slot]) + k * baseRate) / (n + k) : 0
-            let open = n + k > 0 ? (openMinutes[slot] + k * 15 * baseOpen) / (15 * (n + k)) : 0
-            let meanRemaining = openMinutes[slot] + k > 0 ? (remaining[slot] + k * baseRemaining) / (openMinutes[slot] + k) : 0
+            let poolRate = poolRates[g]
+            let rate = shrink(Double(starts[slot]), n, toward: poolRate, k1)
+            let poolOpenShare = shrink(poolOpen[g], 15 * poolOccurrences[g], toward: baseOpen, 15 * k)
+            let open = shrink(openMinutes[slot], 15 * n, toward: poolOpenShare, 15 * k1)
+            let poolMeanRemaining = shrink(poolRemaining[g], poolOpen[g], toward: baseRemaining, k)
+            let meanRemaining = shrink(remaining[slot], openMinutes[slot], toward: poolMeanRemaining, k1)
             return OpeningSlotDTO(
                 starts: starts[slot], occurrences: occurrences[slot], startProbability: 1 - exp(-rate),
                 openProbability: min(open, 1), meanRemainingMinutes: meanRemaining)
         }
+        // Month-of-year factors, each worth a week of pseudo-days at the overall rate.
+        var perMonth = [Double](repeating: 0, count: 13)
+        for opening in openings { perMonth[opening.startLocal.month] += 1 }
+        let daysPerMonth = span.daysPerMonthOfYear
+        let overallPerDay = span.days > 0 ? Double(openings.count) / Double(span.days) : 0
+        let monthFactors = (1...12).map { month -> Double in
+            guard overallPerDay > 0 else { return 1 }
+            let days = Double(daysPerMonth[month])
+            return (perMonth[month] + 7 * overallPerDay) / ((days + 7) * overallPerDay)
+        }
         return OpeningModelDTO(
             bridgeID: bridgeID, builtAt: builtAt, firstDay: span.firstDay?.dateString, lastDay: span.lastDay?.dateString,
             openings: openings.count, sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
-            baseStartProbability: 1 - exp(-baseRate), baseOpenProbability: min(baseOpen, 1), slots: slots)
+            baseStartProbability: 1 - exp(-baseRate), baseOpenProbability: min(baseOpen, 1), slots: slots,
+            monthFactors: monthFactors)
+    }
+
+    /// Empirical-Bayes strength (pseudo-exposure) for shrinking counts/exposures toward priors: the mean prior over
+    /// the variance of the true rates, estimated as the rates' spread around their priors less the Poisson noise.
+    /// Very large when the spread is all noise.
+    static func strength(_ counts: [Double], _ exposures: [Double], prior: (Int) -> Double) -> Double {
+        var spread = 0.0
+        var noise = 0.0
+        var priorSum = 0.0
+        var cells = 0.0
+        for index in counts.indices where exposures[index] > 0 {
+            let mean = prior(index)
+            let rate = counts[index] / exposures[index]
+            spread += (rate - mean) * (rate - mean)
+            noise += mean / exposures[index]
+            priorSum += mean
+            cells += 1
+        }
+        guard cells > 0 else { return 0 }
+        let variance = (spread - noise) / cells
+        guard variance > 0 else { return 1e6 }
+        return min(priorSum / cells / variance, 1e6)
     }
 
     /// Models for every bridge, from all stored events.
@@ -83,20 +147,24 @@ public struct OpeningModelBuilder: Sendable {
         var occurrences = 0
         var covered = Set<Int>()
         // Walk the window minute by minute: each minute takes 1/15 of its slot's chance.
+        let season = model.monthFactors[reading.month - 1]
         for minute in 0..<window {
             let slot = OpeningModelDTO.slot(of: FloatingTimestamp(wallClockSeconds: reading.wallClockSeconds + Int64(minute * 60)))
-            noOpening *= pow(1 - model.slots[slot].startProbability, 1.0 / Double(OpeningModelDTO.slotMinutes))
+            // Back from the chance to the slot's rate, scaled by the season, per minute of the slot.
+            let rate = -log(max(1 - model.slots[slot].startProbability, 1e-12)) * season
+            noOpening *= exp(-rate / Double(OpeningModelDTO.slotMinutes))
             if covered.insert(slot).inserted {
                 starts += model.slots[slot].starts
                 occurrences += model.slots[slot].occurrences
             }
         }
         let arrival = model.slots[OpeningModelDTO.slot(of: reading)]
+        let openOnArrival = min(1, arrival.openProbability * season)
         let base = 1 - pow(1 - model.baseStartProbability, Double(window) / Double(OpeningModelDTO.slotMinutes))
         return ForecastDTO(
             bridgeID: bridge.id, bridgeName: bridge.name, at: String(reading.description.prefix(16)), windowMinutes: window,
-            chanceOfOpening: 1 - noOpening, chanceOpenOnArrival: arrival.openProbability,
-            expectedDelayMinutes: arrival.openProbability * arrival.meanRemainingMinutes, baseChanceOfOpening: base,
+            chanceOfOpening: 1 - noOpening, chanceOpenOnArrival: openOnArrival,
+            expectedDelayMinutes: openOnArrival * arrival.meanRemainingMinutes, baseChanceOfOpening: base,
             sampleStarts: starts, sampleOccurrences: occurrences)
     }
 }

@@ -77,6 +77,10 @@ public struct ParallelProcessor: BackgroundProcessing {
         try await serial.analyzeTrafficPatterns(bridgeID: bridgeID)
     }
 
+    public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
+        try await serial.backtest(trainUntil: trainUntil, testUntil: testUntil)
+    }
+
     public func generateStatistics() async throws -> StatisticsDTO {
         let bridges = try await history.bridges()
         let events = try await history.events(bridgeID: nil)

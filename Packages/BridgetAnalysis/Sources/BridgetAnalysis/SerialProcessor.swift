@@ -48,6 +48,13 @@ public struct SerialProcessor: BackgroundProcessing {
                                        mergeGap: mergeGap, builtAt: now())
     }
 
+    public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
+        let events = try await history.events(bridgeID: nil)
+        let end = testUntil ?? ((HistorySpan(events: events).lastDay?.dayNumber ?? trainUntil) + 1)
+        return try Backtester(mergeGap: mergeGap).run(bridges: try await history.bridges(), events: events,
+                                                      trainUntil: trainUntil, testUntil: end)
+    }
+
     public func generateStatistics() async throws -> StatisticsDTO {
         OpeningStatistics.compute(
             bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now(),

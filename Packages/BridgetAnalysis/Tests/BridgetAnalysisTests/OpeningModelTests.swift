@@ -60,3 +60,25 @@ struct OpeningModelTests {
         #expect(night.chanceOfOpening == 0 && night.expectedDelayMinutes == 0)
     }
 }
+
+@Suite("Backtest scoring")
+struct BacktestScoringTests {
+    @Test("Brier score and log loss on a hand-made week")
+    func knownScores() throws {
+        // Train: Monday 10:00 opens on two Mondays. Test: the third Monday, where it opens at 10:05.
+        let events = ["2026-06-01T10:00:00.000", "2026-06-08T10:00:00.000", "2026-06-15T10:05:00.000"]
+            .map { Hand.event($0, minutes: 3) }
+        let trainUntil = CivilCalendar.daysFromCivil(year: 2026, month: 6, day: 15)
+        let result = try Backtester(mergeGap: 120, windows: [15]).run(
+            bridges: [Hand.fremont], events: events, trainUntil: trainUntil, testUntil: trainUntil + 1)
+        let score = try #require(result.windows.first?.overall)
+        #expect(score.points == 96 && score.positives == 1) // only the 10:00–10:15 window holds the 10:05 start
+        #expect(score.brier < score.brierClimatology && score.logLoss < score.logLossClimatology)
+        #expect(result.trainOpenings == 2 && result.testOpenings == 1)
+        let bins = try #require(result.windows.first?.reliability)
+        #expect(bins.map(\.count).reduce(0, +) == 96)
+        #expect(throws: BridgetError.self) {
+            try Backtester(mergeGap: 120).run(bridges: [Hand.fremont], events: events, trainUntil: 5, testUntil: 6)
+        }
+    }
+}

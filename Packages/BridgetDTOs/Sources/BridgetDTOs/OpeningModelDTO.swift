@@ -50,11 +50,15 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
     public let baseOpenProbability: Double
     /// The slots, Monday 00:00–00:15 first.
     public let slots: [OpeningSlotDTO]
+    /// Openings per day in each month of the year (January first) against the whole history's, smoothed toward 1;
+    /// 1 for a month the history does not cover. Forecasts scale the slot rates by it (the summer excess).
+    public let monthFactors: [Double]
 
     /// Creates a model.
     public init(
         bridgeID: String, builtAt: Date, firstDay: String?, lastDay: String?, openings: Int, sourceEvents: Int,
-        sourceLatestOpening: Date?, baseStartProbability: Double, baseOpenProbability: Double, slots: [OpeningSlotDTO]
+        sourceLatestOpening: Date?, baseStartProbability: Double, baseOpenProbability: Double, slots: [OpeningSlotDTO],
+        monthFactors: [Double] = Array(repeating: 1, count: 12)
     ) {
         self.bridgeID = bridgeID
         self.builtAt = builtAt
@@ -66,6 +70,7 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
         self.baseStartProbability = baseStartProbability
         self.baseOpenProbability = baseOpenProbability
         self.slots = slots
+        self.monthFactors = monthFactors.count == 12 ? monthFactors : Array(repeating: 1, count: 12)
     }
 
     /// The slot index of a Seattle wall-clock reading.

@@ -224,8 +224,8 @@ public final class SQLiteBridgeStore: BridgeStore {
             try db.execute(sql: "DELETE FROM opening_models")
             let model = try db.cachedStatement(sql: """
                 INSERT INTO opening_models (bridge_id, built_at, first_day, last_day, openings, source_events,
-                    source_latest_opening, base_start_probability, base_open_probability)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    source_latest_opening, base_start_probability, base_open_probability, month_factors)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let slot = try db.cachedStatement(sql: """
                 INSERT INTO opening_model_slots (bridge_id, slot, starts, occurrences, start_probability,
@@ -236,6 +236,7 @@ public final class SQLiteBridgeStore: BridgeStore {
                     entry.bridgeID, StoredTimestamp.text(entry.builtAt), entry.firstDay, entry.lastDay, entry.openings,
                     entry.sourceEvents, entry.sourceLatestOpening.map(StoredTimestamp.text), entry.baseStartProbability,
                     entry.baseOpenProbability,
+                    String(decoding: try JSONEncoder.sorted.encode(entry.monthFactors), as: UTF8.self),
                 ])
                 for (index, figures) in entry.slots.enumerated() {
                     try slot.execute(arguments: [
@@ -267,7 +268,9 @@ public final class SQLiteBridgeStore: BridgeStore {
                 sourceEvents: row["source_events"],
                 sourceLatestOpening: (row["source_latest_opening"] as String?).flatMap(StoredTimestamp.date),
                 baseStartProbability: row["base_start_probability"], baseOpenProbability: row["base_open_probability"],
-                slots: slots)
+                slots: slots,
+                monthFactors: (try? JSONDecoder().decode([Double].self, from: Data((row["month_factors"] as String).utf8)))
+                    ?? Array(repeating: 1, count: 12))
         }
     }
 

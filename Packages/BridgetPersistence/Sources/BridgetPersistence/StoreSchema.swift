@@ -64,7 +64,8 @@ enum StoreSchema {
                     source_events          INTEGER NOT NULL,  -- with source_latest_opening: is the model stale?
                     source_latest_opening  TEXT,
                     base_start_probability REAL NOT NULL,
-                    base_open_probability  REAL NOT NULL
+                    base_open_probability  REAL NOT NULL,
+                    month_factors          TEXT NOT NULL  -- JSON: 12 numbers, January first
                 );
                 CREATE TABLE opening_model_slots (
                     bridge_id              TEXT NOT NULL REFERENCES opening_models(bridge_id) ON DELETE CASCADE,

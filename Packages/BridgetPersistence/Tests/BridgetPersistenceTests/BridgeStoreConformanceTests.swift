@@ -99,7 +99,7 @@ struct BridgeStoreConformanceTests {
             bridgeID: "3", builtAt: Date(timeIntervalSince1970: 1_790_000_000), firstDay: "2025-11-22",
             lastDay: "2026-11-21", openings: 3_300, sourceEvents: 14_000,
             sourceLatestOpening: Date(timeIntervalSince1970: 1_789_000_000), baseStartProbability: 0.09,
-            baseOpenProbability: 0.02, slots: slots)
+            baseOpenProbability: 0.02, slots: slots, monthFactors: (1...12).map { 0.5 + Double($0) / 10 })
         #expect(try await store.openingModel(bridgeID: "3") == nil)
         try await store.saveOpeningModels([model])
         #expect(try await store.openingModel(bridgeID: "3") == model)

@@ -31,7 +31,7 @@ public struct BridgetCommand: AsyncParsableCommand {
             """,
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
-                      PredictCommand.self, RouteCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
+                      PredictCommand.self, RouteCommand.self, BacktestCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
                       ConfigCommand.self]
     )
 

@@ -1,0 +1,110 @@
+import BridgetDTOs
+import Foundation
+
+/// Fits opening models on the past and scores their forecasts on a held-out period.
+///
+/// Every 15 minutes of the test period (Seattle wall clock) and for each window length, the forecast "an opening
+/// starts within the next N minutes" is compared with what happened (a merged opening starting in that window).
+/// Climatology forecasts the bridge's base rate for N minutes at every moment.
+public struct Backtester: Sendable {
+    public let mergeGap: TimeInterval
+    public let windows: [Int]
+
+    /// Creates a backtester.
+    public init(mergeGap: TimeInterval, windows: [Int] = [15, 30]) {
+        self.mergeGap = mergeGap
+        self.windows = windows
+    }
+
+    /// Scores models fitted on events opening before `trainUntil` (a Seattle day number) against the days from
+    /// `trainUntil` up to, not including, `testUntil`.
+    public func run(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], trainUntil: Int, testUntil: Int) throws -> BacktestDTO {
+        guard testUntil > trainUntil else {
+            throw BridgetError.validation("bad-range", "the test period is empty: it must end after it starts")
+        }
+        let day = { (event: BridgeEventDTO) in FloatingTimestamp(event.openLocal)?.dayNumber ?? Int.min }
+        let train = events.filter { day($0) < trainUntil }
+        let test = events.filter { (trainUntil..<testUntil).contains(day($0)) }
+        guard !train.isEmpty else {
+            throw BridgetError.validation("no-training-data", "no stored openings before the training cut-off",
+                                          hint: "choose a later --train-until")
+        }
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, events: train, mergeGap: mergeGap, builtAt: Date())
+        var startsByBridge: [String: [Int64]] = [:]
+        let testOpenings = MergedOpening.merge(test, gap: mergeGap)
+        for opening in testOpenings { startsByBridge[opening.bridgeID, default: []].append(opening.startLocal.wallClockSeconds) }
+        for key in startsByBridge.keys { startsByBridge[key]?.sort() }
+
+        let results = windows.map { minutes -> BacktestWindowDTO in
+            var overall = Accumulator()
+            var perBridge: [ForecastScoreDTO] = []
+            var bins = [(count: Int, predicted: Double, observed: Int)](repeating: (0, 0, 0), count: 10)
+            for (bridge, model) in zip(bridges, models) {
+                var accumulator = Accumulator()
+                let starts = startsByBridge[bridge.id] ?? []
+                var cursor = 0
+                var wall = Int64(trainUntil) * 86_400
+                let end = Int64(testUntil) * 86_400
+                while wall < end {
+                    let reading = FloatingTimestamp(wallClockSeconds: wall)
+                    let forecast = OpeningModelBuilder.forecast(model, bridge: bridge, at: reading, windowMinutes: minutes)
+                    while cursor < starts.count && starts[cursor] < wall { cursor += 1 }
+                    let happened = cursor < starts.count && starts[cursor] < wall + Int64(minutes * 60)
+                    accumulator.add(forecast.chanceOfOpening, climatology: forecast.baseChanceOfOpening, happened: happened)
+                    overall.add(forecast.chanceOfOpening, climatology: forecast.baseChanceOfOpening, happened: happened)
+                    let bin = min(9, Int(forecast.chanceOfOpening * 10))
+                    bins[bin].count += 1
+                    bins[bin].predicted += forecast.chanceOfOpening
+                    bins[bin].observed += happened ? 1 : 0
+                    wall += Int64(OpeningModelDTO.slotMinutes * 60)
+                }
+                perBridge.append(accumulator.score(bridgeID: bridge.id, bridgeName: bridge.name))
+            }
+            let reliability = bins.enumerated().map { index, bin in
+                ReliabilityBinDTO(lower: Double(index) / 10, upper: Double(index + 1) / 10, count: bin.count,
+                                  meanPredicted: bin.count > 0 ? bin.predicted / Double(bin.count) : nil,
+                                  observed: bin.count > 0 ? Double(bin.observed) / Double(bin.count) : nil)
+            }
+            return BacktestWindowDTO(minutes: minutes, overall: overall.score(bridgeID: nil, bridgeName: nil),
+                                     bridges: perBridge, reliability: reliability)
+        }
+        let first = HistorySpan(events: train).firstDay?.dateString
+        return BacktestDTO(
+            trainFrom: first, testFrom: FloatingTimestamp(wallClockSeconds: Int64(trainUntil) * 86_400).dateString,
+            testUntil: FloatingTimestamp(wallClockSeconds: Int64(testUntil) * 86_400).dateString,
+            trainOpenings: models.reduce(0) { $0 + $1.openings }, testOpenings: testOpenings.count, windows: results)
+    }
+
+    /// Running sums of the proper scores.
+    struct Accumulator {
+        var points = 0
+        var positives = 0
+        var brier = 0.0
+        var brierClimatology = 0.0
+        var logLoss = 0.0
+        var logLossClimatology = 0.0
+
+        mutating func add(_ predicted: Double, climatology: Double, happened: Bool) {
+            let outcome = happened ? 1.0 : 0.0
+            points += 1
+            positives += happened ? 1 : 0
+            brier += (predicted - outcome) * (predicted - outcome)
+            brierClimatology += (climatology - outcome) * (climatology - outcome)
+            logLoss += Self.negativeLogLikelihood(predicted, happened)
+            logLossClimatology += Self.negativeLogLikelihood(climatology, happened)
+        }
+
+        /// −ln p(outcome), with p kept inside [1e-6, 1 − 1e-6] so a confident miss costs much but not infinitely.
+        static func negativeLogLikelihood(_ probability: Double, _ happened: Bool) -> Double {
+            let p = min(max(probability, 1e-6), 1 - 1e-6)
+            return happened ? -log(p) : -log(1 - p)
+        }
+
+        func score(bridgeID: String?, bridgeName: String?) -> ForecastScoreDTO {
+            let n = Double(max(points, 1))
+            return ForecastScoreDTO(bridgeID: bridgeID, bridgeName: bridgeName, points: points, positives: positives,
+                                    brier: brier / n, brierClimatology: brierClimatology / n, logLoss: logLoss / n,
+                                    logLossClimatology: logLossClimatology / n)
+        }
+    }
+}
