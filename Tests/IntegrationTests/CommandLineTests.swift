@@ -227,6 +227,26 @@ struct CommandLineTests {
         #expect(try bridget.run(["route", "score", "commute", "--config", config]).status == 64)
     }
 
+    @Test("cascades and anomalies print and parse")
+    func patterns() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 90)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let cascades = try bridget.run(["cascades", "--config", config, "--within", "20m", "--format", "json"])
+        #expect(cascades.status == 0, "\(cascades.stderr)")
+        let parsed = try decodeJSON([CascadeDTO].self, cascades.stdout)
+        #expect(parsed.count == 42 && parsed.allSatisfy { $0.withinMinutes == 20 && $0.count >= 5 })
+        #expect(zip(parsed, parsed.dropFirst()).allSatisfy { $0.lift >= $1.lift })
+        // Independent synthetic bridges: lifts centre on 1.
+        let lifts: [Double] = parsed.map(\.lift)
+        let meanLift: Double = lifts.reduce(0, +) / Double(lifts.count)
+        #expect(abs(meanLift - 1) < 0.1)
+        let anomalies = try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "json"])
+        let found = try decodeJSON([AnomalyDTO].self, anomalies.stdout)
+        #expect(!found.isEmpty && found.allSatisfy { !$0.reasons.isEmpty })
+        #expect(try bridget.run(["anomalies", "--config", config]).stdout.contains("anomalies in all"))
+    }
+
     @Test("a corrupt store file gives exit 74 and is left untouched")
     func corruptStore() throws {
         let bridget = BridgetProcess()

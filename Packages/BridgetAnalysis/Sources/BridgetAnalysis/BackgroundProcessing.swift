@@ -33,6 +33,10 @@ public protocol BackgroundProcessing: Sendable {
     /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
     /// after the history's last).
     func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO
+    /// Bridge pairs whose openings follow each other within `withinMinutes` more often than chance.
+    func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO]
+    /// Openings longer than their bridge's p99, or at times the model deems near-impossible.
+    func findAnomalies() async throws -> [AnomalyDTO]
 }
 
 extension BackgroundProcessing {

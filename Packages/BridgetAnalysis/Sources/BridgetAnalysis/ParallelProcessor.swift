@@ -81,6 +81,14 @@ public struct ParallelProcessor: BackgroundProcessing {
         try await serial.backtest(trainUntil: trainUntil, testUntil: testUntil)
     }
 
+    public func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO] {
+        try await serial.findCascades(withinMinutes: withinMinutes, minimumCount: minimumCount)
+    }
+
+    public func findAnomalies() async throws -> [AnomalyDTO] {
+        try await serial.findAnomalies()
+    }
+
     public func generateStatistics() async throws -> StatisticsDTO {
         let bridges = try await history.bridges()
         let events = try await history.events(bridgeID: nil)

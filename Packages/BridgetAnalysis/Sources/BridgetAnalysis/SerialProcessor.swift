@@ -55,6 +55,23 @@ public struct SerialProcessor: BackgroundProcessing {
                                                       trainUntil: trainUntil, testUntil: end)
     }
 
+    public func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO] {
+        let (finder, openings) = try await patternInputs()
+        return finder.cascades(openings, withinMinutes: withinMinutes, minimumCount: minimumCount)
+    }
+
+    public func findAnomalies() async throws -> [AnomalyDTO] {
+        let (finder, openings) = try await patternInputs()
+        return finder.anomalies(openings)
+    }
+
+    private func patternInputs() async throws -> (PatternFinder, [MergedOpening]) {
+        let bridges = try await history.bridges()
+        let events = try await history.events(bridgeID: nil)
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, events: events, mergeGap: mergeGap, builtAt: now())
+        return (PatternFinder(bridges: bridges, models: models), MergedOpening.merge(events, gap: mergeGap))
+    }
+
     public func generateStatistics() async throws -> StatisticsDTO {
         OpeningStatistics.compute(
             bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now(),

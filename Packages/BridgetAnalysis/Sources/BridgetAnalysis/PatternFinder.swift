@@ -1,0 +1,80 @@
+import BridgetDTOs
+import Foundation
+
+/// Finds cascades between bridges and anomalous openings, from merged openings and opening models.
+public struct PatternFinder: Sendable {
+    public let bridges: [BridgeInfoDTO]
+    public let models: [String: OpeningModelDTO]
+
+    /// Creates a finder.
+    public init(bridges: [BridgeInfoDTO], models: [OpeningModelDTO]) {
+        self.bridges = bridges
+        self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
+    }
+
+    /// Ordered pairs (A, B) with at least `minimumCount` openings of A followed by a B opening starting within
+    /// `withinMinutes`, most lifted first. The expected count is the same count with B's openings shifted by one and
+    /// two weeks either way (averaged): that keeps B's time-of-week and season but breaks any real link, so two
+    /// bridges merely busy at the same hours show a lift near 1.
+    public func cascades(_ openings: [MergedOpening], withinMinutes: Int, minimumCount: Int) -> [CascadeDTO] {
+        var startsByBridge: [String: [Int64]] = [:]
+        for opening in openings { startsByBridge[opening.bridgeID, default: []].append(opening.startLocal.wallClockSeconds) }
+        for key in startsByBridge.keys { startsByBridge[key]?.sort() }
+        let window = Int64(withinMinutes * 60)
+        var result: [CascadeDTO] = []
+        for from in bridges {
+            let fromStarts = startsByBridge[from.id] ?? []
+            for to in bridges where to.id != from.id {
+                guard !fromStarts.isEmpty else { continue }
+                let toStarts = startsByBridge[to.id] ?? []
+                let count = Self.followers(fromStarts, toStarts, shift: 0, window: window)
+                let week: Int64 = 7 * 86_400
+                let shifted = [-2, -1, 1, 2].map { Self.followers(fromStarts, toStarts, shift: $0 * week, window: window) }
+                let expected = Double(shifted.reduce(0, +)) / Double(shifted.count)
+                guard count >= minimumCount, expected > 0 else { continue }
+                result.append(CascadeDTO(
+                    fromBridgeID: from.id, fromBridgeName: from.name, toBridgeID: to.id, toBridgeName: to.name,
+                    count: count, expected: expected, lift: Double(count) / expected,
+                    zScore: (Double(count) - expected) / expected.squareRoot(), withinMinutes: withinMinutes))
+            }
+        }
+        return result.sorted { ($0.lift, $0.count, $0.fromBridgeID, $0.toBridgeID) > ($1.lift, $1.count, $1.fromBridgeID, $1.toBridgeID) }
+    }
+
+    /// How many of `from` are followed, within `window` seconds, by one of `to` moved by `shift` seconds.
+    static func followers(_ from: [Int64], _ to: [Int64], shift: Int64, window: Int64) -> Int {
+        var count = 0
+        var cursor = 0
+        for start in from {
+            while cursor < to.count && to[cursor] + shift <= start { cursor += 1 }
+            if cursor < to.count && to[cursor] + shift <= start + window { count += 1 }
+        }
+        return count
+    }
+
+    /// Openings longer than their bridge's p99 duration, or starting where the model gives less than
+    /// `unlikelyChance` of a start; newest first.
+    public func anomalies(_ openings: [MergedOpening], unlikelyChance: Double = 0.005) -> [AnomalyDTO] {
+        var durations: [String: [Double]] = [:]
+        for opening in openings {
+            if let minutes = opening.durationMinutes { durations[opening.bridgeID, default: []].append(minutes) }
+        }
+        let p99 = durations.mapValues { OpeningStatistics.nearestRank($0.sorted(), 0.99) }
+        let names = Dictionary(uniqueKeysWithValues: bridges.map { ($0.id, $0.name) })
+        var result: [AnomalyDTO] = []
+        for opening in openings {
+            guard let model = models[opening.bridgeID] else { continue }
+            let slot = model.slots[OpeningModelDTO.slot(of: opening.startLocal)]
+            let limit = p99[opening.bridgeID] ?? nil
+            var reasons: [AnomalyDTO.Reason] = []
+            if let minutes = opening.durationMinutes, let limit, minutes > limit { reasons.append(.long) }
+            if slot.startProbability < unlikelyChance { reasons.append(.unlikelyTime) }
+            guard !reasons.isEmpty else { continue }
+            result.append(AnomalyDTO(
+                bridgeID: opening.bridgeID, bridgeName: names[opening.bridgeID] ?? opening.bridgeID, openedAt: opening.start,
+                openLocal: String(opening.startLocal.description.prefix(16)), durationMinutes: opening.durationMinutes,
+                reasons: reasons, p99Minutes: limit, slotChance: slot.startProbability))
+        }
+        return result.sorted { $0.openedAt > $1.openedAt }
+    }
+}
