@@ -245,6 +245,11 @@ struct CommandLineTests {
         let found = try decodeJSON([AnomalyDTO].self, anomalies.stdout)
         #expect(!found.isEmpty && found.allSatisfy { !$0.reasons.isEmpty })
         #expect(try bridget.run(["anomalies", "--config", config]).stdout.contains("anomalies in all"))
+        let patterns = try bridget.run(["patterns", "--config", config, "--bridge", "Fremont", "--format", "json"])
+        let analysis = try decodeJSON(TrafficAnalysisDTO.self, patterns.stdout)
+        #expect(analysis.openingsByHour.count == 24 && analysis.peakHours.count == 3)
+        #expect((analysis.congestionCorrelation ?? 0) > 0.1) // the sample traffic rises in hours with openings
+        #expect(try bridget.run(["patterns", "--config", config, "--bridge", "3"]).stdout.contains("Congestion correlation"))
     }
 
     @Test("a corrupt store file gives exit 74 and is left untouched")

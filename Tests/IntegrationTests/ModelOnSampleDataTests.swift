@@ -89,6 +89,7 @@ struct ProcessorEqualityTests {
         func bridges() -> [BridgeInfoDTO] { BridgeCatalog.seattle.bridges }
         func events(bridgeID: String?) -> [BridgeEventDTO] { stored.filter { bridgeID == nil || $0.bridgeID == bridgeID } }
         func deleteEvents(openedBefore cutoff: Date) -> Int { 0 }
+        func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
     }
 
     @Test("validation, statistics and models are equal, DST days and invalid rows included")

@@ -10,6 +10,8 @@ public protocol EventHistory: Sendable {
     func events(bridgeID: String?) async throws -> [BridgeEventDTO]
     /// Removes events that opened before an instant; returns how many.
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int
+    /// Road traffic observations near a bridge, oldest first (empty when none are known).
+    func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO]
 }
 
 /// The boundary to CPU-side work: turning raw batches into events, and history into statistics and patterns.

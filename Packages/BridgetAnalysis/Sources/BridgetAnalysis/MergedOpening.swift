@@ -50,11 +50,3 @@ public struct MergedOpening: Sendable, Equatable {
         return result
     }
 }
-
-extension FloatingTimestamp {
-    /// Weekday with Monday = 0 … Sunday = 6.
-    public var mondayFirstWeekday: Int { (weekday + 5) % 7 }
-
-    /// The day number (days since 1970-01-01) of this reading's date.
-    public var dayNumber: Int { CivilCalendar.daysFromCivil(year: year, month: month, day: day) }
-}

@@ -79,8 +79,11 @@ public enum OpeningStatistics {
         return sorted[min(max(rank, 1), sorted.count) - 1]
     }
 
-    /// Openings by local hour and weekday, and the busiest hours.
-    public static func trafficPatterns(bridgeID: String, openings: [MergedOpening]) -> TrafficAnalysisDTO {
+    /// Openings by local hour and weekday, the busiest hours, and, when traffic observations exist, the Pearson
+    /// correlation between each observed hour's congestion and the openings that started within it.
+    public static func trafficPatterns(bridgeID: String, openings: [MergedOpening], flows: [TrafficFlowDTO] = [])
+        -> TrafficAnalysisDTO
+    {
         var hours = [Int](repeating: 0, count: 24)
         var weekdays = [Int](repeating: 0, count: 7)
         for opening in openings {
@@ -90,7 +93,40 @@ public enum OpeningStatistics {
         let peaks = hours.indices.filter { hours[$0] > 0 }.sorted { (hours[$0], -$0) > (hours[$1], -$1) }
         return TrafficAnalysisDTO(
             bridgeID: bridgeID, openings: openings.count, openingsByHour: hours, openingsByWeekday: weekdays,
-            peakHours: Array(peaks.prefix(3)), congestionCorrelation: nil)
+            peakHours: Array(peaks.prefix(3)), congestionCorrelation: congestionCorrelation(openings, flows))
+    }
+
+    static func congestionCorrelation(_ openings: [MergedOpening], _ flows: [TrafficFlowDTO]) -> Double? {
+        guard flows.count >= 3 else { return nil }
+        let starts = openings.map { Int64($0.start.timeIntervalSince1970.rounded(.down)) }.sorted()
+        var x: [Double] = []
+        var y: [Double] = []
+        var cursor = 0
+        for flow in flows.sorted(by: { $0.timestamp < $1.timestamp }) {
+            let from = Int64(flow.timestamp.timeIntervalSince1970.rounded(.down))
+            while cursor < starts.count && starts[cursor] < from { cursor += 1 }
+            var count = 0
+            var index = cursor
+            while index < starts.count && starts[index] < from + 3_600 {
+                count += 1
+                index += 1
+            }
+            x.append(Double(count))
+            y.append(flow.congestionLevel)
+        }
+        let n = Double(x.count)
+        let meanX = x.reduce(0, +) / n
+        let meanY = y.reduce(0, +) / n
+        var covariance = 0.0
+        var varianceX = 0.0
+        var varianceY = 0.0
+        for (a, b) in zip(x, y) {
+            covariance += (a - meanX) * (b - meanY)
+            varianceX += (a - meanX) * (a - meanX)
+            varianceY += (b - meanY) * (b - meanY)
+        }
+        guard varianceX > 0, varianceY > 0 else { return nil }
+        return covariance / (varianceX * varianceY).squareRoot()
     }
 }
 

@@ -40,7 +40,8 @@ public struct SerialProcessor: BackgroundProcessing {
             throw BridgetError.validation("unknown-bridge", "no bridge with id \(bridgeID) in the store")
         }
         let openings = MergedOpening.merge(try await history.events(bridgeID: bridgeID), gap: mergeGap)
-        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings)
+        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings,
+                                                 flows: try await history.trafficFlows(bridgeID: bridgeID))
     }
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {

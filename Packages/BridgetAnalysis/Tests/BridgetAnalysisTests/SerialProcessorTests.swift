@@ -19,6 +19,8 @@ actor ListHistory: EventHistory {
         stored.filter { bridgeID == nil || $0.bridgeID == bridgeID }.sorted { $0.key < $1.key }
     }
 
+    func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
+
     func deleteEvents(openedBefore cutoff: Date) -> Int {
         let before = stored.count
         stored.removeAll { $0.openedAt < cutoff }

@@ -81,6 +81,12 @@ public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, Cust
         return (days + 4).floorMod(7) + 1
     }
 
+    /// Weekday with Monday = 0 … Sunday = 6.
+    public var mondayFirstWeekday: Int { (weekday + 5) % 7 }
+
+    /// The day number (days since 1970-01-01) of this reading's date.
+    public var dayNumber: Int { CivilCalendar.daysFromCivil(year: year, month: month, day: day) }
+
     /// The Socrata form, `YYYY-MM-DDTHH:MM:SS.fff`.
     public var description: String {
         pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":"

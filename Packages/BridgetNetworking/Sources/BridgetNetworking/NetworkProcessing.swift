@@ -7,11 +7,14 @@ public struct EventPage: Sendable, Equatable {
     public let index: Int
     /// The rows, exactly as the source sent them.
     public let rows: [SocrataRow]
+    /// Road traffic observations for the same period, when the source has them.
+    public let trafficFlows: [TrafficFlowDTO]
 
     /// Creates a page.
-    public init(index: Int, rows: [SocrataRow]) {
+    public init(index: Int, rows: [SocrataRow], trafficFlows: [TrafficFlowDTO] = []) {
         self.index = index
         self.rows = rows
+        self.trafficFlows = trafficFlows
     }
 }
 

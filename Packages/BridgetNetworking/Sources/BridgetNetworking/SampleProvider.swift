@@ -35,7 +35,8 @@ public struct SampleProvider: NetworkProcessing {
 
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
         let start = watermark.map { max(firstDay, Self.localDay(of: $0, time: time)) } ?? firstDay
-        let cursor = SamplePageCursor(generator: generator, nextDay: start, lastDay: lastDay, pageSize: pageSize)
+        let cursor = SamplePageCursor(generator: generator, traffic: SampleTrafficModel(seed: generator.seed),
+                                      nextDay: start, lastDay: lastDay, pageSize: pageSize)
         // Pull-based: a page is generated only when the consumer asks, so memory stays at one page.
         return AsyncThrowingStream(unfolding: { try await cursor.nextPage() })
     }
@@ -48,13 +49,15 @@ public struct SampleProvider: NetworkProcessing {
 /// Walks the provider's days page by page for one fetch.
 private actor SamplePageCursor {
     private let generator: SampleOpeningGenerator
+    private let traffic: SampleTrafficModel
     private var nextDay: Int
     private let lastDay: Int
     private let pageSize: Int
     private var pageIndex = 0
 
-    init(generator: SampleOpeningGenerator, nextDay: Int, lastDay: Int, pageSize: Int) {
+    init(generator: SampleOpeningGenerator, traffic: SampleTrafficModel, nextDay: Int, lastDay: Int, pageSize: Int) {
         self.generator = generator
+        self.traffic = traffic
         self.nextDay = nextDay
         self.lastDay = lastDay
         self.pageSize = pageSize
@@ -62,13 +65,16 @@ private actor SamplePageCursor {
 
     func nextPage() throws -> EventPage? {
         var rows: [SocrataRow] = []
+        var flows: [TrafficFlowDTO] = []
         while nextDay <= lastDay && rows.count < pageSize {
             try Task.checkCancellation()
-            rows += generator.rows(forDay: nextDay)
+            let day = generator.rows(forDay: nextDay)
+            rows += day
+            flows += traffic.flows(forDay: nextDay, bridges: generator.catalog.bridges, rows: day)
             nextDay += 1
         }
         guard !rows.isEmpty else { return nil }
         defer { pageIndex += 1 }
-        return EventPage(index: pageIndex, rows: rows)
+        return EventPage(index: pageIndex, rows: rows, trafficFlows: flows)
     }
 }

@@ -142,6 +142,28 @@ struct SampleProviderTests {
         #expect(resumed == lastThreeDays)
     }
 
+    @Test("hourly traffic: weekday rush hours are congested, hours with openings more so")
+    func trafficFlows() async throws {
+        let generator = SampleOpeningGenerator(seed: 42)
+        let provider = SampleProvider(generator: generator, lastDay: Self.firstDay + 27, days: 28, pageSize: 100_000)
+        var pages: [EventPage] = []
+        for try await page in provider.eventPages(since: nil) { pages.append(page) }
+        let flows = pages.flatMap(\.trafficFlows)
+        #expect(flows.count == 28 * 24 * 7)
+        let time = SeattleTime()
+        func mean(_ hours: Set<Int>, weekend: Bool) -> Double {
+            let picked = flows.filter { flow in
+                let reading = time.reading(for: flow.timestamp)
+                return hours.contains(reading.hour) && ((reading.weekday == 1 || reading.weekday == 7) == weekend)
+            }
+            return picked.map(\.congestionLevel).reduce(0, +) / Double(picked.count)
+        }
+        #expect(mean([8, 17], weekend: false) > 0.7)
+        #expect(mean([3], weekend: false) < 0.2)
+        #expect(mean([8, 17], weekend: true) < 0.45)
+        #expect(flows.allSatisfy { (0...1).contains($0.congestionLevel) && $0.trafficVolume > 0 })
+    }
+
     @Test func catalogAndMessages() async throws {
         let provider = SampleProvider(generator: SampleOpeningGenerator(seed: 1), lastDay: Self.firstDay, days: 1)
         #expect(try await provider.fetchBridgeCatalog().count == 7)

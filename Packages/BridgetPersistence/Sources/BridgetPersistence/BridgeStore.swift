@@ -154,6 +154,10 @@ public protocol BridgeStore: Sendable {
     func routes() async throws -> [RouteDTO]
     /// Removes a route; returns whether it existed.
     func removeRoute(named name: String) async throws -> Bool
+    /// Inserts or replaces traffic observations by (bridge, instant), in one transaction.
+    func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) async throws
+    /// A bridge's traffic observations, oldest first.
+    func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO]
 }
 
 extension BridgeStore {

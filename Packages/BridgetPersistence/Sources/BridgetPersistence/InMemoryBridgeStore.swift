@@ -8,6 +8,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var runs: [SyncRunRecord] = []
     private var models: [String: OpeningModelDTO] = [:]
     private var storedRoutes: [String: RouteDTO] = [:]
+    private var flows: [String: [Date: TrafficFlowDTO]] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -103,6 +104,17 @@ public actor InMemoryBridgeStore: BridgeStore {
     }
 
     public func removeRoute(named name: String) -> Bool { storedRoutes.removeValue(forKey: name) != nil }
+
+    public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {
+        if let orphan = flows.first(where: { bridgesByID[$0.bridgeID] == nil }) {
+            throw BridgetError.data("store-orphan", "traffic for unknown bridge \(orphan.bridgeID)", exitCode: 74)
+        }
+        for flow in flows { self.flows[flow.bridgeID, default: [:]][flow.timestamp] = flow }
+    }
+
+    public func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] {
+        (flows[bridgeID] ?? [:]).values.sorted { $0.timestamp < $1.timestamp }
+    }
 
     public func integrityCheck() -> String {
         let orphans = eventsByKey.values.filter { bridgesByID[$0.bridgeID] == nil }.count

@@ -88,6 +88,17 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v5: traffic flows") { db in
+            try db.execute(sql: """
+                CREATE TABLE traffic_flows (
+                    bridge_id   TEXT NOT NULL REFERENCES bridges(id),
+                    observed_at TEXT NOT NULL,  -- UTC instant
+                    congestion  REAL NOT NULL CHECK (congestion BETWEEN 0 AND 1),
+                    volume      INTEGER NOT NULL,
+                    PRIMARY KEY (bridge_id, observed_at)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

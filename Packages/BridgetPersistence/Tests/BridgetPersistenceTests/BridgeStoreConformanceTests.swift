@@ -126,6 +126,21 @@ struct BridgeStoreConformanceTests {
         #expect(try await store.routes() == [favourite])
     }
 
+    @Test("traffic flows are upserted by bridge and instant", arguments: StoreKind.allCases)
+    func trafficFlows(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let start = Date(timeIntervalSince1970: 1_780_315_200)
+        let flows = (0..<3).map { TrafficFlowDTO(bridgeID: "3", timestamp: start.addingTimeInterval(Double($0) * 3600),
+                                                congestionLevel: 0.25 * Double($0), trafficVolume: 1_000 + $0) }
+        try await store.upsertTrafficFlows(flows.reversed())
+        try await store.upsertTrafficFlows([TrafficFlowDTO(bridgeID: "3", timestamp: start, congestionLevel: 0.9,
+                                                           trafficVolume: 3_000)])
+        let stored = try await store.trafficFlows(bridgeID: "3")
+        #expect(stored.count == 3 && stored[0].congestionLevel == 0.9 && stored[2] == flows[2])
+        #expect(try await store.trafficFlows(bridgeID: "2").isEmpty)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func syncRunsAreRecorded(_ kind: StoreKind) async throws {
         let store = try kind.make()

@@ -121,4 +121,8 @@ struct StoreEventHistory: EventHistory {
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
         try await store.deleteEvents(openedBefore: cutoff)
     }
+
+    func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO] {
+        try await store.trafficFlows(bridgeID: bridgeID)
+    }
 }

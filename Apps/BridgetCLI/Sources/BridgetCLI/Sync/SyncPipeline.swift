@@ -69,8 +69,10 @@ struct SyncPipeline: Sendable {
                 try Task.checkCancellation()
                 pages += 1
                 let batch = SyncDataDTO(
-                    bridges: catalog, rows: page.rows, syncTimestamp: now(), source: provider.name)
+                    bridges: catalog, rows: page.rows, trafficFlows: page.trafficFlows, syncTimestamp: now(),
+                    source: provider.name)
                 let processed = try await processor.processSyncData(batch)
+                try await store.upsertTrafficFlows(processed.trafficFlows)
                 record.fetched += page.rows.count
                 record.rejections.merge(processed.rejectionCounts)
                 var start = 0

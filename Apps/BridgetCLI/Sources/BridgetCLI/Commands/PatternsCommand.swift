@@ -1,0 +1,38 @@
+import ArgumentParser
+import BridgetDTOs
+import Foundation
+
+/// `bridget patterns`: one bridge's opening profile and how it relates to road traffic.
+struct PatternsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "patterns",
+        abstract: "A bridge's openings by hour and weekday, its peak hours, and the link with road congestion.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+    @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).") var bridge: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try CommandContext.load(global)
+            let store = try await context.openStoreForReading()
+            let target = try await context.bridge(named: bridge, in: store)
+            let analysis = try await context.assembly.makeProcessor(store: store).analyzeTrafficPatterns(bridgeID: target.id)
+            let rows = (0..<24).map { hour in
+                [Cell(String(format: "%02d:00", hour)), Cell(analysis.openingsByHour[hour]),
+                 Cell(String(repeating: "▇", count: analysis.openingsByHour.max().map {
+                     $0 > 0 ? analysis.openingsByHour[hour] * 40 / $0 : 0 } ?? 0))]
+            }
+            let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+            let weekdays = zip(days, analysis.openingsByWeekday).map { "\($0) \($1)" }.joined(separator: "  ")
+            let correlation = analysis.congestionCorrelation.map {
+                String(format: "%.2f (Pearson, openings per hour against congestion in that hour)", $0)
+            } ?? "no traffic observations stored (the sample provider generates them)"
+            try OutputWriter(format: output.format).write(
+                analysis, tabular: Tabular(columns: ["hour", "openings", ""], rows: rows),
+                notes: ["", "\(target.name): \(analysis.openings) openings (Seattle time). By weekday: \(weekdays).",
+                        "Peak hours: " + analysis.peakHours.map { String(format: "%02d:00", $0) }.joined(separator: ", "),
+                        "Congestion correlation: \(correlation)"])
+        }
+    }
+}
