@@ -33,11 +33,12 @@ public struct OpeningModelBuilder: Sendable {
         for opening in openings {
             starts[OpeningModelDTO.slot(of: opening.startLocal)] += 1
             guard let duration = opening.durationMinutes, duration > 0 else { continue }
-            let wall = opening.startLocal.wallClockSeconds
-            // Each whole minute the bridge was open, capped at a day so a bad row cannot run away.
+            // Each whole minute the bridge was open, capped at a day so a bad row cannot run away; slots by
+            // arithmetic on the minute of the week (no calendar work per minute).
+            let local = opening.startLocal
+            let firstMinute = local.mondayFirstWeekday * 1_440 + local.hour * 60 + local.minute
             for minute in 0..<min(Int(duration.rounded(.up)), 1_440) {
-                let reading = FloatingTimestamp(wallClockSeconds: wall + Int64(minute * 60))
-                let slot = OpeningModelDTO.slot(of: reading)
+                let slot = (firstMinute + minute) % 10_080 / OpeningModelDTO.slotMinutes
                 openMinutes[slot] += 1
                 remaining[slot] += duration - Double(minute)
             }

@@ -41,9 +41,11 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
     public let lastDay: String?
     /// Merged openings behind the model.
     public let openings: Int
-    /// Stored rows (events) of the whole history when built: with `sourceLatestOpening`, the staleness check.
+    /// Stored rows (events) of the whole history when built, and its newest opening.
     public let sourceEvents: Int
     public let sourceLatestOpening: Date?
+    /// The store's history version when built (see `BridgeStore.historyVersion`): the staleness check.
+    public let sourceVersion: Int64
     /// The bridge's overall chance that an opening starts in a slot (the climatology).
     public let baseStartProbability: Double
     /// The bridge's overall chance of being open at a minute.
@@ -58,7 +60,7 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
     public init(
         bridgeID: String, builtAt: Date, firstDay: String?, lastDay: String?, openings: Int, sourceEvents: Int,
         sourceLatestOpening: Date?, baseStartProbability: Double, baseOpenProbability: Double, slots: [OpeningSlotDTO],
-        monthFactors: [Double] = Array(repeating: 1, count: 12)
+        monthFactors: [Double] = Array(repeating: 1, count: 12), sourceVersion: Int64 = 0
     ) {
         self.bridgeID = bridgeID
         self.builtAt = builtAt
@@ -71,6 +73,16 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
         self.baseOpenProbability = baseOpenProbability
         self.slots = slots
         self.monthFactors = monthFactors.count == 12 ? monthFactors : Array(repeating: 1, count: 12)
+        self.sourceVersion = sourceVersion
+    }
+
+    /// The same model, marked as built from history version `version`.
+    public func stamped(version: Int64) -> OpeningModelDTO {
+        OpeningModelDTO(
+            bridgeID: bridgeID, builtAt: builtAt, firstDay: firstDay, lastDay: lastDay, openings: openings,
+            sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
+            baseStartProbability: baseStartProbability, baseOpenProbability: baseOpenProbability, slots: slots,
+            monthFactors: monthFactors, sourceVersion: version)
     }
 
     /// The slot index of a Seattle wall-clock reading.

@@ -154,6 +154,8 @@ public protocol BridgeStore: Sendable {
     func routes() async throws -> [RouteDTO]
     /// Removes a route; returns whether it existed.
     func removeRoute(named name: String) async throws -> Bool
+    /// A number that changes whenever stored events change (insert, update or delete), never otherwise.
+    func historyVersion() async throws -> Int64
     /// Inserts or replaces traffic observations by (bridge, instant), in one transaction.
     func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) async throws
     /// A bridge's traffic observations, oldest first.

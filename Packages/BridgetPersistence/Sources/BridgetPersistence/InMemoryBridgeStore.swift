@@ -9,6 +9,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var models: [String: OpeningModelDTO] = [:]
     private var storedRoutes: [String: RouteDTO] = [:]
     private var flows: [String: [Date: TrafficFlowDTO]] = [:]
+    private var version: Int64 = 0
 
     /// Creates an empty store.
     public init() {}
@@ -34,6 +35,7 @@ public actor InMemoryBridgeStore: BridgeStore {
             }
             eventsByKey[event.key] = event
         }
+        if counts.inserted + counts.updated > 0 { version += 1 }
         return counts
     }
 
@@ -66,6 +68,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func deleteEvents(openedBefore cutoff: Date) -> Int {
         let doomed = eventsByKey.keys.filter { $0.openedAt < cutoff }
         for key in doomed { eventsByKey[key] = nil }
+        if !doomed.isEmpty { version += 1 }
         return doomed.count
     }
 
@@ -104,6 +107,8 @@ public actor InMemoryBridgeStore: BridgeStore {
     }
 
     public func removeRoute(named name: String) -> Bool { storedRoutes.removeValue(forKey: name) != nil }
+
+    public func historyVersion() -> Int64 { version }
 
     public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {
         if let orphan = flows.first(where: { bridgesByID[$0.bridgeID] == nil }) {

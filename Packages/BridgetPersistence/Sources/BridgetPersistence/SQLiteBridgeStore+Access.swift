@@ -54,14 +54,18 @@ extension SQLiteBridgeStore {
                       longitude: row["longitude"], waterway: row["waterway"], kind: row["kind"])
     }
 
+    /// The event columns in the order `event(_:)` reads them by index (faster than by name, row after row).
+    static let eventColumns = "bridge_id, opened_at, entity_name, open_local, closed_at, close_local, minutes_open, "
+        + "latitude, longitude"
+
     static func event(_ row: Row) throws -> BridgeEventDTO {
-        let openedText: String = row["opened_at"]
+        let openedText: String = row[1]
         guard let openedAt = StoredTimestamp.date(openedText) else {
             throw BridgetError.data("store-corrupt", "a stored event has an unreadable opened_at '\(openedText)'",
                                     exitCode: 74)
         }
         var closedAt: Date?
-        if let closedText = row["closed_at"] as String? {
+        if let closedText = row[4] as String? {
             guard let date = StoredTimestamp.date(closedText) else {
                 throw BridgetError.data("store-corrupt", "a stored event has an unreadable closed_at '\(closedText)'",
                                         exitCode: 74)
@@ -69,10 +73,8 @@ extension SQLiteBridgeStore {
             closedAt = date
         }
         return BridgeEventDTO(
-            bridgeID: row["bridge_id"], bridgeName: row["entity_name"], openedAt: openedAt,
-            openLocal: row["open_local"], closedAt: closedAt,
-            closeLocal: row["close_local"], minutesOpen: row["minutes_open"], latitude: row["latitude"],
-            longitude: row["longitude"])
+            bridgeID: row[0], bridgeName: row[2], openedAt: openedAt, openLocal: row[3], closedAt: closedAt,
+            closeLocal: row[5], minutesOpen: row[6], latitude: row[7], longitude: row[8])
     }
 
     static func syncRun(_ row: Row) -> SyncRunRecord {

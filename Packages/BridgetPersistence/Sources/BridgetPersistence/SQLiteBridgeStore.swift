@@ -106,6 +106,9 @@ public final class SQLiteBridgeStore: BridgeStore {
                 try update.execute(arguments: arguments)
                 if db.changesCount == 1 { counts.updated += 1 } else { counts.unchanged += 1 }
             }
+            if counts.inserted + counts.updated > 0 {
+                try db.execute(sql: "UPDATE history_version SET version = version + 1")
+            }
             return counts
         }
     }
@@ -126,7 +129,7 @@ public final class SQLiteBridgeStore: BridgeStore {
             arguments += [StoredTimestamp.text(before)]
         }
         let order = query.newestFirst ? "DESC" : "ASC"
-        var sql = "SELECT * FROM events"
+        var sql = "SELECT \(Self.eventColumns) FROM events"
         if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
         sql += " ORDER BY opened_at \(order), bridge_id \(order)"
         if let limit = query.limit {
@@ -175,7 +178,9 @@ public final class SQLiteBridgeStore: BridgeStore {
     public func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
         try await write("delete old events") { db in
             try db.execute(sql: "DELETE FROM events WHERE opened_at < ?", arguments: [StoredTimestamp.text(cutoff)])
-            return db.changesCount
+            let removed = db.changesCount
+            if removed > 0 { try db.execute(sql: "UPDATE history_version SET version = version + 1") }
+            return removed
         }
     }
 
@@ -224,8 +229,8 @@ public final class SQLiteBridgeStore: BridgeStore {
             try db.execute(sql: "DELETE FROM opening_models")
             let model = try db.cachedStatement(sql: """
                 INSERT INTO opening_models (bridge_id, built_at, first_day, last_day, openings, source_events,
-                    source_latest_opening, base_start_probability, base_open_probability, month_factors)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    source_latest_opening, base_start_probability, base_open_probability, month_factors, source_version)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let slot = try db.cachedStatement(sql: """
                 INSERT INTO opening_model_slots (bridge_id, slot, starts, occurrences, start_probability,
@@ -237,6 +242,7 @@ public final class SQLiteBridgeStore: BridgeStore {
                     entry.sourceEvents, entry.sourceLatestOpening.map(StoredTimestamp.text), entry.baseStartProbability,
                     entry.baseOpenProbability,
                     String(decoding: try JSONEncoder.sorted.encode(entry.monthFactors), as: UTF8.self),
+                    entry.sourceVersion,
                 ])
                 for (index, figures) in entry.slots.enumerated() {
                     try slot.execute(arguments: [
@@ -270,7 +276,8 @@ public final class SQLiteBridgeStore: BridgeStore {
                 baseStartProbability: row["base_start_probability"], baseOpenProbability: row["base_open_probability"],
                 slots: slots,
                 monthFactors: (try? JSONDecoder().decode([Double].self, from: Data((row["month_factors"] as String).utf8)))
-                    ?? Array(repeating: 1, count: 12))
+                    ?? Array(repeating: 1, count: 12),
+                sourceVersion: row["source_version"])
         }
     }
 
@@ -302,6 +309,12 @@ public final class SQLiteBridgeStore: BridgeStore {
         try await write("remove a route") { db in
             try db.execute(sql: "DELETE FROM routes WHERE name = ?", arguments: [name])
             return db.changesCount > 0
+        }
+    }
+
+    public func historyVersion() async throws -> Int64 {
+        try await read("read the history version") { db in
+            try Int64.fetchOne(db, sql: "SELECT version FROM history_version WHERE id = 1") ?? 0
         }
     }
 

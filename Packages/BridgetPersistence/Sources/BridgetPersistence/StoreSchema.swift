@@ -65,7 +65,8 @@ enum StoreSchema {
                     source_latest_opening  TEXT,
                     base_start_probability REAL NOT NULL,
                     base_open_probability  REAL NOT NULL,
-                    month_factors          TEXT NOT NULL  -- JSON: 12 numbers, January first
+                    month_factors          TEXT NOT NULL, -- JSON: 12 numbers, January first
+                    source_version         INTEGER NOT NULL -- history_version.version when built
                 );
                 CREATE TABLE opening_model_slots (
                     bridge_id              TEXT NOT NULL REFERENCES opening_models(bridge_id) ON DELETE CASCADE,
@@ -97,6 +98,17 @@ enum StoreSchema {
                     volume      INTEGER NOT NULL,
                     PRIMARY KEY (bridge_id, observed_at)
                 ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v6: history version") { db in
+            // Bumped in the same transaction as every change to events, so "has the history changed since the
+            // model was built?" is one row read instead of a count over millions of rows.
+            try db.execute(sql: """
+                CREATE TABLE history_version (
+                    id      INTEGER PRIMARY KEY CHECK (id = 1),
+                    version INTEGER NOT NULL
+                );
+                INSERT INTO history_version (id, version) VALUES (1, 0);
                 """)
         }
         return migrator

@@ -15,7 +15,11 @@ struct BridgeStoreConformanceTests {
         #expect(try await store.upsertEvents(batch) == UpsertCounts(unchanged: 10))
         var changed = batch
         changed[3] = Fixture.event(minute: 30, minutes: 9)
+        let beforeUpdate = try await store.historyVersion()
+        #expect(try await store.upsertEvents(batch) == UpsertCounts(unchanged: 10))
+        #expect(try await store.historyVersion() == beforeUpdate) // nothing changed, same version
         #expect(try await store.upsertEvents(changed) == UpsertCounts(updated: 1, unchanged: 9))
+        #expect(try await store.historyVersion() > beforeUpdate)
         #expect(try await store.eventCount(bridgeID: nil) == 10)
         let stored = try await store.allEvents()
         #expect(stored == changed)
@@ -74,7 +78,9 @@ struct BridgeStoreConformanceTests {
         #expect(activity.first { $0.bridge.id == "3" }?.openings == 5)
         #expect(activity.first { $0.bridge.id == "3" }?.lastOpening == Fixture.event(minute: 4).openedAt)
         #expect(activity.first { $0.bridge.id == "1" }?.openings == 0)
+        let version = try await store.historyVersion()
         #expect(try await store.deleteEvents(openedBefore: Fixture.event(minute: 3).openedAt) == 3)
+        #expect(try await store.historyVersion() > version)
         #expect(try await store.eventCount(bridgeID: nil) == 2)
     }
 
@@ -99,7 +105,7 @@ struct BridgeStoreConformanceTests {
             bridgeID: "3", builtAt: Date(timeIntervalSince1970: 1_790_000_000), firstDay: "2025-11-22",
             lastDay: "2026-11-21", openings: 3_300, sourceEvents: 14_000,
             sourceLatestOpening: Date(timeIntervalSince1970: 1_789_000_000), baseStartProbability: 0.09,
-            baseOpenProbability: 0.02, slots: slots, monthFactors: (1...12).map { 0.5 + Double($0) / 10 })
+            baseOpenProbability: 0.02, slots: slots, monthFactors: (1...12).map { 0.5 + Double($0) / 10 }, sourceVersion: 7)
         #expect(try await store.openingModel(bridgeID: "3") == nil)
         try await store.saveOpeningModels([model])
         #expect(try await store.openingModel(bridgeID: "3") == model)

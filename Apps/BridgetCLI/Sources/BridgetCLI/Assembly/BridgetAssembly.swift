@@ -22,7 +22,14 @@ struct BridgetAssembly: Sendable {
         case .sample:
             let settings = configuration.sample
             let lastDay = settings.endDate ?? LocalDay(number: LocalDay(containing: now()).number - 1)
-            let generator = SampleOpeningGenerator(seed: settings.seed, invalidRowRate: settings.invalidRate)
+            let profiles = Dictionary(uniqueKeysWithValues: BridgeCatalog.seattle.bridges.map { bridge in
+                let profile = SampleBridgeProfile.seattleDefault(for: bridge)
+                return (bridge.id, SampleBridgeProfile(openingsPerYear: profile.openingsPerYear * settings.rateScale,
+                                                       hourWeights: profile.hourWeights,
+                                                       keepsRushHourCurfew: profile.keepsRushHourCurfew))
+            })
+            let generator = SampleOpeningGenerator(seed: settings.seed, invalidRowRate: settings.invalidRate,
+                                                   profiles: profiles)
             return SampleProvider(
                 generator: generator, lastDay: lastDay.number, days: settings.days, pageSize: settings.pageSize)
         case .live:

@@ -32,7 +32,7 @@ public struct BridgetCommand: AsyncParsableCommand {
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
                       PredictCommand.self, RouteCommand.self, BacktestCommand.self, CascadesCommand.self,
-                      AnomaliesCommand.self, PatternsCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
+                      AnomaliesCommand.self, PatternsCommand.self, ModelCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
                       ConfigCommand.self]
     )
 

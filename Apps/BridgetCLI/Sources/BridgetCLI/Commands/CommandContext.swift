@@ -46,14 +46,11 @@ struct CommandContext: Sendable {
 
     /// The stored opening model of a bridge, rebuilt first when the history changed since it was built.
     func currentModel(bridgeID: String, store: any BridgeStore) async throws -> OpeningModelDTO {
-        let count = try await store.eventCount(bridgeID: nil)
-        let latest = try await store.latestOpening()
         if let model = try await store.openingModel(bridgeID: bridgeID),
-           model.sourceEvents == count, model.sourceLatestOpening == latest {
+           model.sourceVersion == (try await store.historyVersion()) {
             return model
         }
-        let models = try await assembly.makeProcessor(store: store).buildOpeningModels()
-        try await store.saveOpeningModels(models)
+        let models = try await OpeningModelRefresh.rebuild(store: store, processor: assembly.makeProcessor(store: store))
         guard let model = models.first(where: { $0.bridgeID == bridgeID }) else {
             throw BridgetError.validation("unknown-bridge", "no bridge \(bridgeID) in the store", hint: "run `bridget sync`")
         }

@@ -27,7 +27,7 @@ struct PruneCommand: AsyncParsableCommand {
             let store = try context.assembly.makeStore()
             let processor = context.assembly.makeProcessor(store: store)
             let removed = try await processor.cleanupOldData(olderThan: cutoff)
-            if removed > 0 { try await store.saveOpeningModels(try await processor.buildOpeningModels()) }
+            if removed > 0 { try await OpeningModelRefresh.rebuild(store: store, processor: processor) }
             let remaining = try await store.eventCount(bridgeID: nil)
             try OutputWriter(format: output.format).write(
                 Output(before: cutoff, removed: removed, remaining: remaining),

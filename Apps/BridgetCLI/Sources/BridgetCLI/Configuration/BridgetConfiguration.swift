@@ -52,6 +52,7 @@ struct BridgetConfiguration: Sendable {
         var endDate: LocalDay?
         var invalidRate: Double
         var pageSize: Int
+        var rateScale: Double
     }
 
     struct LiveSettings: Sendable, Equatable {
@@ -100,7 +101,8 @@ struct BridgetConfiguration: Sendable {
             seed: UInt64(resolved.integer("provider.sample.seed")), days: resolved.integer("provider.sample.days"),
             endDate: resolved.text("provider.sample.end_date").flatMap(LocalDay.init),
             invalidRate: resolved.number("provider.sample.invalid_rate"),
-            pageSize: resolved.integer("provider.sample.page_size"))
+            pageSize: resolved.integer("provider.sample.page_size"),
+            rateScale: resolved.number("provider.sample.rate_scale"))
         live = LiveSettings(
             baseURL: resolved.text("provider.live.base_url") ?? "", dataset: resolved.text("provider.live.dataset") ?? "",
             pageSize: resolved.integer("provider.live.page_size"),

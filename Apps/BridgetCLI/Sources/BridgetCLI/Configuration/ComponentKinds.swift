@@ -23,6 +23,8 @@ enum ProviderKind: String, CaseIterable, Sendable {
                           help: "share of openings written as a row that breaks a validation rule"),
                 ConfigKey("provider.sample.page_size", .integer(1...1_000_000), default: .integer(5_000),
                           help: "rows per page (whole days are kept together)"),
+                ConfigKey("provider.sample.rate_scale", .number(0.01...100), default: .number(1),
+                          help: "multiplies every bridge's opening rate (a busier city, for benchmarks)"),
             ]
         case .live:
             [

@@ -20,6 +20,7 @@ provider:
     end_date: null          # YYYY-MM-DD (Seattle); null means yesterday
     invalid_rate: 0.002     # share of openings written as a row that breaks a validation rule
     page_size: 5000         # rows per page
+    rate_scale: 1           # multiplies every bridge's opening rate (a busier city, for benchmarks)
   live:                     # see Docs/LIVE.md
     base_url: https://data.seattle.gov
     dataset: gm8h-9449      # SDOT Drawbridge Status

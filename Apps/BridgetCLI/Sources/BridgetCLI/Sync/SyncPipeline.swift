@@ -103,7 +103,7 @@ struct SyncPipeline: Sendable {
         }
         // Keep the opening model in step with the history, so predictions read a small table.
         if record.counts.inserted + record.counts.updated > 0 {
-            try await store.saveOpeningModels(try await processor.buildOpeningModels())
+            try await OpeningModelRefresh.rebuild(store: store, processor: processor)
         }
         record.finishedAt = now()
         record.watermarkAfter = try await store.latestOpening()
