@@ -42,30 +42,15 @@ public struct ParallelProcessor: BackgroundProcessing {
                     (start, rows[start..<min(start + chunk, rows.count)].map { validator.validate($0) })
                 }
             }
-            var results = [Result<BridgeEventDTO, RejectedRow>?](repeating: nil, count: rows.count)
-            for await (start, part) in group {
-                for (offset, result) in part.enumerated() { results[start + offset] = result }
-            }
-            return results
+            var parts: [(Int, [Result<BridgeEventDTO, RejectedRow>])] = []
+            for await part in group { parts.append(part) }
+            return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
         }
+        // Duplicates, and rows whose instant depends on earlier ones, are judged in input order.
+        let outcome = validator.validate(rows, firstPass: firstPass)
         var processed = batch
-        processed.events = []
-        processed.rejections = []
-        var seen = Set<EventKey>()
-        for (index, row) in rows.enumerated() {
-            var result = firstPass[index] ?? validator.validate(row, taken: seen)
-            if row.opendatetime?.contains("T01:") == true { result = validator.validate(row, taken: seen) }
-            switch result {
-            case .success(let event):
-                if seen.insert(event.key).inserted {
-                    processed.events.append(event)
-                } else {
-                    processed.rejections.append(RejectedRow(reason: .duplicateInBatch, row: row))
-                }
-            case .failure(let rejection):
-                processed.rejections.append(rejection)
-            }
-        }
+        processed.events = outcome.events
+        processed.rejections = outcome.rejected
         return processed
     }
 

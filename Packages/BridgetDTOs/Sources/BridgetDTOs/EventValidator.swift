@@ -51,13 +51,21 @@ public struct EventValidator: Sendable {
     }
 
     /// Validates a batch; duplicates are judged within this batch only (the store's upsert handles the rest).
-    public func validate(_ rows: [SocrataRow]) -> Outcome {
+    ///
+    /// `firstPass`, when given, holds each row's result validated on its own (e.g. computed concurrently); it is
+    /// used for every row whose outcome cannot depend on earlier rows, so the outcome equals a plain `validate`.
+    public func validate(_ rows: [SocrataRow], firstPass: [Result<BridgeEventDTO, RejectedRow>]? = nil) -> Outcome {
         var outcome = Outcome(events: [], rejected: [])
         outcome.events.reserveCapacity(rows.count)
         var seen = Set<EventKey>()
         seen.reserveCapacity(rows.count)
-        for row in rows {
-            switch validate(row, taken: seen) {
+        for (index, row) in rows.enumerated() {
+            let result = if let firstPass, index < firstPass.count, !Self.mayDependOnBatch(row) {
+                firstPass[index]
+            } else {
+                validate(row, taken: seen)
+            }
+            switch result {
             case .success(let event):
                 if seen.insert(event.key).inserted {
                     outcome.events.append(event)
@@ -128,6 +136,12 @@ public struct EventValidator: Sendable {
 }
 
 extension EventValidator {
+    /// Whether a row's instant can depend on the rows before it: only readings in Seattle's repeated autumn hour
+    /// (always 01:xx local) can take their second occurrence when the first is taken.
+    public static func mayDependOnBatch(_ row: SocrataRow) -> Bool {
+        row.opendatetime?.contains("T01:") == true
+    }
+
     /// The opening and closing instants of a row; `nil` when every closing falls before every opening.
     func instants(open: FloatingTimestamp, close: FloatingTimestamp?, minutes: Double?, bridgeID: String,
                   taken: Set<EventKey>) -> (Date, Date?)? {
