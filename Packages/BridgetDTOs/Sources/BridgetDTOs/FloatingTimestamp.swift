@@ -31,20 +31,29 @@ public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, Cust
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]`; returns `nil` for anything else, including a zone suffix.
     public init?(_ text: String) {
-        var utf8 = Array(text.utf8)
-        if utf8.count == 19 { utf8 += Array(".000".utf8) }
-        guard utf8.count == 23,
-              utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
-              utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":"), utf8[19] == UInt8(ascii: "."),
-              let year = Self.number(utf8, 0, 4), let month = Self.number(utf8, 5, 2), let day = Self.number(utf8, 8, 2),
-              let hour = Self.number(utf8, 11, 2), let minute = Self.number(utf8, 14, 2),
-              let second = Self.number(utf8, 17, 2), let millisecond = Self.number(utf8, 20, 3)
-        else { return nil }
-        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second,
-                  millisecond: millisecond)
+        var text = text
+        // Parsed in place from the string's UTF-8 storage: no allocation, as every stored row goes through here.
+        guard let fields = text.withUTF8({ Self.fields($0) }) else { return nil }
+        self.init(year: fields.0, month: fields.1, day: fields.2, hour: fields.3, minute: fields.4, second: fields.5,
+                  millisecond: fields.6)
     }
 
-    private static func number(_ bytes: [UInt8], _ start: Int, _ length: Int) -> Int? {
+    private static func fields(_ utf8: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int, Int, Int, Int, Int)? {
+        guard utf8.count == 19 || utf8.count == 23,
+              utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"), utf8[10] == UInt8(ascii: "T"),
+              utf8[13] == UInt8(ascii: ":"), utf8[16] == UInt8(ascii: ":"),
+              let year = number(utf8, 0, 4), let month = number(utf8, 5, 2), let day = number(utf8, 8, 2),
+              let hour = number(utf8, 11, 2), let minute = number(utf8, 14, 2), let second = number(utf8, 17, 2)
+        else { return nil }
+        var millisecond = 0
+        if utf8.count == 23 {
+            guard utf8[19] == UInt8(ascii: "."), let value = number(utf8, 20, 3) else { return nil }
+            millisecond = value
+        }
+        return (year, month, day, hour, minute, second, millisecond)
+    }
+
+    private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) -> Int? {
         var value = 0
         for index in start..<(start + length) {
             let digit = Int(bytes[index]) - 48
