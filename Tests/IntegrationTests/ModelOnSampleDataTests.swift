@@ -90,6 +90,7 @@ struct ProcessorEqualityTests {
         func events(bridgeID: String?) -> [BridgeEventDTO] { stored.filter { bridgeID == nil || $0.bridgeID == bridgeID } }
         func deleteEvents(openedBefore cutoff: Date) -> Int { 0 }
         func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
+        func openingRecords() async throws -> [OpeningRecordDTO] { try await recordsFromEvents() }
     }
 
     @Test("validation, statistics and models are equal, DST days and invalid rows included")

@@ -10,6 +10,8 @@ public protocol EventHistory: Sendable {
     func events(bridgeID: String?) async throws -> [BridgeEventDTO]
     /// Removes events that opened before an instant; returns how many.
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int
+    /// Every event in lean form, ordered by bridge then opening: what whole-history analysis reads.
+    func openingRecords() async throws -> [OpeningRecordDTO]
     /// Road traffic observations near a bridge, oldest first (empty when none are known).
     func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO]
 }
@@ -39,6 +41,14 @@ public protocol BackgroundProcessing: Sendable {
     func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO]
     /// Openings longer than their bridge's p99, or at times the model deems near-impossible.
     func findAnomalies() async throws -> [AnomalyDTO]
+}
+
+extension EventHistory {
+    /// Lean records from `events(bridgeID: nil)`, for histories without a cheaper way.
+    public func recordsFromEvents() async throws -> [OpeningRecordDTO] {
+        try await events(bridgeID: nil).compactMap(OpeningRecordDTO.init)
+            .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
+    }
 }
 
 extension BackgroundProcessing {

@@ -19,19 +19,27 @@ public struct Backtester: Sendable {
     /// Scores models fitted on events opening before `trainUntil` (a Seattle day number) against the days from
     /// `trainUntil` up to, not including, `testUntil`.
     public func run(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], trainUntil: Int, testUntil: Int) throws -> BacktestDTO {
+        try run(bridges: bridges, records: events.compactMap(OpeningRecordDTO.init), trainUntil: trainUntil,
+                testUntil: testUntil)
+    }
+
+    /// The same from lean records.
+    public func run(bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], trainUntil: Int, testUntil: Int) throws
+        -> BacktestDTO
+    {
         guard testUntil > trainUntil else {
             throw BridgetError.validation("bad-range", "the test period is empty: it must end after it starts")
         }
-        let day = { (event: BridgeEventDTO) in FloatingTimestamp(event.openLocal)?.dayNumber ?? Int.min }
-        let train = events.filter { day($0) < trainUntil }
-        let test = events.filter { (trainUntil..<testUntil).contains(day($0)) }
+        let day = { (record: OpeningRecordDTO) in Int(record.openWall.floorDivided(by: 86_400)) }
+        let train = records.filter { day($0) < trainUntil }
+        let test = records.filter { (trainUntil..<testUntil).contains(day($0)) }
         guard !train.isEmpty else {
             throw BridgetError.validation("no-training-data", "no stored openings before the training cut-off",
                                           hint: "choose a later --train-until")
         }
-        let models = OpeningModelBuilder().buildAll(bridges: bridges, events: train, mergeGap: mergeGap, builtAt: Date())
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, records: train, mergeGap: mergeGap, builtAt: Date())
         var startsByBridge: [String: [Int64]] = [:]
-        let testOpenings = MergedOpening.merge(test, gap: mergeGap)
+        let testOpenings = MergedOpening.merge(records: test, gap: mergeGap)
         for opening in testOpenings { startsByBridge[opening.bridgeID, default: []].append(opening.startLocal.wallClockSeconds) }
         for key in startsByBridge.keys { startsByBridge[key]?.sort() }
 
@@ -68,7 +76,7 @@ public struct Backtester: Sendable {
             return BacktestWindowDTO(minutes: minutes, overall: overall.score(bridgeID: nil, bridgeName: nil),
                                      bridges: perBridge, reliability: reliability)
         }
-        let first = HistorySpan(events: train).firstDay?.dateString
+        let first = HistorySpan(records: train).firstDay?.dateString
         return BacktestDTO(
             trainFrom: first, testFrom: FloatingTimestamp(wallClockSeconds: Int64(trainUntil) * 86_400).dateString,
             testUntil: FloatingTimestamp(wallClockSeconds: Int64(testUntil) * 86_400).dateString,

@@ -21,32 +21,35 @@ public struct MergedOpening: Sendable, Equatable {
     /// Rows without a closing end an opening (nothing can be said to follow them); rows whose reading does not
     /// parse are skipped (validation never stores them). Output is ordered by bridge, then start.
     public static func merge(_ events: [BridgeEventDTO], gap: TimeInterval) -> [MergedOpening] {
-        var byBridge: [String: [BridgeEventDTO]] = [:]
-        for event in events { byBridge[event.bridgeID, default: []].append(event) }
+        merge(records: events.compactMap(OpeningRecordDTO.init), gap: gap)
+    }
+
+    /// The same from lean records (any order).
+    public static func merge(records: [OpeningRecordDTO], gap: TimeInterval) -> [MergedOpening] {
+        let ordered = zip(records, records.dropFirst()).allSatisfy { ($0.bridgeID, $0.openedAt) <= ($1.bridgeID, $1.openedAt) }
+            ? records : records.sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
         var result: [MergedOpening] = []
-        result.reserveCapacity(events.count)
-        for bridgeID in byBridge.keys.sorted() {
-            let rows = byBridge[bridgeID, default: []].sorted { $0.openedAt < $1.openedAt }
-            var current: (start: Date, end: Date?, local: FloatingTimestamp, count: Int)?
-            for row in rows {
-                guard let local = FloatingTimestamp(row.openLocal) else { continue }
-                if var open = current, let end = open.end, row.openedAt.timeIntervalSince(end) < gap {
-                    open.end = row.closedAt.map { max($0, end) }
-                    open.count += 1
-                    current = open
-                } else {
-                    if let open = current {
-                        result.append(MergedOpening(bridgeID: bridgeID, start: open.start, end: open.end,
-                                                    startLocal: open.local, fragments: open.count))
-                    }
-                    current = (row.openedAt, row.closedAt, local, 1)
-                }
-            }
-            if let open = current {
-                result.append(MergedOpening(bridgeID: bridgeID, start: open.start, end: open.end, startLocal: open.local,
-                                            fragments: open.count))
+        result.reserveCapacity(ordered.count)
+        var current: (bridge: String, start: Int64, end: Int64?, wall: Int64, count: Int)?
+        func flush() {
+            guard let open = current else { return }
+            result.append(MergedOpening(
+                bridgeID: open.bridge, start: Date(timeIntervalSince1970: Double(open.start)),
+                end: open.end.map { Date(timeIntervalSince1970: Double($0)) },
+                startLocal: FloatingTimestamp(wallClockSeconds: open.wall), fragments: open.count))
+        }
+        for record in ordered {
+            if var open = current, open.bridge == record.bridgeID, let end = open.end,
+               Double(record.openedAt - end) < gap {
+                open.end = record.closedAt.map { max($0, end) }
+                open.count += 1
+                current = open
+            } else {
+                flush()
+                current = (record.bridgeID, record.openedAt, record.closedAt, record.openWall, 1)
             }
         }
+        flush()
         return result
     }
 }

@@ -129,13 +129,22 @@ public struct OpeningModelBuilder: Sendable {
     public func buildAll(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], mergeGap: TimeInterval, builtAt: Date)
         -> [OpeningModelDTO]
     {
-        let span = HistorySpan(events: events)
+        buildAll(bridges: bridges, records: events.compactMap(OpeningRecordDTO.init), mergeGap: mergeGap, builtAt: builtAt)
+    }
+
+    /// The same from lean records.
+    public func buildAll(bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], mergeGap: TimeInterval, builtAt: Date)
+        -> [OpeningModelDTO]
+    {
+        let span = HistorySpan(records: records)
         var byBridge: [String: [MergedOpening]] = [:]
-        for opening in MergedOpening.merge(events, gap: mergeGap) { byBridge[opening.bridgeID, default: []].append(opening) }
-        let latest = events.map(\.openedAt).max()
+        for opening in MergedOpening.merge(records: records, gap: mergeGap) {
+            byBridge[opening.bridgeID, default: []].append(opening)
+        }
+        let latest = records.map(\.openedAt).max().map { Date(timeIntervalSince1970: Double($0)) }
         return bridges.map { bridge in
             build(bridgeID: bridge.id, openings: byBridge[bridge.id] ?? [], span: span, builtAt: builtAt,
-                  sourceEvents: events.count, sourceLatestOpening: latest)
+                  sourceEvents: records.count, sourceLatestOpening: latest)
         }
     }
 

@@ -8,18 +8,26 @@ public enum OpeningStatistics {
     public static func compute(
         bridges: [BridgeInfoDTO], events: [BridgeEventDTO], generatedAt: Date, mergeGap: TimeInterval = 0
     ) -> StatisticsDTO {
-        let span = HistorySpan(events: events)
+        compute(bridges: bridges, records: events.compactMap(OpeningRecordDTO.init), generatedAt: generatedAt,
+                mergeGap: mergeGap)
+    }
+
+    /// The same from lean records.
+    public static func compute(
+        bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], generatedAt: Date, mergeGap: TimeInterval = 0
+    ) -> StatisticsDTO {
+        let span = HistorySpan(records: records)
         var rowsByBridge: [String: Int] = [:]
-        for event in events { rowsByBridge[event.bridgeID, default: 0] += 1 }
+        for record in records { rowsByBridge[record.bridgeID, default: 0] += 1 }
         var openingsByBridge: [String: [MergedOpening]] = [:]
-        for opening in MergedOpening.merge(events, gap: mergeGap) {
+        for opening in MergedOpening.merge(records: records, gap: mergeGap) {
             openingsByBridge[opening.bridgeID, default: []].append(opening)
         }
         let perBridge = bridges.map { bridge in
             statistics(for: bridge, openings: openingsByBridge[bridge.id] ?? [], rows: rowsByBridge[bridge.id] ?? 0,
                        span: span)
         }
-        return assemble(perBridge, span: span, generatedAt: generatedAt, totalRows: events.count, mergeGap: mergeGap)
+        return assemble(perBridge, span: span, generatedAt: generatedAt, totalRows: records.count, mergeGap: mergeGap)
     }
 
     /// Network-wide figures from per-bridge ones (shared by the serial and the parallel processor).
@@ -137,10 +145,15 @@ public struct HistorySpan: Sendable, Equatable {
 
     /// The span of some events (by their raw local opening readings).
     public init(events: [BridgeEventDTO]) {
+        self.init(records: events.compactMap(OpeningRecordDTO.init))
+    }
+
+    /// The span of lean records.
+    public init(records: [OpeningRecordDTO]) {
         var first: Int?
         var last: Int?
-        for event in events {
-            guard let day = FloatingTimestamp(event.openLocal)?.dayNumber else { continue }
+        for record in records {
+            let day = Int(record.openWall.floorDivided(by: 86_400))
             if first.map({ day < $0 }) ?? true { first = day }
             if last.map({ day > $0 }) ?? true { last = day }
         }
@@ -168,5 +181,13 @@ public struct HistorySpan: Sendable, Equatable {
         guard let firstDay, let lastDay else { return counts }
         for day in firstDay.dayNumber...lastDay.dayNumber { counts[((day + 3) % 7 + 7) % 7] += 1 }
         return counts
+    }
+}
+
+extension Int64 {
+    /// Division rounding toward negative infinity.
+    func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }

@@ -76,35 +76,36 @@ public struct ParallelProcessor: BackgroundProcessing {
 
     public func generateStatistics() async throws -> StatisticsDTO {
         let bridges = try await history.bridges()
-        let events = try await history.events(bridgeID: nil)
-        let span = HistorySpan(events: events)
+        let records = try await history.openingRecords()
+        let span = HistorySpan(records: records)
         let gap = mergeGap
-        let perBridge = await perBridgeConcurrently(bridges: bridges, events: events) { bridge, rows in
-            OpeningStatistics.statistics(for: bridge, openings: MergedOpening.merge(rows, gap: gap), rows: rows.count,
-                                         span: span)
+        let perBridge = await perBridgeConcurrently(bridges: bridges, records: records) { bridge, rows in
+            OpeningStatistics.statistics(for: bridge, openings: MergedOpening.merge(records: rows, gap: gap),
+                                         rows: rows.count, span: span)
         }
-        return OpeningStatistics.assemble(perBridge, span: span, generatedAt: now(), totalRows: events.count,
+        return OpeningStatistics.assemble(perBridge, span: span, generatedAt: now(), totalRows: records.count,
                                           mergeGap: mergeGap)
     }
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
         let bridges = try await history.bridges()
-        let events = try await history.events(bridgeID: nil)
-        let span = HistorySpan(events: events)
-        let (gap, builtAt, latest, total) = (mergeGap, now(), events.map(\.openedAt).max(), events.count)
-        return await perBridgeConcurrently(bridges: bridges, events: events) { bridge, rows in
-            OpeningModelBuilder().build(bridgeID: bridge.id, openings: MergedOpening.merge(rows, gap: gap), span: span,
-                                        builtAt: builtAt, sourceEvents: total, sourceLatestOpening: latest)
+        let records = try await history.openingRecords()
+        let span = HistorySpan(records: records)
+        let latest = records.map(\.openedAt).max().map { Date(timeIntervalSince1970: Double($0)) }
+        let (gap, builtAt, total) = (mergeGap, now(), records.count)
+        return await perBridgeConcurrently(bridges: bridges, records: records) { bridge, rows in
+            OpeningModelBuilder().build(bridgeID: bridge.id, openings: MergedOpening.merge(records: rows, gap: gap),
+                                        span: span, builtAt: builtAt, sourceEvents: total, sourceLatestOpening: latest)
         }
     }
 
     /// Runs `work` for each bridge on its own events concurrently; results in the order of `bridges`.
     private func perBridgeConcurrently<T: Sendable>(
-        bridges: [BridgeInfoDTO], events: [BridgeEventDTO],
-        _ work: @escaping @Sendable (BridgeInfoDTO, [BridgeEventDTO]) -> T
+        bridges: [BridgeInfoDTO], records: [OpeningRecordDTO],
+        _ work: @escaping @Sendable (BridgeInfoDTO, [OpeningRecordDTO]) -> T
     ) async -> [T] {
-        var byBridge: [String: [BridgeEventDTO]] = [:]
-        for event in events { byBridge[event.bridgeID, default: []].append(event) }
+        var byBridge: [String: [OpeningRecordDTO]] = [:]
+        for record in records { byBridge[record.bridgeID, default: []].append(record) }
         return await withTaskGroup(of: (Int, T).self) { group in
             for (index, bridge) in bridges.enumerated() {
                 let rows = byBridge[bridge.id] ?? []

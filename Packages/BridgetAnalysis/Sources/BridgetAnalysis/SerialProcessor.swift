@@ -45,14 +45,14 @@ public struct SerialProcessor: BackgroundProcessing {
     }
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
-        OpeningModelBuilder().buildAll(bridges: try await history.bridges(), events: try await history.events(bridgeID: nil),
+        OpeningModelBuilder().buildAll(bridges: try await history.bridges(), records: try await history.openingRecords(),
                                        mergeGap: mergeGap, builtAt: now())
     }
 
     public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
-        let events = try await history.events(bridgeID: nil)
-        let end = testUntil ?? ((HistorySpan(events: events).lastDay?.dayNumber ?? trainUntil) + 1)
-        return try Backtester(mergeGap: mergeGap).run(bridges: try await history.bridges(), events: events,
+        let records = try await history.openingRecords()
+        let end = testUntil ?? ((HistorySpan(records: records).lastDay?.dayNumber ?? trainUntil) + 1)
+        return try Backtester(mergeGap: mergeGap).run(bridges: try await history.bridges(), records: records,
                                                       trainUntil: trainUntil, testUntil: end)
     }
 
@@ -68,14 +68,14 @@ public struct SerialProcessor: BackgroundProcessing {
 
     private func patternInputs() async throws -> (PatternFinder, [MergedOpening]) {
         let bridges = try await history.bridges()
-        let events = try await history.events(bridgeID: nil)
-        let models = OpeningModelBuilder().buildAll(bridges: bridges, events: events, mergeGap: mergeGap, builtAt: now())
-        return (PatternFinder(bridges: bridges, models: models), MergedOpening.merge(events, gap: mergeGap))
+        let records = try await history.openingRecords()
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, records: records, mergeGap: mergeGap, builtAt: now())
+        return (PatternFinder(bridges: bridges, models: models), MergedOpening.merge(records: records, gap: mergeGap))
     }
 
     public func generateStatistics() async throws -> StatisticsDTO {
         OpeningStatistics.compute(
-            bridges: try await history.bridges(), events: try await history.events(bridgeID: nil), generatedAt: now(),
+            bridges: try await history.bridges(), records: try await history.openingRecords(), generatedAt: now(),
             mergeGap: mergeGap)
     }
 }

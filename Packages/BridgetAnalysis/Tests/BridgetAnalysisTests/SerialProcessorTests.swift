@@ -21,6 +21,8 @@ actor ListHistory: EventHistory {
 
     func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
 
+    func openingRecords() async throws -> [OpeningRecordDTO] { try await recordsFromEvents() }
+
     func deleteEvents(openedBefore cutoff: Date) -> Int {
         let before = stored.count
         stored.removeAll { $0.openedAt < cutoff }

@@ -154,6 +154,8 @@ public protocol BridgeStore: Sendable {
     func routes() async throws -> [RouteDTO]
     /// Removes a route; returns whether it existed.
     func removeRoute(named name: String) async throws -> Bool
+    /// Every stored event in lean form, ordered by bridge id then opening (for analysis over the whole history).
+    func openingRecords() async throws -> [OpeningRecordDTO]
     /// A number that changes whenever stored events change (insert, update or delete), never otherwise.
     func historyVersion() async throws -> Int64
     /// Inserts or replaces traffic observations by (bridge, instant), in one transaction.

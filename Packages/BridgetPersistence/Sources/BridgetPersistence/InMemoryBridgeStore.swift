@@ -110,6 +110,10 @@ public actor InMemoryBridgeStore: BridgeStore {
 
     public func historyVersion() -> Int64 { version }
 
+    public func openingRecords() -> [OpeningRecordDTO] {
+        eventsByKey.values.sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }.compactMap(OpeningRecordDTO.init)
+    }
+
     public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {
         if let orphan = flows.first(where: { bridgesByID[$0.bridgeID] == nil }) {
             throw BridgetError.data("store-orphan", "traffic for unknown bridge \(orphan.bridgeID)", exitCode: 74)

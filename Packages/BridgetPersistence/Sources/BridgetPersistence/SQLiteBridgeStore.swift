@@ -312,6 +312,22 @@ public final class SQLiteBridgeStore: BridgeStore {
         }
     }
 
+    public func openingRecords() async throws -> [OpeningRecordDTO] {
+        try await read("read events") { db in
+            // The primary key's order: a plain scan, no sort. SQLite computes the seconds, so Swift parses nothing.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT bridge_id, unixepoch(opened_at), unixepoch(closed_at), unixepoch(open_local) FROM events
+                ORDER BY bridge_id, opened_at
+                """)
+            var records: [OpeningRecordDTO] = []
+            while let row = try rows.next() {
+                guard let openWall = row[3] as Int64? else { continue } // an unreadable reading: never stored
+                records.append(OpeningRecordDTO(bridgeID: row[0], openedAt: row[1], closedAt: row[2], openWall: openWall))
+            }
+            return records
+        }
+    }
+
     public func historyVersion() async throws -> Int64 {
         try await read("read the history version") { db in
             try Int64.fetchOne(db, sql: "SELECT version FROM history_version WHERE id = 1") ?? 0

@@ -59,6 +59,18 @@ struct BridgeStoreConformanceTests {
         #expect(try await store.latestOpening() == Fixture.event(minute: 50).openedAt)
     }
 
+    @Test("lean opening records match the stored events, by bridge then time", arguments: StoreKind.allCases)
+    func openingRecords(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let events = [Fixture.event(minute: 9, milliseconds: 500), Fixture.event(Fixture.ballard, minute: 20, minutes: nil),
+                      Fixture.event(minute: 3)]
+        _ = try await store.upsertEvents(events)
+        let records = try await store.openingRecords()
+        #expect(records == [events[1], events[2], events[0]].compactMap(OpeningRecordDTO.init))
+        #expect(records[0].closedAt == nil && records[2].openedAt == 1_780_315_740)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func emptyStore(_ kind: StoreKind) async throws {
         let store = try kind.make()

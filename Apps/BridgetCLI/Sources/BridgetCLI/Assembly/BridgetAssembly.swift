@@ -129,6 +129,10 @@ struct StoreEventHistory: EventHistory {
         try await store.deleteEvents(openedBefore: cutoff)
     }
 
+    func openingRecords() async throws -> [OpeningRecordDTO] {
+        try await store.openingRecords()
+    }
+
     func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO] {
         try await store.trafficFlows(bridgeID: bridgeID)
     }
