@@ -146,8 +146,8 @@ public protocol BridgeStore: Sendable {
     func integrityCheck() async throws -> String
     /// Replaces every stored opening model with these, in one transaction.
     func saveOpeningModels(_ models: [OpeningModelDTO]) async throws
-    /// The stored opening model of a bridge, if any.
-    func openingModel(bridgeID: String) async throws -> OpeningModelDTO?
+    /// The stored opening models of these bridges (those that have one), in one read.
+    func openingModels(bridgeIDs: [String]) async throws -> [OpeningModelDTO]
     /// Inserts or replaces a route by name.
     func saveRoute(_ route: RouteDTO) async throws
     /// Every route, favourites first, then by name.
@@ -165,6 +165,11 @@ public protocol BridgeStore: Sendable {
 }
 
 extension BridgeStore {
+    /// The stored opening model of a bridge, if any.
+    public func openingModel(bridgeID: String) async throws -> OpeningModelDTO? {
+        try await openingModels(bridgeIDs: [bridgeID]).first
+    }
+
     /// The route with this name, if stored.
     public func route(named name: String) async throws -> RouteDTO? {
         try await routes().first { $0.id == name }

@@ -98,7 +98,9 @@ public actor InMemoryBridgeStore: BridgeStore {
         self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
     }
 
-    public func openingModel(bridgeID: String) -> OpeningModelDTO? { models[bridgeID] }
+    public func openingModels(bridgeIDs: [String]) -> [OpeningModelDTO] {
+        Set(bridgeIDs).sorted().compactMap { models[$0] }
+    }
 
     public func saveRoute(_ route: RouteDTO) { storedRoutes[route.id] = route }
 

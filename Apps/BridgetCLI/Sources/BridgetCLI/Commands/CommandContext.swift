@@ -46,15 +46,20 @@ struct CommandContext: Sendable {
 
     /// The stored opening model of a bridge, rebuilt first when the history changed since it was built.
     func currentModel(bridgeID: String, store: any BridgeStore) async throws -> OpeningModelDTO {
-        if let model = try await store.openingModel(bridgeID: bridgeID),
-           model.sourceVersion == (try await store.historyVersion()) {
-            return model
-        }
-        let models = try await OpeningModelRefresh.rebuild(store: store, processor: assembly.makeProcessor(store: store))
-        guard let model = models.first(where: { $0.bridgeID == bridgeID }) else {
+        guard let model = try await currentModels(bridgeIDs: [bridgeID], store: store).first else {
             throw BridgetError.validation("unknown-bridge", "no bridge \(bridgeID) in the store", hint: "run `bridget sync`")
         }
         return model
+    }
+
+    /// The stored opening models of some bridges, all rebuilt first when the history changed since they were built.
+    func currentModels(bridgeIDs: [String], store: any BridgeStore) async throws -> [OpeningModelDTO] {
+        let wanted = Set(bridgeIDs)
+        let version = try await store.historyVersion()
+        let stored = try await store.openingModels(bridgeIDs: Array(wanted))
+        if stored.count == wanted.count, stored.allSatisfy({ $0.sourceVersion == version }) { return stored }
+        let rebuilt = try await OpeningModelRefresh.rebuild(store: store, processor: assembly.makeProcessor(store: store))
+        return rebuilt.filter { wanted.contains($0.bridgeID) }
     }
 
     /// The catalog bridge named by an id or a name, or a validation error listing the bridges.

@@ -241,10 +241,7 @@ struct RouteCommand: AsyncParsableCommand {
     }
 
     static func scorer(for route: RouteDTO, context: CommandContext, store: any BridgeStore) async throws -> RouteScorer {
-        var models: [OpeningModelDTO] = []
-        for id in Set(route.crossings.flatMap(\.bridgeIDs)) {
-            models.append(try await context.currentModel(bridgeID: id, store: store))
-        }
+        let models = try await context.currentModels(bridgeIDs: route.crossings.flatMap(\.bridgeIDs), store: store)
         let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
         return RouteScorer(models: models, catalog: catalog)
     }
