@@ -202,6 +202,9 @@ struct CommandLineTests {
         #expect(add.status == 0 && add.stdout.contains("saved route commute with 2 crossings"))
         #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", "Aurora@3"]).status == 64)
         #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", "Fremont"]).status == 64)
+        for bad in ["Fremont@inf", "Fremont@nan", "Fremont@-3", "Fremont@99999"] { // inf once trapped converting to Int64
+            #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", bad]).status == 64, "\(bad)")
+        }
         #expect(try bridget.run(["route", "favorite", "commute", "--config", config]).status == 0)
         let list = try bridget.run(["route", "list", "--config", config])
         #expect(list.stdout.contains("★") && list.stdout.contains("Fremont/Ballard@8 → Montlake@22"))

@@ -62,6 +62,16 @@ struct ModelOnSampleDataTests {
         }
     }
 
+    @Test("a test period reaching past the history is cut at its end, not scored for years")
+    func backtestStopsAtHistory() async throws {
+        let processor = SerialProcessor(history: ProcessorEqualityTests.YearHistory(Self.events), now: { Date() })
+        let october = CivilCalendar.daysFromCivil(year: 2025, month: 10, day: 1)
+        let farFuture = CivilCalendar.daysFromCivil(year: 2900, month: 1, day: 1)
+        let result = try await processor.backtest(trainUntil: october, testUntil: farFuture)
+        #expect(result.testUntil == "2026-01-01")
+        #expect(result.windows[0].overall.points == 7 * 92 * 96)
+    }
+
     @Test("per-bridge rates keep the generator's order; summer is busier than winter")
     func ratesAndSeason() throws {
         let base = Dictionary(uniqueKeysWithValues: Self.models.map { ($0.bridgeID, $0.baseStartProbability) })

@@ -109,6 +109,20 @@ struct LiveProviderTests {
         #expect(try await store.syncRuns(limit: 1).first?.status == .failed)
     }
 
+    @Test("a server that ignores $offset is an error, not an endless sync")
+    func serverIgnoringOffset() async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        fixture.server.ignoreOffset(true)
+        let provider = LiveProvider(client: fixture.client(cache: nil), query: try fixture.query, pageSize: 100)
+        await #expect {
+            _ = try await fixture.pipeline(provider: provider, store: try fixture.store()).run(full: true)
+        } throws: { error in
+            (error as? BridgetError)?.code == "network.paging"
+        }
+        #expect(fixture.server.requests.filter { $0.query["$order"] != nil }.count == 2)
+    }
+
     @Test("the app token is sent as a header and appears in no file, URL or message")
     func tokenStaysSecret() async throws {
         let token = "tok-\(UUID().uuidString)"

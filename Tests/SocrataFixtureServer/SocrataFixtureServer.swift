@@ -21,6 +21,7 @@ public final class SocrataFixtureServer: Sendable {
         var dataset: FixtureDataset
         var version = 1
         var faults: [FixtureFault] = []
+        var ignoresOffset = false
         var log: [LoggedRequest] = []
     }
 
@@ -70,6 +71,9 @@ public final class SocrataFixtureServer: Sendable {
         }
     }
 
+    /// Misbehave like a broken proxy: answer every page as if `$offset` were 0.
+    public func ignoreOffset(_ ignore: Bool) { state.withLock { $0.ignoresOffset = ignore } }
+
     /// Every request so far.
     public var requests: [LoggedRequest] { state.withLock { $0.log } }
 
@@ -101,7 +105,9 @@ public final class SocrataFixtureServer: Sendable {
         if let requiredToken, headers["x-app-token"] != requiredToken {
             return errorResponse(403, shape: 2, message: "You must be logged in to access this resource", code: nil)
         }
-        let (dataset, version) = state.withLock { ($0.dataset, $0.version) }
+        let (dataset, version, ignoresOffset) = state.withLock { ($0.dataset, $0.version, $0.ignoresOffset) }
+        var query = query
+        if ignoresOffset { query["$offset"] = nil }
         let body: Data
         do {
             body = try FixtureQuery(parameters: query).evaluate(on: dataset)

@@ -43,6 +43,16 @@ public protocol BackgroundProcessing: Sendable {
     func findAnomalies() async throws -> [AnomalyDTO]
 }
 
+extension SyncDataDTO {
+    /// The batch with a validation outcome's events and rejections.
+    func applying(_ outcome: EventValidator.Outcome) -> SyncDataDTO {
+        var processed = self
+        processed.events = outcome.events
+        processed.rejections = outcome.rejected
+        return processed
+    }
+}
+
 extension EventHistory {
     /// Lean records from `events(bridgeID: nil)`, for histories without a cheaper way.
     public func recordsFromEvents() async throws -> [OpeningRecordDTO] {

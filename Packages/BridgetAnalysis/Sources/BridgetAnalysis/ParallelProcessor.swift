@@ -47,11 +47,7 @@ public struct ParallelProcessor: BackgroundProcessing {
             return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
         }
         // Duplicates, and rows whose instant depends on earlier ones, are judged in input order.
-        let outcome = validator.validate(rows, firstPass: firstPass)
-        var processed = batch
-        processed.events = outcome.events
-        processed.rejections = outcome.rejected
-        return processed
+        return batch.applying(validator.validate(rows, firstPass: firstPass))
     }
 
     public func cleanupOldData(olderThan cutoff: Date) async throws -> Int {

@@ -24,11 +24,7 @@ public struct SerialProcessor: BackgroundProcessing {
     public func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO {
         let validator = EventValidator(
             catalog: BridgeCatalog(bridges: batch.bridges), now: now(), maximumDistanceMeters: maximumDistanceMeters)
-        let outcome = validator.validate(batch.rows)
-        var processed = batch
-        processed.events = outcome.events
-        processed.rejections = outcome.rejected
-        return processed
+        return batch.applying(validator.validate(batch.rows))
     }
 
     public func cleanupOldData(olderThan cutoff: Date) async throws -> Int {
@@ -51,7 +47,9 @@ public struct SerialProcessor: BackgroundProcessing {
 
     public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
         let records = try await history.openingRecords()
-        let end = testUntil ?? ((HistorySpan(records: records).lastDay?.dayNumber ?? trainUntil) + 1)
+        // Never past the history: there is nothing to score there, and a far date would mean years of empty work.
+        let afterHistory = (HistorySpan(records: records).lastDay?.dayNumber ?? trainUntil) + 1
+        let end = min(testUntil ?? afterHistory, afterHistory)
         return try Backtester(mergeGap: mergeGap).run(bridges: try await history.bridges(), records: records,
                                                       trainUntil: trainUntil, testUntil: end)
     }

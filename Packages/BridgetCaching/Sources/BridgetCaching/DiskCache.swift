@@ -138,12 +138,6 @@ public actor DiskCache {
         }
     }
 
-    /// Removes one entry.
-    public func remove(key: String) {
-        let (bodyPath, metaPath) = paths(for: key)
-        discard(bodyPath: bodyPath, metaPath: metaPath, corrupt: false)
-    }
-
     /// Removes every entry; returns how many there were.
     @discardableResult
     public func clear() -> Int {

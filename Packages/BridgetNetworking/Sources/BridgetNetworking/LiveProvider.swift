@@ -65,6 +65,7 @@ private actor LivePageCursor {
     private var offset = 0
     private var index = 0
     private var finished = false
+    private var previousPage: Data?
 
     init(client: SocrataClient, query: SocrataQuery, since: FloatingTimestamp?, pageSize: Int) {
         self.client = client
@@ -77,6 +78,12 @@ private actor LivePageCursor {
         guard !finished else { return nil }
         let url = query.pageURL(since: since, limit: pageSize, offset: offset)
         let body = try await client.get(url)
+        // A full page identical to the one before means the server ignores $offset: paging would never end.
+        guard body != previousPage else {
+            throw BridgetError.network("paging", "\(url.absoluteString) returned the same page as the previous offset",
+                                       hint: "the server ignores $offset; check provider.live.base_url")
+        }
+        previousPage = body
         let rows: [SocrataRow]
         do {
             rows = try JSONDecoder().decode([SocrataRow].self, from: body)

@@ -37,9 +37,10 @@ struct RouteCommand: AsyncParsableCommand {
                 var crossings: [RouteCrossingDTO] = []
                 for text in via {
                     let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
-                    guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)), minutes >= 0
+                    guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)),
+                          minutes.isFinite, (0...1_440).contains(minutes)
                     else {
-                        throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES",
+                        throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES (0 to 1440 minutes)",
                                                       hint: "e.g. --via \"Fremont/Ballard@8\"")
                     }
                     var ids: [String] = []

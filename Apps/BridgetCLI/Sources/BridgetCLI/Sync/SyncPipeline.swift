@@ -29,7 +29,6 @@ struct SyncReport: Sendable, Codable, Equatable {
 struct SyncProgress: Sendable {
     var pages: Int
     var fetched: Int
-    var stored: Int
     var elapsed: TimeInterval
 }
 
@@ -81,9 +80,8 @@ struct SyncPipeline: Sendable {
                     record.counts = record.counts + (try await store.upsertEvents(Array(processed.events[start..<end])))
                     start = end
                 }
-                let stored = record.counts.inserted + record.counts.updated + record.counts.unchanged
                 progress(SyncProgress(
-                    pages: pages, fetched: record.fetched, stored: stored, elapsed: seconds(clock.now - began)))
+                    pages: pages, fetched: record.fetched, elapsed: seconds(clock.now - began)))
             }
             // A cancelled stream may simply end; that is not a complete sync.
             try Task.checkCancellation()
