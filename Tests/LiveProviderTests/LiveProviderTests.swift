@@ -55,6 +55,20 @@ struct LiveProviderTests {
         #expect(third.since != nil)
     }
 
+    @Test("under cache-first the change check still asks the server, so new rows are not missed")
+    func cacheFirstStillSeesChanges() async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        let provider = LiveProvider(client: fixture.client(cache: try fixture.cache(), policy: .cacheFirst(maxAge: 3600)),
+                                    query: try fixture.query, pageSize: 100)
+        let store = try fixture.store()
+        _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        fixture.server.append([FixtureDataset.row(BridgeCatalog.seattle.bridges[2], open: "2026-03-01T10:00:00.000",
+                                                  close: "2026-03-01T10:05:00.000", minutes: "5")])
+        let second = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        #expect(second.inserted == 1 && !second.sourceUnchanged)
+    }
+
     static let transient: [String] = ["429", "429:1", "202", "500", "503", "hang:3", "truncated", "html:503", "408"]
 
     @Test("transient faults are retried and the sync completes", arguments: transient)

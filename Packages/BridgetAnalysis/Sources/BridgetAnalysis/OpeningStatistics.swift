@@ -143,11 +143,6 @@ public struct HistorySpan: Sendable, Equatable {
     public let firstDay: FloatingTimestamp?
     public let lastDay: FloatingTimestamp?
 
-    /// The span of some events (by their raw local opening readings).
-    public init(events: [BridgeEventDTO]) {
-        self.init(records: events.compactMap(OpeningRecordDTO.init))
-    }
-
     /// The span of lean records.
     public init(records: [OpeningRecordDTO]) {
         var first: Int?

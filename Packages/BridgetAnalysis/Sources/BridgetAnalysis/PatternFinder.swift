@@ -29,9 +29,20 @@ public struct PatternFinder: Sendable {
                 let toStarts = startsByBridge[to.id] ?? []
                 let count = Self.followers(fromStarts, toStarts, shift: 0, window: window)
                 let week: Int64 = 7 * 86_400
-                let shifted = [-2, -1, 1, 2].map { Self.followers(fromStarts, toStarts, shift: $0 * week, window: window) }
-                let expected = Double(shifted.reduce(0, +)) / Double(shifted.count)
-                guard count >= minimumCount, expected > 0 else { continue }
+                let shifted = [-2, -1, 1, 2].compactMap { weeks -> Double? in
+                    // Only openings of A that the shifted B still covers can find a follower: scale back up from them,
+                    // or the shift's edges would make chance look smaller than it is.
+                    let shift = Int64(weeks) * week
+                    guard let first = toStarts.first, let last = toStarts.last else { return 0 }
+                    let covered = fromStarts.filter { $0 >= first + shift && $0 <= last + shift }.count
+                    guard covered > 0 else { return nil }
+                    let found = Self.followers(fromStarts, toStarts, shift: shift, window: window)
+                    return Double(found) * Double(fromStarts.count) / Double(covered)
+                }
+                guard !shifted.isEmpty else { continue }
+                // At least half an opening: a pair chance never produces still ranks, with a finite lift.
+                let expected = max(shifted.reduce(0, +) / Double(shifted.count), 0.5)
+                guard count >= minimumCount else { continue }
                 result.append(CascadeDTO(
                     fromBridgeID: from.id, fromBridgeName: from.name, toBridgeID: to.id, toBridgeName: to.name,
                     count: count, expected: expected, lift: Double(count) / expected,

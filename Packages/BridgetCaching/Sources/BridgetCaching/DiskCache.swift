@@ -117,6 +117,11 @@ public actor DiskCache {
             size: body.count, checksum: Self.checksum(body))
         let (bodyPath, metaPath) = paths(for: key)
         try? FileManager.default.removeItem(atPath: metaPath) // the old entry stops existing before its body changes
+        // A body larger than the whole budget is not kept: it would evict everything else and still not fit.
+        guard body.count <= maximumBytes else {
+            try? FileManager.default.removeItem(atPath: bodyPath)
+            return metadata
+        }
         try writeAtomically(body, to: bodyPath)
         try writeAtomically(try JSONEncoder.cache.encode(metadata), to: metaPath)
         enforceBudget(keeping: key)
@@ -125,7 +130,8 @@ public actor DiskCache {
 
     /// Marks an entry as confirmed fresh now (after a 304).
     public func refresh(_ metadata: CachedResponseMetadata) throws {
-        let (_, metaPath) = paths(for: metadata.key)
+        let (bodyPath, metaPath) = paths(for: metadata.key)
+        guard FileManager.default.fileExists(atPath: bodyPath) else { return } // evicted meanwhile: nothing to refresh
         try writeAtomically(try JSONEncoder.cache.encode(metadata.refreshed(at: now())), to: metaPath)
     }
 
@@ -205,7 +211,7 @@ public actor DiskCache {
         var total = entries.reduce(0) { $0 + $1.size }
         while total > maximumBytes, let oldest = entries.first {
             entries.removeFirst()
-            guard oldest.key != key else { continue }
+            guard oldest.key != key else { continue } // the new entry fits the budget on its own (checked in store)
             let (bodyPath, metaPath) = paths(for: oldest.key)
             discard(bodyPath: bodyPath, metaPath: metaPath, corrupt: false)
             total -= oldest.size

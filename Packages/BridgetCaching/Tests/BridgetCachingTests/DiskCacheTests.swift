@@ -62,6 +62,16 @@ struct DiskCacheTests {
         #expect(await cache.statistics().entries == 0)
     }
 
+    @Test("a body larger than the whole budget is not kept and evicts nothing")
+    func oversizedBody() async throws {
+        let cache = try DiskCache(directory: folder(), maximumBytes: 1_000)
+        try await cache.store(Data(repeating: 1, count: 600), forKey: "small", etag: nil, lastModified: nil, contentType: nil)
+        try await cache.store(Data(repeating: 2, count: 5_000), forKey: "huge", etag: nil, lastModified: nil, contentType: nil)
+        #expect(await cache.response(forKey: "huge") == nil)
+        #expect(await cache.response(forKey: "small")?.body.count == 600)
+        #expect(await cache.statistics().evictions == 0)
+    }
+
     @Test func unwritableFolder() {
         let blocker = folder()
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))

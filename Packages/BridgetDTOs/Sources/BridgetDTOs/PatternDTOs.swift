@@ -8,7 +8,8 @@ public struct CascadeDTO: Sendable, Codable, Equatable {
     public let toBridgeName: String
     /// Openings of `from` followed by an opening of `to` starting within `withinMinutes`.
     public let count: Int
-    /// The count expected if `to` opened independently: the same count with its openings shifted by whole weeks.
+    /// The count expected if `to` opened independently: the same count with its openings shifted by whole weeks
+    /// (scaled for the openings the shift leaves uncovered), at least 0.5.
     public let expected: Double
     /// count / expected.
     public let lift: Double

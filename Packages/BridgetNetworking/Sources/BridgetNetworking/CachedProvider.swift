@@ -45,8 +45,12 @@ public struct CachedProvider: NetworkProcessing {
                 : "no cached pages of \(query.dataset) in \(cache.directory)")
     }
 
+    /// Keys of the cached row pages of the dataset, newest fetch first.
     static func pageKeys(cache: DiskCache, query: SocrataQuery) async -> [String] {
-        await cache.allMetadata().map(\.key).filter { $0.hasPrefix(query.resourcePrefix + "?") && $0.contains("$order=") }
+        await cache.allMetadata()
+            .filter { $0.key.hasPrefix(query.resourcePrefix + "?") && $0.key.contains("$order=") }
+            .sorted { ($0.fetchedAt, $0.key) > ($1.fetchedAt, $1.key) }
+            .map(\.key)
     }
 
     static func cachedRows(cache: DiskCache, query: SocrataQuery) async throws -> [SocrataRow] {
@@ -56,13 +60,21 @@ public struct CachedProvider: NetworkProcessing {
                 "nothing-cached", "the cache at \(cache.directory) holds no pages of dataset \(query.dataset)",
                 hint: "sync once with provider.kind: live (it fills the cache), or point cache.path at a filled cache")
         }
-        var unique = Set<SocrataRow>()
+        // A row fetched again later (say, once its closing time was known) is served in its newest version: pages
+        // are read newest first, and a natural key (entityid, opendatetime) seen in a newer page is skipped. Rows
+        // sharing a key within one page all stay: the validator tells them apart or counts the duplicate.
+        var newestPage: [String: Int] = [:]
         var rows: [SocrataRow] = []
-        for key in keys.sorted() {
+        for (pageIndex, key) in keys.enumerated() {
             guard let response = await cache.response(forKey: key),
                   let page = try? JSONDecoder().decode([SocrataRow].self, from: response.body)
             else { continue } // a corrupt entry was discarded by the cache; the rest still serve
-            for row in page where unique.insert(row).inserted { rows.append(row) }
+            for row in page {
+                let naturalKey = (row.entityid ?? "") + "|" + (row.opendatetime ?? "")
+                if let seenIn = newestPage[naturalKey], seenIn != pageIndex { continue }
+                newestPage[naturalKey] = pageIndex
+                rows.append(row)
+            }
         }
         return rows.sorted { ($0.opendatetime ?? "", $0.entityid ?? "") < ($1.opendatetime ?? "", $1.entityid ?? "") }
     }

@@ -33,7 +33,7 @@ public struct LiveProvider: NetworkProcessing {
     }
 
     public func changeFingerprint() async throws -> String? {
-        let body = try await client.get(query.changeCheckURL(since: nil))
+        let body = try await client.get(query.changeCheckURL, revalidate: true)
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]], let row = rows.first else {
             throw BridgetError.network("malformed-body", "the change check of \(query.resourcePrefix) is not a one-row array")
         }
@@ -43,7 +43,7 @@ public struct LiveProvider: NetworkProcessing {
     }
 
     public func checkConnection() async -> ConnectionStatusDTO {
-        let url = query.changeCheckURL(since: nil)
+        let url = query.changeCheckURL
         do {
             let response = try await client.probe(url)
             guard response.status == 200 else {

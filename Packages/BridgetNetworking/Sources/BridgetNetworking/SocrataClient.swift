@@ -1,6 +1,7 @@
 import BridgetCaching
 import BridgetDTOs
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -45,7 +46,7 @@ public actor SocrataClient {
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let warn: @Sendable (String) -> Void
     private var random: SeededGenerator
-    private var inFlight: [String: Task<Data, any Error>] = [:]
+    private var inFlight: [String: SharedFetch] = [:]
     /// Network exchanges made so far (retries and 304s included).
     public private(set) var networkRequests = 0
 
@@ -68,14 +69,21 @@ public actor SocrataClient {
         self.random = SeededGenerator(seed: seed)
     }
 
-    /// The JSON body at `url`, following the cache policy. Identical concurrent calls share one fetch.
-    public func get(_ url: URL) async throws -> Data {
-        let key = url.absoluteString
-        if let running = inFlight[key] { return try await running.value }
-        let task = Task { try await self.fetch(url) }
-        inFlight[key] = task
-        defer { inFlight[key] = nil }
-        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+    /// The JSON body at `url`, following the cache policy. Identical concurrent calls share one fetch; it is
+    /// cancelled only when every caller waiting on it is. `revalidate` asks the server even under cache-first (for
+    /// answers that must be current, such as the change check).
+    public func get(_ url: URL, revalidate: Bool = false) async throws -> Data {
+        let key = url.absoluteString + (revalidate ? " (revalidate)" : "")
+        let shared: SharedFetch
+        if let running = inFlight[key] {
+            shared = running
+        } else {
+            shared = SharedFetch(Task { try await self.fetch(url, revalidate: revalidate) })
+            inFlight[key] = shared
+        }
+        shared.join()
+        defer { if inFlight[key] === shared { inFlight[key] = nil } }
+        return try await withTaskCancellationHandler { try await shared.task.value } onCancel: { shared.leave() }
     }
 
     /// One unconditional attempt, no cache, no retry: for reachability checks.
@@ -90,9 +98,9 @@ public actor SocrataClient {
         return headers
     }
 
-    private func fetch(_ url: URL) async throws -> Data {
+    private func fetch(_ url: URL, revalidate: Bool) async throws -> Data {
         let key = url.absoluteString
-        if let recent = await memory?.value(forKey: key) { return recent }
+        if !revalidate, let recent = await memory?.value(forKey: key) { return recent }
         let cached = await cache?.response(forKey: key)
         switch settings.cachePolicy {
         case .cacheOnly:
@@ -103,8 +111,10 @@ public actor SocrataClient {
             }
             return cached.body
         case .cacheFirst(let maxAge):
-            if let cached, Date().timeIntervalSince(cached.metadata.fetchedAt) <= maxAge {
-                await memory?.insert(cached.body, forKey: key)
+            let age = cached.map { Date().timeIntervalSince($0.metadata.fetchedAt) } ?? .infinity
+            if !revalidate, let cached, age <= maxAge {
+                // Remembered only for what is left of its freshness.
+                await memory?.insert(cached.body, forKey: key, timeToLive: .seconds(max(0, maxAge - age)))
                 return cached.body
             }
         case .networkFirst, .staleIfError:
@@ -140,7 +150,7 @@ public actor SocrataClient {
                 if error.code == .cancelled || Task.isCancelled { throw CancellationError() }
                 guard let retryable = Self.transportError(error, url: key) else { throw Self.permanentError(error, url: key) }
                 lastError = retryable
-                try await wait(afterAttempt: attempt, retryAfter: nil)
+                if attempt < settings.retry.maxAttempts { try await wait(afterAttempt: attempt, retryAfter: nil) }
                 continue
             }
             switch response.status {
@@ -232,5 +242,25 @@ public actor SocrataClient {
     static func permanentError(_ error: URLError, url: String) -> BridgetError {
         if error.code == .cancelled { return .network("cancelled", "the request to \(url) was cancelled") }
         return .network("transport", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
+    }
+}
+
+/// One fetch shared by identical concurrent requests, with a count of the callers still waiting on it.
+final class SharedFetch: Sendable {
+    let task: Task<Data, any Error>
+    private let waiters = Mutex(0)
+
+    init(_ task: Task<Data, any Error>) { self.task = task }
+
+    func join() { waiters.withLock { $0 += 1 } }
+
+    /// A waiting caller was cancelled; the fetch is cancelled when none is left waiting.
+    func leave() {
+        if waiters.withLock({ count -> Int in
+            count -= 1
+            return count
+        }) <= 0 {
+            task.cancel()
+        }
     }
 }

@@ -35,12 +35,8 @@ public struct SocrataQuery: Sendable, Equatable {
         return url(parameters)
     }
 
-    /// A one-row summary of the rows from `since` on: their count and latest opening, a cheap change check.
-    public func changeCheckURL(since: FloatingTimestamp?) -> URL {
-        var parameters = [("$select", "count(*) AS n, max(opendatetime) AS latest")]
-        if let since { parameters.append(("$where", "opendatetime >= " + Self.literal(since.description))) }
-        return url(parameters)
-    }
+    /// A one-row summary of the whole dataset: its row count and latest opening, a cheap change check.
+    public var changeCheckURL: URL { url([("$select", "count(*) AS n, max(opendatetime) AS latest")]) }
 
     /// A SoQL string literal: single quotes, an embedded quote doubled.
     public static func literal(_ text: String) -> String {

@@ -25,7 +25,7 @@ struct SocrataRequestTests {
     }
 
     @Test func changeCheckURL() {
-        let url = query.changeCheckURL(since: nil)
+        let url = query.changeCheckURL
         let items = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems ?? []
         #expect(items.map(\.name) == ["$select"])
         #expect(items.first?.value == "count(*) AS n, max(opendatetime) AS latest")

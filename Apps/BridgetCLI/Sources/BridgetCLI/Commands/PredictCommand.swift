@@ -102,7 +102,7 @@ struct PredictCommand: AsyncParsableCommand {
 
     static func minutes(_ text: String) throws -> Int {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let value: Int? = if trimmed.hasSuffix("h") { Int(trimmed.dropLast()).map { $0 * 60 } }
+        let value: Int? = if trimmed.hasSuffix("h") { Int(trimmed.dropLast()).flatMap { $0 <= 24 ? $0 * 60 : nil } }
             else if trimmed.hasSuffix("m") { Int(trimmed.dropLast()) }
             else { Int(trimmed) }
         guard let value, (1...1_440).contains(value) else {
