@@ -90,6 +90,52 @@ public struct SeattleTime: Sendable {
     }
 
     private func offset(atEpoch seconds: Int64) -> Int64 {
-        Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))))
+        if let offset = Self.transitions.offset(atEpoch: seconds) { return offset }
+        return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))))
+    }
+
+    /// The zone's offsets between 1900 and 2200, read from Foundation once per process: every row of an import
+    /// converts two readings, and a zone lookup per candidate instant cost more than the rest of validation.
+    private static let transitions = OffsetTable(zone: SeattleTime().zone)
+}
+
+/// A zone's UTC offsets as sorted transitions, looked up by binary search.
+struct OffsetTable: Sendable {
+    /// Instants (epoch seconds) where the offset changes, ascending.
+    private let starts: [Int64]
+    /// The offset in force from each start until the next.
+    private let offsets: [Int64]
+    /// The range the table covers; outside it callers ask the zone.
+    private let covered: ClosedRange<Int64>
+
+    init(zone: TimeZone, from: Int64 = -2_208_988_800, through: Int64 = 7_258_118_400) { // 1900 ... 2200
+        var starts = [from]
+        var offsets = [Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(from))))]
+        var cursor = Date(timeIntervalSince1970: Double(from))
+        while let next = zone.nextDaylightSavingTimeTransition(after: cursor), next.timeIntervalSince1970 <= Double(through),
+              next > cursor {
+            let instant = Int64(next.timeIntervalSince1970.rounded(.down))
+            let offset = Int64(zone.secondsFromGMT(for: next))
+            if offset != offsets[offsets.count - 1] {
+                starts.append(instant)
+                offsets.append(offset)
+            }
+            cursor = next
+        }
+        self.starts = starts
+        self.offsets = offsets
+        self.covered = from...through
+    }
+
+    /// The offset at an instant, or `nil` outside the table's range.
+    func offset(atEpoch seconds: Int64) -> Int64? {
+        guard covered.contains(seconds) else { return nil }
+        var low = 0
+        var high = starts.count - 1
+        while low < high { // the last start at or before `seconds`
+            let middle = (low + high + 1) / 2
+            if starts[middle] <= seconds { low = middle } else { high = middle - 1 }
+        }
+        return offsets[low]
     }
 }
