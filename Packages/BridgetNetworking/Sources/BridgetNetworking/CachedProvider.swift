@@ -67,7 +67,7 @@ public struct CachedProvider: NetworkProcessing {
         var rows: [SocrataRow] = []
         for (pageIndex, key) in keys.enumerated() {
             guard let response = await cache.response(forKey: key),
-                  let page = try? JSONDecoder().decode([SocrataRow].self, from: response.body)
+                  let page = try? SocrataJSONScanner.decodeArray(response.body)
             else { continue } // a corrupt entry was discarded by the cache; the rest still serve
             for row in page {
                 let naturalKey = (row.entityid ?? "") + "|" + (row.opendatetime ?? "")

@@ -86,7 +86,7 @@ private actor LivePageCursor {
         previousPage = body
         let rows: [SocrataRow]
         do {
-            rows = try JSONDecoder().decode([SocrataRow].self, from: body)
+            rows = try SocrataJSONScanner.decodeArray(body)
         } catch {
             throw BridgetError.network("malformed-body", "\(url.absoluteString) is not an array of rows: \(error)")
         }

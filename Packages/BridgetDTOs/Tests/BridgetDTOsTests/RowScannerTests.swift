@@ -1,0 +1,150 @@
+import BridgetDTOs
+import Foundation
+import Testing
+
+@Suite("Streaming row readers and writers")
+struct RowScannerTests {
+    static let awkward = [
+        SocrataRow(entityname: "Fremont", entityid: "3", opendatetime: "2026-09-23T22:35:00.000",
+                   closedatetime: "2026-09-23T22:39:00.000", minutesopen: "4", latitude: "47.64760208129883",
+                   longitude: "-122.3497314453125"),
+        SocrataRow(entitytype: nil, entityname: "Quote \" comma, \\ back\nline é 🌉", entityid: "21",
+                   opendatetime: "2026-09-24T01:05:00.000", closedatetime: nil, minutesopen: nil, latitude: nil,
+                   longitude: nil),
+        SocrataRow(entityname: "", entityid: " 4 ", opendatetime: "x", closedatetime: "", minutesopen: "4.5",
+                   latitude: "1e3", longitude: "\t"),
+    ]
+
+    /// Scans `bytes` in chunks of `chunk` bytes, passing the unconsumed rest again as a reader would.
+    static func scanInChunks(_ bytes: [UInt8], chunk: Int, csv: Bool, layout: SocrataJSONScanner.Layout = .either)
+        throws -> [(SocrataRow, RowPosition)]
+    {
+        var json = SocrataJSONScanner(layout: layout)
+        var table = SocrataCSVScanner()
+        var rows: [(SocrataRow, RowPosition)] = []
+        var pending: [UInt8] = []
+        var offset = 0
+        repeat {
+            let next = min(offset + chunk, bytes.count)
+            pending += bytes[offset..<next]
+            offset = next
+            let isFinal = offset == bytes.count
+            let consumed = try pending.withUnsafeBufferPointer { buffer in
+                csv ? try table.scan(buffer, isFinal: isFinal) { rows.append(($0, $1)) }
+                    : try json.scan(buffer, isFinal: isFinal) { rows.append(($0, $1)) }
+            }
+            pending.removeFirst(consumed)
+        } while offset < bytes.count
+        return rows
+    }
+
+    @Test("an API page: strings kept, numbers and booleans as text, null and unknown fields dropped")
+    func page() throws {
+        let page = """
+            [{"entitytype":"Bridge","entityname":"Fremont","entityid":3,"opendatetime":"2026-09-23T22:35:00.000",
+              "minutesopen":4.0,"latitude":null,":id":"row-x","location":{"type":"Point","coordinates":[1,2]},
+              "longitude":"-122.3\\u00e9\\ud83c\\udf09\\/"}
+            , {}]
+            """
+        let rows = try SocrataJSONScanner.decodeArray(Data(page.utf8))
+        #expect(rows.count == 2)
+        #expect(rows[0].entityid == "3")
+        #expect(rows[0].minutesopen == "4.0")
+        #expect(rows[0].latitude == nil)
+        #expect(rows[0].closedatetime == nil)
+        #expect(rows[0].longitude == "-122.3é🌉/")
+        #expect(rows[1] == SocrataRow(entitytype: nil, entityname: nil, entityid: nil, opendatetime: nil,
+                                      closedatetime: nil, minutesopen: nil, latitude: nil, longitude: nil))
+        #expect(try SocrataJSONScanner.decodeArray(Data("[]".utf8)).isEmpty)
+    }
+
+    @Test("every chunk size reads the same rows and positions, in all three layouts")
+    func chunking() throws {
+        var ndjson: [UInt8] = []
+        var array: [UInt8] = Array("[\n".utf8)
+        var csv: [UInt8] = Array(SocrataRow.csvHeader.utf8)
+        for (index, row) in Self.awkward.enumerated() {
+            row.appendJSON(to: &ndjson)
+            ndjson.append(0x0A)
+            if index > 0 { array += Array(",\n".utf8) }
+            row.appendJSON(to: &array)
+            row.appendCSV(to: &csv)
+        }
+        array += Array("\n]\n".utf8)
+        for (bytes, isCSV) in [(ndjson, false), (array, false), (csv, true)] {
+            let whole = try Self.scanInChunks(bytes, chunk: bytes.count, csv: isCSV)
+            #expect(whole.map(\.0) == Self.awkward)
+            // Each position is just after its row: the bytes up to it hold exactly the rows so far.
+            #expect(whole.last.map { Int($0.1.offset) } ?? 0 <= bytes.count)
+            for chunk in [1, 2, 3, 7, 16, 64] {
+                let pieces = try Self.scanInChunks(bytes, chunk: chunk, csv: isCSV)
+                #expect(pieces.map(\.0) == whole.map(\.0), "chunk \(chunk)")
+                #expect(pieces.map(\.1) == whole.map(\.1), "chunk \(chunk)")
+            }
+        }
+    }
+
+    @Test("resuming at a row's position reads exactly the rows after it")
+    func resumeAtPosition() throws {
+        var ndjson: [UInt8] = []
+        for row in Self.awkward + Self.awkward {
+            row.appendJSON(to: &ndjson)
+            ndjson.append(0x0A)
+        }
+        let all = try Self.scanInChunks(ndjson, chunk: 5, csv: false)
+        let rest = try Self.scanInChunks(Array(ndjson[Int(all[1].1.offset)...]), chunk: 5, csv: false)
+        #expect(rest.map(\.0) == Array(all.dropFirst(2).map(\.0)))
+    }
+
+    @Test("CSV: the API's quoting, CRLF line ends, blank lines and unknown columns")
+    func csvDetails() throws {
+        let text = "\"entityid\",\"opendatetime\",\"extra\",\"minutesopen\"\r\n\"3\",\"2026-01-01T10:00:00.000\",\"a,b\",\r\n\r\n"
+            + "\"6\",\"2026-01-02T10:00:00.000\",,\"\"\"7\"\"\""
+        let rows = try Self.scanInChunks(Array(text.utf8), chunk: 4, csv: true)
+        #expect(rows.count == 2)
+        #expect(rows[0].0.entityid == "3")
+        #expect(rows[0].0.minutesopen == nil)
+        #expect(rows[1].0.minutesopen == "\"7\"")
+        #expect(rows[1].1.line == 4)
+    }
+
+    @Test("malformed input fails with its line and what was wrong", arguments: [
+        ("[{\"entityid\":\"3\"},", false, 1, "ends before the array's closing"),
+        ("{\"entityid\":\"3\"}\n{\"entityid\":\"3\"\n", false, 2, "ends inside a row"),
+        ("{\"entityid\":\"3\"}\n\n<html>503</html>", false, 3, "expected a row (a JSON object)"),
+        ("{\"entityid\":\"3\",}", false, 1, "field name"),
+        ("{\"entityid\":tru}", false, 1, "not a JSON value"),
+        ("{\"entityid\":\"a\\qb\"}", false, 1, "unknown escape"),
+        ("[{}] {}", false, 1, "after the end of the array"),
+        ("\"entityid\",\"opendatetime\"\n\"3\",\"x\",\"y\"\n", true, 2, "3 fields where the header has 2"),
+        ("\"name\",\"when\"\n", true, 1, "no entityid column"),
+        ("\"entityid\",\"opendatetime\"\n\"3\",\"x\n", true, 2, "ends inside a quoted field"),
+    ])
+    func malformed(input: String, csv: Bool, line: Int, message: String) {
+        do {
+            _ = try Self.scanInChunks(Array(input.utf8), chunk: 3, csv: csv)
+            Issue.record("accepted \(input)")
+        } catch let error as RowSyntaxError {
+            #expect(error.line == line, "\(error)")
+            #expect(error.message.contains(message), "\(error)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test("an array is required where one is expected, and NDJSON refuses an array")
+    func layouts() {
+        #expect(throws: RowSyntaxError.self) { try SocrataJSONScanner.decodeArray(Data("{\"a\":\"b\"}".utf8)) }
+        #expect(throws: RowSyntaxError.self) { try SocrataJSONScanner.decodeArray(Data()) }
+        #expect(throws: RowSyntaxError.self) { try Self.scanInChunks(Array("[]".utf8), chunk: 2, csv: false, layout: .lines) }
+    }
+
+    @Test("an exported event reads back as the row it came from")
+    func exportForm() throws {
+        let validator = EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_900_000_000))
+        let row = Self.awkward[0]
+        let event = try validator.validate(row).get()
+        #expect(SocrataRow(event: event) == row)
+        #expect(try validator.validate(SocrataRow(event: event)).get() == event)
+    }
+}
