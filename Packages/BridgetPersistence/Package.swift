@@ -16,7 +16,10 @@ let package = Package(
     targets: [
         .target(
             name: "BridgetPersistence",
-            dependencies: ["BridgetDTOs", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BridgetDTOs", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

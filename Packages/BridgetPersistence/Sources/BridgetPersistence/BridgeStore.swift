@@ -36,17 +36,20 @@ public struct EventQuery: Sendable, Equatable {
     public var limit: Int?
     /// Newest first instead of oldest first.
     public var newestFirst: Bool
+    /// Only events after this key in the order of the results (a cursor: pass the last key of the previous page).
+    public var after: EventKey?
 
     /// Creates a query.
     public init(
         bridgeID: String? = nil, openedFrom: Date? = nil, openedBefore: Date? = nil, limit: Int? = nil,
-        newestFirst: Bool = false
+        newestFirst: Bool = false, after: EventKey? = nil
     ) {
         self.bridgeID = bridgeID
         self.openedFrom = openedFrom
         self.openedBefore = openedBefore
         self.limit = limit
         self.newestFirst = newestFirst
+        self.after = after
     }
 }
 
@@ -63,6 +66,37 @@ public struct BridgeActivity: Sendable, Codable, Equatable {
         self.bridge = bridge
         self.openings = openings
         self.lastOpening = lastOpening
+    }
+}
+
+/// How far an import of one file got: saved in the same transaction as each batch, so an import stopped at any
+/// moment resumes after the last batch it committed.
+public struct ImportCheckpoint: Sendable, Codable, Equatable {
+    /// The file's absolute path.
+    public var source: String
+    /// What identifies the file's content (size, modification time, a checksum of its head): a changed file starts over.
+    public var identity: String
+    /// Bytes of the file consumed by committed batches.
+    public var offset: Int64
+    /// The line reached, for messages.
+    public var line: Int
+    /// Rows read so far.
+    public var rowsRead: Int
+    /// What the committed batches did.
+    public var counts: UpsertCounts
+    /// Rows rejected so far, by reason.
+    public var rejections: RejectionCounts
+
+    /// Creates a checkpoint.
+    public init(source: String, identity: String, offset: Int64 = 0, line: Int = 1, rowsRead: Int = 0,
+                counts: UpsertCounts = .init(), rejections: RejectionCounts = .init()) {
+        self.source = source
+        self.identity = identity
+        self.offset = offset
+        self.line = line
+        self.rowsRead = rowsRead
+        self.counts = counts
+        self.rejections = rejections
     }
 }
 
@@ -122,8 +156,13 @@ public protocol BridgeStore: Sendable {
     func upsertBridges(_ bridges: [BridgeInfoDTO]) async throws
     /// All stored bridges, by numeric id.
     func bridges() async throws -> [BridgeInfoDTO]
-    /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch.
-    func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts
+    /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch, which also
+    /// saves `checkpoint` when given (all of it or none of it).
+    func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts
+    /// The checkpoint of an unfinished import of this file, if any.
+    func importCheckpoint(source: String) async throws -> ImportCheckpoint?
+    /// Forgets an import's checkpoint (when it finished, or to start over).
+    func removeImportCheckpoint(source: String) async throws
     /// Events matching a query.
     func events(matching query: EventQuery) async throws -> [BridgeEventDTO]
     /// Number of stored events, for one bridge or all.
@@ -165,6 +204,11 @@ public protocol BridgeStore: Sendable {
 }
 
 extension BridgeStore {
+    /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch.
+    public func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts {
+        try await upsertEvents(events, checkpoint: nil)
+    }
+
     /// The stored opening model of a bridge, if any.
     public func openingModel(bridgeID: String) async throws -> OpeningModelDTO? {
         try await openingModels(bridgeIDs: [bridgeID]).first

@@ -10,6 +10,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var storedRoutes: [String: RouteDTO] = [:]
     private var flows: [String: [Date: TrafficFlowDTO]] = [:]
     private var version: Int64 = 0
+    private var checkpoints: [String: ImportCheckpoint] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -20,7 +21,7 @@ public actor InMemoryBridgeStore: BridgeStore {
 
     public func bridges() -> [BridgeInfoDTO] { BridgeCatalog(bridges: Array(bridgesByID.values)).bridges }
 
-    public func upsertEvents(_ events: [BridgeEventDTO]) throws -> UpsertCounts {
+    public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) throws -> UpsertCounts {
         // Check the whole batch first, so a bad batch changes nothing (the SQLite store's foreign key does the same).
         if let orphan = events.first(where: { bridgesByID[$0.bridgeID] == nil }) {
             throw BridgetError.data("store-orphan", "event for unknown bridge \(orphan.bridgeID); save the bridge first",
@@ -36,8 +37,13 @@ public actor InMemoryBridgeStore: BridgeStore {
             eventsByKey[event.key] = event
         }
         if counts.inserted + counts.updated > 0 { version += 1 }
+        if let checkpoint { checkpoints[checkpoint.source] = checkpoint }
         return counts
     }
+
+    public func importCheckpoint(source: String) -> ImportCheckpoint? { checkpoints[source] }
+
+    public func removeImportCheckpoint(source: String) { checkpoints[source] = nil }
 
     public func events(matching query: EventQuery) -> [BridgeEventDTO] {
         var matches = eventsByKey.values.filter { event in
@@ -47,6 +53,9 @@ public actor InMemoryBridgeStore: BridgeStore {
         }
         matches.sort { $0.key < $1.key }
         if query.newestFirst { matches.reverse() }
+        if let after = query.after {
+            matches.removeAll { query.newestFirst ? !($0.key < after) : !(after < $0.key) }
+        }
         if let limit = query.limit { matches = Array(matches.prefix(max(limit, 0))) }
         return matches
     }

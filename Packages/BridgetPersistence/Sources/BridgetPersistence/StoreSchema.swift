@@ -111,6 +111,15 @@ enum StoreSchema {
                 INSERT INTO history_version (id, version) VALUES (1, 0);
                 """)
         }
+        migrator.registerMigration("v7: import checkpoints") { db in
+            // One row per unfinished import, written in each batch's transaction: where to resume in the file.
+            try db.execute(sql: """
+                CREATE TABLE import_checkpoints (
+                    source TEXT PRIMARY KEY NOT NULL,  -- the file's absolute path
+                    state  TEXT NOT NULL               -- JSON: identity, offset, line, counts so far
+                );
+                """)
+        }
         return migrator
     }
 }

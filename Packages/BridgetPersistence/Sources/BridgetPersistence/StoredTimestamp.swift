@@ -15,9 +15,30 @@ enum StoredTimestamp {
             milliseconds = 0
         }
         let reading = FloatingTimestamp(wallClockSeconds: seconds)
-        let base = String(reading.description.prefix(20))
-        let fraction = String(milliseconds)
-        return base + String(repeating: "0", count: 3 - fraction.count) + fraction + "Z"
+        guard (0...9999).contains(reading.year) else {
+            return String(reading.description.prefix(20)) + String(format: "%03dZ", milliseconds)
+        }
+        // Written digit by digit into the string's storage: this runs twice for every stored row.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int, _ width: Int, at start: Int) {
+                var value = value
+                for position in stride(from: start + width - 1, through: start, by: -1) {
+                    buffer[position] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                }
+            }
+            put(reading.year, 4, at: 0)
+            put(reading.month, 2, at: 5)
+            put(reading.day, 2, at: 8)
+            put(reading.hour, 2, at: 11)
+            put(reading.minute, 2, at: 14)
+            put(reading.second, 2, at: 17)
+            put(milliseconds, 3, at: 20)
+            for (position, byte) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
+                buffer[position] = UInt8(byte.value)
+            }
+            return 24
+        }
     }
 
     static func date(_ text: String) -> Date? {

@@ -38,6 +38,54 @@ struct BridgeStoreConformanceTests {
         #expect(try await store.allEvents() == events.sorted { $0.key < $1.key })
     }
 
+    @Test("a cursor walks every event once, in order, both ways, including ties on the opening instant",
+          arguments: StoreKind.allCases)
+    func cursorPages(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        // Fremont and Ballard open at the same minutes: ties the cursor must break by bridge id.
+        let events = (0..<9).map { Fixture.event(minute: $0 * 10) } + (0..<9).map { Fixture.event(Fixture.ballard, minute: $0 * 10) }
+        _ = try await store.upsertEvents(events.shuffled())
+        for newestFirst in [false, true] {
+            var walked: [BridgeEventDTO] = []
+            var cursor: EventKey?
+            while true {
+                let page = try await store.events(matching: EventQuery(limit: 4, newestFirst: newestFirst, after: cursor))
+                guard let last = page.last else { break }
+                walked += page
+                cursor = last.key
+            }
+            #expect(walked == (try await store.events(matching: EventQuery(newestFirst: newestFirst))))
+            #expect(walked.count == 18)
+        }
+    }
+
+    @Test("an import checkpoint is saved with its batch, read back, and removed", arguments: StoreKind.allCases)
+    func importCheckpoints(_ kind: StoreKind) async throws {
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        #expect(try await store.importCheckpoint(source: "/data/a.ndjson") == nil)
+        var checkpoint = ImportCheckpoint(source: "/data/a.ndjson", identity: "size=10", offset: 400, line: 2, rowsRead: 2,
+                                          counts: UpsertCounts(inserted: 2))
+        checkpoint.rejections.record(.emptyName)
+        #expect(try await store.upsertEvents([Fixture.event(minute: 1), Fixture.event(minute: 2)], checkpoint: checkpoint)
+                == UpsertCounts(inserted: 2))
+        #expect(try await store.importCheckpoint(source: "/data/a.ndjson") == checkpoint)
+        // A batch that fails keeps neither its rows nor its checkpoint.
+        var later = checkpoint
+        later.offset = 800
+        let orphan = BridgeEventDTO(bridgeID: "99", bridgeName: "Nowhere", openedAt: Date(timeIntervalSince1970: 1_780_000_000),
+                                    openLocal: "2026-05-28T13:26:40.000", closedAt: nil, closeLocal: nil, minutesOpen: nil,
+                                    latitude: nil, longitude: nil)
+        await #expect(throws: (any Error).self) {
+            try await store.upsertEvents([Fixture.event(minute: 3), orphan], checkpoint: later)
+        }
+        #expect(try await store.importCheckpoint(source: "/data/a.ndjson") == checkpoint)
+        #expect(try await store.eventCount(bridgeID: nil) == 2)
+        try await store.removeImportCheckpoint(source: "/data/a.ndjson")
+        #expect(try await store.importCheckpoint(source: "/data/a.ndjson") == nil)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func queriesFilterOrderAndLimit(_ kind: StoreKind) async throws {
         let store = try kind.make()

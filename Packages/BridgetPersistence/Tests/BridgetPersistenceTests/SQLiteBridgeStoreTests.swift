@@ -23,7 +23,7 @@ struct SQLiteBridgeStoreTests {
             #expect(row["opened_at"] as String == "2026-06-01T12:00:00.000Z")
             #expect(row["open_local"] as String == "2026-06-01T05:00:00.000")
             #expect(row["duration_minutes"] as Double == 4)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 6)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 7)
         }
     }
 
