@@ -12,6 +12,13 @@ public struct SocrataCSVScanner: Sendable {
 
     public init() {}
 
+    /// Continues reading at a row's position, as after a checkpoint. Call it after this scanner has read the
+    /// header, then pass the bytes from `position.offset`.
+    public mutating func resume(at position: RowPosition) {
+        base = position.offset
+        line = position.line + 1
+    }
+
     /// Like `SocrataJSONScanner.scan`: reads every complete record in `bytes`, returns the bytes consumed.
     public mutating func scan(
         _ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, row body: (SocrataRow, RowPosition) throws -> Void

@@ -132,6 +132,19 @@ public struct SocrataJSONScanner: Sendable {
         return count
     }
 
+    /// Continues reading at a row's position, as after a checkpoint. Call it after this scanner has read the
+    /// input's first bytes (so it knows whether the rows sit in an array), then pass the bytes from `position.offset`.
+    public mutating func resume(at position: RowPosition) {
+        base = position.offset
+        line = position.line
+        switch state {
+        case .arrayFirst, .arrayNext, .arrayAfterRow: state = .arrayAfterRow
+        case .start where layout == .array: state = .arrayAfterRow
+        case .start, .lines: state = .lines
+        case .done: break
+        }
+    }
+
     /// Parses one whole JSON array of rows, such as a page from the API.
     public static func decodeArray(_ data: Data) throws -> [SocrataRow] {
         var scanner = SocrataJSONScanner(layout: .array)

@@ -157,7 +157,7 @@ public protocol BridgeStore: Sendable {
     /// All stored bridges, by numeric id.
     func bridges() async throws -> [BridgeInfoDTO]
     /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch, which also
-    /// saves `checkpoint` when given (all of it or none of it).
+    /// saves `checkpoint` when given (all of it or none of it), with this batch's counts added to its `counts`.
     func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts
     /// The checkpoint of an unfinished import of this file, if any.
     func importCheckpoint(source: String) async throws -> ImportCheckpoint?

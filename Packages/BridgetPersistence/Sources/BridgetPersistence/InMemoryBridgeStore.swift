@@ -37,7 +37,10 @@ public actor InMemoryBridgeStore: BridgeStore {
             eventsByKey[event.key] = event
         }
         if counts.inserted + counts.updated > 0 { version += 1 }
-        if let checkpoint { checkpoints[checkpoint.source] = checkpoint }
+        if var checkpoint {
+            checkpoint.counts = checkpoint.counts + counts
+            checkpoints[checkpoint.source] = checkpoint
+        }
         return counts
     }
 

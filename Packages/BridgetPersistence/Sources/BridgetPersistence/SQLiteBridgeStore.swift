@@ -78,7 +78,6 @@ public final class SQLiteBridgeStore: BridgeStore {
 
     public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
         guard !events.isEmpty || checkpoint != nil else { return UpsertCounts() }
-        let checkpointState = try checkpoint.map { String(decoding: try JSONEncoder.sorted.encode($0), as: UTF8.self) }
         return try await write("save events") { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
@@ -110,9 +109,11 @@ public final class SQLiteBridgeStore: BridgeStore {
             if counts.inserted + counts.updated > 0 {
                 try db.execute(sql: "UPDATE history_version SET version = version + 1")
             }
-            if let checkpoint, let checkpointState {
+            if var checkpoint {
+                checkpoint.counts = checkpoint.counts + counts
+                let state = String(decoding: try JSONEncoder.sorted.encode(checkpoint), as: UTF8.self)
                 try db.execute(sql: "INSERT OR REPLACE INTO import_checkpoints (source, state) VALUES (?, ?)",
-                               arguments: [checkpoint.source, checkpointState])
+                               arguments: [checkpoint.source, state])
             }
             return counts
         }

@@ -65,11 +65,12 @@ struct BridgeStoreConformanceTests {
         let store = try kind.make()
         try await store.upsertBridges(BridgeCatalog.seattle.bridges)
         #expect(try await store.importCheckpoint(source: "/data/a.ndjson") == nil)
-        var checkpoint = ImportCheckpoint(source: "/data/a.ndjson", identity: "size=10", offset: 400, line: 2, rowsRead: 2,
-                                          counts: UpsertCounts(inserted: 2))
+        var checkpoint = ImportCheckpoint(source: "/data/a.ndjson", identity: "size=10", offset: 400, line: 2, rowsRead: 3,
+                                          counts: UpsertCounts(unchanged: 1))
         checkpoint.rejections.record(.emptyName)
         #expect(try await store.upsertEvents([Fixture.event(minute: 1), Fixture.event(minute: 2)], checkpoint: checkpoint)
                 == UpsertCounts(inserted: 2))
+        checkpoint.counts = UpsertCounts(inserted: 2, unchanged: 1) // the batch's counts added in its transaction
         #expect(try await store.importCheckpoint(source: "/data/a.ndjson") == checkpoint)
         // A batch that fails keeps neither its rows nor its checkpoint.
         var later = checkpoint

@@ -30,7 +30,7 @@ public struct BridgetCommand: AsyncParsableCommand {
               75 store busy         78 bad configuration    130 interrupted
             """,
         version: "bridget \(version)",
-        subcommands: [SyncCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
+        subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
                       PredictCommand.self, RouteCommand.self, BacktestCommand.self, CascadesCommand.self,
                       AnomaliesCommand.self, PatternsCommand.self, ModelCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
                       ConfigCommand.self]

@@ -1,0 +1,289 @@
+import ArgumentParser
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// The layouts `bridget import` reads and `bridget export` writes.
+enum RowFileFormat: String, CaseIterable, ExpressibleByArgument, Sendable {
+    case csv, ndjson, json
+
+    /// The format a file name implies, if any.
+    init?(fileName: String) {
+        switch URL(fileURLWithPath: fileName).pathExtension.lowercased() {
+        case "csv": self = .csv
+        case "ndjson", "jsonl": self = .ndjson
+        case "json": self = .json
+        default: return nil
+        }
+    }
+}
+
+/// A file (or standard input) to import.
+struct ImportSource: Sendable {
+    /// How messages name it: the path as given, or "standard input".
+    let label: String
+    /// The absolute path, which keys the checkpoint; `nil` for standard input (which cannot resume).
+    let path: String?
+    let descriptor: Int32
+    let format: RowFileFormat
+    /// Bytes in the file, when it is a regular file.
+    let size: Int64?
+    /// Size, modification time and a checksum of the first 64 KiB: a checkpoint applies only to the same content.
+    let identity: String?
+
+    static func open(_ argument: String, format explicit: RowFileFormat?) throws -> ImportSource {
+        if argument == "-" {
+            guard let explicit else {
+                throw BridgetError.validation("import-format", "reading standard input needs --format csv|ndjson|json")
+            }
+            return ImportSource(label: "standard input", path: nil, descriptor: STDIN_FILENO, format: explicit, size: nil,
+                                identity: nil)
+        }
+        guard let format = explicit ?? RowFileFormat(fileName: argument) else {
+            throw BridgetError.validation(
+                "import-format", "cannot tell the format of \(argument) from its name",
+                hint: "name it .csv, .ndjson or .json, or pass --format csv|ndjson|json")
+        }
+        let path = URL(fileURLWithPath: argument).standardizedFileURL.resolvingSymlinksInPath().path
+        let descriptor = Glibc.open(path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw BridgetError.data("import-open", "cannot read \(argument): \(String(cString: strerror(errno)))",
+                                    exitCode: 66)
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) != S_IFDIR else {
+            Glibc.close(descriptor)
+            throw BridgetError.data("import-open", "\(argument) is a folder, not a file", exitCode: 66)
+        }
+        let isRegular = (status.st_mode & S_IFMT) == S_IFREG
+        var identity: String?
+        if isRegular {
+            var head = [UInt8](repeating: 0, count: 65_536)
+            let count = pread(descriptor, &head, head.count, 0)
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 // FNV-1a
+            for byte in head.prefix(max(count, 0)) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            identity = "size=\(status.st_size);mtime=\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec);head=\(String(hash, radix: 16))"
+        }
+        return ImportSource(label: argument, path: isRegular ? path : nil, descriptor: descriptor, format: format,
+                            size: isRegular ? Int64(status.st_size) : nil, identity: identity)
+    }
+
+    func close() {
+        if descriptor != STDIN_FILENO { Glibc.close(descriptor) }
+    }
+}
+
+/// What an import did, for the summary and `--summary json`.
+struct ImportReport: Sendable, Codable, Equatable {
+    var source: String
+    var format: String
+    /// Rows read from the input, in this run and in the interrupted runs it resumed.
+    var rowsRead: Int
+    /// Rows already imported by an interrupted run when this one started (0 for a fresh import).
+    var resumedAfterRows: Int
+    var inserted: Int
+    var updated: Int
+    var unchanged: Int
+    var rejected: Int
+    var rejectedByReason: [String: Int]
+    var seconds: Double
+    /// False when interrupted: what was committed stays, and the same command continues from there.
+    var completed: Bool
+}
+
+/// Streams rows from a file into the store: read in chunks, validated with the same rules as sync, written in
+/// batches of `batchSize` rows, each in one transaction together with a checkpoint of where the batch ended in
+/// the file. Reading and validating the next batch overlaps writing the previous one.
+struct ImportPipeline: Sendable {
+    let processor: any BackgroundProcessing
+    let store: any BridgeStore
+    let batchSize: Int
+    let now: @Sendable () -> Date
+    var chunkSize = 1 << 20
+
+    /// Progress after each committed batch.
+    struct Progress: Sendable {
+        var rows: Int
+        var bytes: Int64
+    }
+
+    func run(_ source: ImportSource, restart: Bool, progress: @Sendable (Progress) -> Void = { _ in }) async throws
+        -> ImportReport
+    {
+        let began = Date()
+        let catalog = BridgeCatalog.seattle.bridges
+        try await store.upsertBridges(catalog)
+        let runID = try await store.startSyncRun(provider: "import", startedAt: now(), watermarkBefore: try await store.latestOpening())
+        var record = SyncRunRecord(id: runID, provider: "import", startedAt: now())
+
+        var checkpoint = ImportCheckpoint(source: source.path ?? "-", identity: source.identity ?? "")
+        var resumedRows = 0
+        if let path = source.path {
+            if restart { try await store.removeImportCheckpoint(source: path) }
+            if let saved = try await store.importCheckpoint(source: path) {
+                if saved.identity == source.identity, let size = source.size, saved.offset <= size {
+                    checkpoint = saved
+                    resumedRows = saved.rowsRead
+                } else {
+                    Terminal.note("\(source.label) changed since an interrupted import of it: starting from the top")
+                    try await store.removeImportCheckpoint(source: path)
+                }
+            }
+        }
+
+        var reader = RowReader(format: source.format)
+        var batcher = Batcher(batchSize: max(batchSize, 1))
+        var buffer = [UInt8](repeating: 0, count: chunkSize)
+        var pending: [UInt8] = []
+        var inFlight: Task<UpsertCounts, any Error>?
+        var totals = checkpoint.counts
+        let startCounts = checkpoint.counts
+        var interrupted = false
+
+        func readChunk() throws -> Int {
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(source.descriptor, $0.baseAddress, $0.count) }
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                throw BridgetError.data("import-read", "cannot read \(source.label): \(String(cString: strerror(errno)))",
+                                        exitCode: 74)
+            }
+        }
+
+        do {
+            if checkpoint.offset > 0 {
+                // Read the head again (the CSV header, or the array's opening), then jump to the checkpoint.
+                let count = try readChunk()
+                _ = try buffer.withUnsafeBufferPointer { all in
+                    try reader.scan(UnsafeBufferPointer(rebasing: all[..<count]), isFinal: false) { _, _ in }
+                }
+                reader.resume(at: RowPosition(offset: checkpoint.offset, line: checkpoint.line))
+                guard lseek(source.descriptor, off_t(checkpoint.offset), SEEK_SET) == checkpoint.offset else {
+                    throw BridgetError.data("import-read", "cannot seek in \(source.label)", exitCode: 74)
+                }
+            }
+            var finished = false
+            while !finished {
+                if Task.isCancelled {
+                    interrupted = true
+                    break
+                }
+                let count = try readChunk()
+                finished = count == 0
+                pending.append(contentsOf: buffer[0..<count])
+                let consumed: Int
+                do {
+                    consumed = try pending.withUnsafeBufferPointer { bytes in
+                        try reader.scan(bytes, isFinal: finished) { row, position in batcher.add(row, at: position) }
+                    }
+                } catch let error as RowSyntaxError {
+                    throw BridgetError.data(
+                        "import-syntax", "\(source.label) line \(error.line): \(error.message)",
+                        hint: "the batches before it are stored; fix the file and import it again", exitCode: 65)
+                }
+                pending.removeFirst(consumed)
+                if finished { batcher.flush() }
+                for batch in batcher.takeReady() {
+                    let processed = try await processor.processSyncData(SyncDataDTO(
+                        bridges: catalog, rows: batch.rows, syncTimestamp: now(), source: "import"))
+                    if let inFlight { totals = totals + (try await inFlight.value) }
+                    checkpoint.counts = totals
+                    checkpoint.offset = batch.end.offset
+                    checkpoint.line = batch.end.line
+                    checkpoint.rowsRead += batch.rows.count
+                    checkpoint.rejections.merge(processed.rejectionCounts)
+                    record.fetched += batch.rows.count
+                    record.rejections.merge(processed.rejectionCounts)
+                    // Not a child task: Ctrl-C lets the batch in flight commit, then stops reading.
+                    let (store, events, saved) = (self.store, processed.events, source.path == nil ? nil : checkpoint)
+                    inFlight = Task { try await store.upsertEvents(events, checkpoint: saved) }
+                    progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset))
+                }
+            }
+            if let inFlight { totals = totals + (try await inFlight.value) }
+            inFlight = nil
+            if !interrupted, let path = source.path { try await store.removeImportCheckpoint(source: path) }
+        } catch {
+            // Let the batch in flight land (or fail) before recording the run, so the record matches the store.
+            if let inFlight, let counts = try? await inFlight.value { totals = totals + counts }
+            record.counts = Self.difference(totals, startCounts)
+            record.status = .failed
+            record.error = String(describing: error)
+            record.finishedAt = now()
+            let finished = record
+            try? await store.finishSyncRun(finished)
+            throw error
+        }
+        record.counts = Self.difference(totals, startCounts)
+        record.status = interrupted ? .cancelled : .succeeded
+        record.finishedAt = now()
+        record.watermarkAfter = try await store.latestOpening()
+        try await store.finishSyncRun(record)
+        return ImportReport(
+            source: source.label, format: source.format.rawValue, rowsRead: checkpoint.rowsRead,
+            resumedAfterRows: resumedRows, inserted: totals.inserted, updated: totals.updated,
+            unchanged: totals.unchanged, rejected: checkpoint.rejections.total,
+            rejectedByReason: Dictionary(uniqueKeysWithValues: checkpoint.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
+            seconds: Date().timeIntervalSince(began), completed: !interrupted)
+    }
+
+    /// What this run did, without what the runs it resumed did.
+    private static func difference(_ totals: UpsertCounts, _ start: UpsertCounts) -> UpsertCounts {
+        UpsertCounts(inserted: totals.inserted - start.inserted, updated: totals.updated - start.updated,
+                     unchanged: totals.unchanged - start.unchanged)
+    }
+}
+
+/// Cuts rows into batches. A batch is cut only before a row outside Seattle's repeated autumn hour (01:xx), so
+/// rows that can depend on each other are always judged together, as the validator requires.
+private struct Batcher {
+    let batchSize: Int
+    private var current: [SocrataRow] = []
+    private var end = RowPosition(offset: 0, line: 1)
+    private var ready: [(rows: [SocrataRow], end: RowPosition)] = []
+
+    init(batchSize: Int) {
+        self.batchSize = batchSize
+        current.reserveCapacity(batchSize)
+    }
+
+    mutating func add(_ row: SocrataRow, at position: RowPosition) {
+        if current.count >= batchSize, !EventValidator.mayDependOnBatch(row) { flush() }
+        current.append(row)
+        end = position
+    }
+
+    mutating func flush() {
+        guard !current.isEmpty else { return }
+        ready.append((current, end))
+        current = []
+        current.reserveCapacity(batchSize)
+    }
+
+    mutating func takeReady() -> [(rows: [SocrataRow], end: RowPosition)] {
+        defer { ready = [] }
+        return ready
+    }
+}
+
+/// The scanner for a format.
+private struct RowReader {
+    private var json: SocrataJSONScanner
+    private var csv: SocrataCSVScanner?
+
+    init(format: RowFileFormat) {
+        json = SocrataJSONScanner(layout: format == .json ? .array : .lines)
+        csv = format == .csv ? SocrataCSVScanner() : nil
+    }
+
+    mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool,
+                       row body: (SocrataRow, RowPosition) throws -> Void) throws -> Int {
+        if csv != nil { return try csv!.scan(bytes, isFinal: isFinal, row: body) }
+        return try json.scan(bytes, isFinal: isFinal, row: body)
+    }
+
+    mutating func resume(at position: RowPosition) {
+        if csv != nil { csv!.resume(at: position) } else { json.resume(at: position) }
+    }
+}
