@@ -15,11 +15,20 @@ public struct FixtureDataset: Sendable {
     }
 
     /// The records in storage order.
-    public private(set) var records: [Record]
+    public private(set) var records: [Record] {
+        didSet { ordered = Self.order(records) }
+    }
+    /// The records in `$order=opendatetime,:id` order, kept sorted so a page costs no sort.
+    public private(set) var ordered: [Record]
 
     /// Creates a dataset from rows, ids assigned in order.
     public init(rows: [SocrataRow]) {
         records = rows.enumerated().map { Record(id: $0.offset, row: $0.element) }
+        ordered = Self.order(records)
+    }
+
+    private static func order(_ records: [Record]) -> [Record] {
+        records.sorted { ($0.row.opendatetime ?? "", $0.id) < ($1.row.opendatetime ?? "", $1.id) }
     }
 
     /// `count` rows: generated days from 2024-01-01 on (seeded), with the special rows mixed in.

@@ -43,7 +43,7 @@ struct FixtureQuery {
     }
 
     func evaluate(on dataset: FixtureDataset) throws -> Data {
-        var records = dataset.records
+        var records = ordered ? dataset.ordered : dataset.records
         if let (op, value) = whereClause {
             records = records.filter { record in
                 guard let open = record.row.opendatetime else { return false }
@@ -58,27 +58,20 @@ struct FixtureQuery {
             if let latest { object["latest"] = latest }
             return try JSONSerialization.data(withJSONObject: [object], options: [.sortedKeys])
         }
-        if ordered {
-            records.sort { ($0.row.opendatetime ?? "", $0.id) < ($1.row.opendatetime ?? "", $1.id) }
-        }
         let page = records.dropFirst(offset).prefix(limit)
         return Self.encode(page.map(\.row))
     }
 
     /// Socrata's 2.1 body layout: `[{…}\n,{…}\n]\n`, keys in column order, null fields omitted.
     static func encode(_ rows: [SocrataRow]) -> Data {
-        let objects = rows.map { row in
-            let fields = SocrataRow.columns.compactMap { column in
-                row.value(forColumn: column).map { "\"\(column)\":\(jsonString($0))" }
-            }
-            return "{" + fields.joined(separator: ",") + "}"
+        guard !rows.isEmpty else { return Data("[]\n".utf8) }
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(rows.count * 240)
+        for (index, row) in rows.enumerated() {
+            if index > 0 { bytes += [0x0A, UInt8(ascii: ",")] }
+            row.appendJSON(to: &bytes)
         }
-        guard !objects.isEmpty else { return Data("[]\n".utf8) }
-        return Data(("[" + objects.joined(separator: "\n,") + "]\n").utf8)
-    }
-
-    static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.fragmentsAllowed])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        bytes += [UInt8(ascii: "]"), 0x0A]
+        return Data(bytes)
     }
 }

@@ -85,10 +85,10 @@ public struct EventValidator: Sendable {
         func reject(_ reason: RejectionReason) -> Result<BridgeEventDTO, RejectedRow> {
             .failure(RejectedRow(reason: reason, row: row))
         }
-        guard let id = row.entityid?.trimmingCharacters(in: .whitespaces), let bridge = catalog.bridge(id: id) else {
+        guard let id = row.entityid.map({ Self.trimmed($0, newlines: false) }), let bridge = catalog.bridge(id: id) else {
             return reject(.unknownBridgeID)
         }
-        guard let name = row.entityname?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else {
+        guard let name = row.entityname.map({ Self.trimmed($0, newlines: true) }), !name.isEmpty else {
             return reject(.emptyName)
         }
         guard let openText = row.opendatetime, let openReading = FloatingTimestamp(openText) else {
@@ -100,7 +100,7 @@ public struct EventValidator: Sendable {
             closeReading = reading
         }
         // Parsed early because it helps choose among ambiguous instants; judged later, in rule order.
-        let minutesText = row.minutesopen?.trimmingCharacters(in: .whitespaces)
+        let minutesText = row.minutesopen.map { Self.trimmed($0, newlines: false) }
         let minutesValue = minutesText.flatMap(Double.init).flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
 
         guard let (openedAt, closedAt) = instants(
@@ -165,6 +165,17 @@ extension EventValidator {
 }
 
 extension RejectedRow: Error {}
+
+extension EventValidator {
+    /// `text` without leading and trailing characters of `set`. Nearly every value has nothing to trim, which shows
+    /// in its first and last bytes: that case skips Foundation, whose trimming bridges through NSString.
+    static func trimmed(_ text: String, newlines: Bool) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return text }
+        func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
+        if plain(first), plain(last) { return text }
+        return text.trimmingCharacters(in: newlines ? .whitespacesAndNewlines : .whitespaces)
+    }
+}
 
 /// Great-circle distances on a spherical Earth (good to well under 1% at bridge scale).
 public enum Geodesy {

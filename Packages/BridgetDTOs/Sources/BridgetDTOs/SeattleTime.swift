@@ -25,13 +25,18 @@ public struct SeattleTime: Sendable {
         let wall = reading.wallClockSeconds
         let before = offset(atEpoch: wall - 86_400)
         let after = offset(atEpoch: wall + 86_400)
-        var result: [Int64] = []
-        for candidateOffset in Set([before, after]) {
-            let instant = wall - candidateOffset
-            if offset(atEpoch: instant) == candidateOffset { result.append(instant) }
-        }
         let fraction = Double(reading.millisecond) / 1000
-        return result.sorted().map { Date(timeIntervalSince1970: Double($0) + fraction) }
+        // Every row converts two readings: no set, no sort, one small array.
+        var result: [Date] = []
+        result.reserveCapacity(2)
+        let (earlier, later) = (max(before, after), min(before, after)) // the larger offset gives the earlier instant
+        if offset(atEpoch: wall - earlier) == earlier {
+            result.append(Date(timeIntervalSince1970: Double(wall - earlier) + fraction))
+        }
+        if later != earlier, offset(atEpoch: wall - later) == later {
+            result.append(Date(timeIntervalSince1970: Double(wall - later) + fraction))
+        }
+        return result
     }
 
     /// The instant of an opening reading (first occurrence; spring-gap readings use the earlier offset).

@@ -30,6 +30,8 @@ public final class SQLiteBridgeStore: BridgeStore {
         configuration.label = "bridget"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A larger page cache (grown only as used): bulk writes touch the same b-tree pages batch after batch.
+            try db.execute(sql: "PRAGMA cache_size = -32768")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
@@ -150,9 +152,8 @@ public final class SQLiteBridgeStore: BridgeStore {
         }
         if let after = query.after {
             let comparison = query.newestFirst ? "<" : ">"
-            clauses.append("(opened_at \(comparison) ? OR (opened_at = ? AND bridge_id \(comparison) ?))")
-            let instant = StoredTimestamp.text(after.openedAt)
-            arguments += [instant, instant, after.bridgeID]
+            clauses.append("(opened_at, bridge_id) \(comparison) (?, ?)") // a row value: one index range
+            arguments += [StoredTimestamp.text(after.openedAt), after.bridgeID]
         }
         let order = query.newestFirst ? "DESC" : "ASC"
         var sql = "SELECT \(Self.eventColumns) FROM events"

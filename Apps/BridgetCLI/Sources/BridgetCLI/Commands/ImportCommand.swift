@@ -12,7 +12,7 @@ struct ImportCommand: AsyncParsableCommand {
             download of dataset gm8h-9449 as .csv or .json), streaming, so a file of any
             size uses the memory of one batch. Every row is validated with the same rules
             as sync; invalid rows are counted by reason and not stored. Rows are written in
-            batches (sync.batch_size), each in one transaction with a checkpoint of where it
+            batches (import.batch_size), each in one transaction with a checkpoint of where it
             ended in the file: an import stopped at any moment (Ctrl-C, kill, power loss)
             leaves a consistent store, and running the same command again continues after
             the last committed batch. Importing a file twice adds nothing.
@@ -46,7 +46,7 @@ struct ImportCommand: AsyncParsableCommand {
             let store = try context.assembly.makeStore()
             let pipeline = ImportPipeline(
                 processor: context.assembly.makeProcessor(store: store), store: store,
-                batchSize: context.assembly.configuration.batchSize, now: context.assembly.now)
+                batchSize: context.assembly.configuration.importBatchSize, now: context.assembly.now)
             let meter = ProgressMeter(verb: "importing", total: source.size.map { .bytes($0) },
                                       enabled: !quiet && Terminal.isInteractive)
             let restart = self.restart

@@ -29,18 +29,19 @@ struct SyncCommand: AsyncParsableCommand {
             let context = try CommandContext.load(global)
             let store = try context.assembly.makeStore()
             let pipeline = try context.assembly.makeSyncPipeline(store: store)
-            let showProgress = !quiet && Terminal.isInteractive
+            let meter = ProgressMeter(verb: "syncing", total: nil, enabled: !quiet && Terminal.isInteractive)
             let full = self.full
             let report = try await cancellingOnInterrupt {
                 try await pipeline.run(full: full) { progress in
-                    guard showProgress else { return }
-                    let rate = progress.elapsed > 0 ? Int(Double(progress.fetched) / progress.elapsed) : 0
-                    Terminal.writeError(
-                        "\rsyncing: page \(progress.pages) · \(progress.fetched) rows · \(rate) rows/s\u{1B}[K")
+                    meter.update(rows: progress.fetched, detail: "page \(progress.pages)")
                 }
             }
-            if showProgress { Terminal.writeError("\r\u{1B}[K") }
+            meter.finish()
             try write(report, storeDescription: context.assembly.storeDescription)
+            if !report.completed {
+                Terminal.error("interrupted after \(report.fetched) rows; the committed batches are kept and the next sync resumes")
+                throw ExitCode(130)
+            }
         }
     }
 

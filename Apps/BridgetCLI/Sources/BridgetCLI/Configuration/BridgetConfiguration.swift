@@ -86,6 +86,8 @@ struct BridgetConfiguration: Sendable {
     /// The SQLite file, resolved (tilde expanded, absolute).
     var storePath: String
     var batchSize: Int
+    /// Rows per transaction of `bridget import`.
+    var importBatchSize: Int
     var overlap: TimeInterval
     var maximumDistanceMeters: Double
     /// Rows of one bridge closer than this (seconds) are one opening.
@@ -121,6 +123,7 @@ struct BridgetConfiguration: Sendable {
         store = StoreKind(rawValue: resolved.text("store.kind") ?? "") ?? .sqlite
         storePath = Self.resolveStorePath(resolved.text("store.path"), environment: environment)
         batchSize = resolved.integer("sync.batch_size")
+        importBatchSize = resolved.integer("import.batch_size")
         overlap = TimeInterval(resolved.integer("sync.overlap_hours")) * 3600
         maximumDistanceMeters = resolved.number("validation.max_distance_meters")
         mergeGap = resolved.number("analysis.merge_gap_minutes") * 60

@@ -49,11 +49,13 @@ sync:
   batch_size: 5000          # events written per transaction
   overlap_hours: 48         # an incremental sync re-reads this much before the newest stored opening
 
+import:
+  batch_size: 20000         # rows validated and written per transaction (and per checkpoint) by `bridget import`
+
 analysis:
   merge_gap_minutes: 2      # rows of one bridge closer than this are one physical opening (0: no merging)
 
 validation:
   max_distance_meters: 1000 # rows whose coordinates lie farther from their bridge are rejected
-
 """
 }

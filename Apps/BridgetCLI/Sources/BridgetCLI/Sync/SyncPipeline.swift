@@ -23,6 +23,8 @@ struct SyncReport: Sendable, Codable, Equatable {
     var rejectedByReason: [String: Int]
     /// True when the source's change check matched the last successful sync, so no page was fetched.
     var sourceUnchanged: Bool
+    /// False when interrupted (Ctrl-C): the committed batches stay, and the next sync resumes from the watermark.
+    var completed: Bool = true
 }
 
 /// Progress of a running sync, reported after each committed batch.
@@ -77,7 +79,9 @@ struct SyncPipeline: Sendable {
                 var start = 0
                 while start < processed.events.count {
                     let end = min(start + max(batchSize, 1), processed.events.count)
-                    record.counts = record.counts + (try await store.upsertEvents(Array(processed.events[start..<end])))
+                    // Not a child task: an interruption lets the batch in flight commit, then stops.
+                    let (store, batch) = (self.store, Array(processed.events[start..<end]))
+                    record.counts = record.counts + (try await Task { try await store.upsertEvents(batch) }.value)
                     start = end
                 }
                 progress(SyncProgress(
@@ -87,17 +91,21 @@ struct SyncPipeline: Sendable {
             try Task.checkCancellation()
             record.status = .succeeded
         } catch {
-            record.status = error is CancellationError ? .cancelled : .failed
+            let interrupted = error is CancellationError || Task.isCancelled
+            record.status = interrupted ? .cancelled : .failed
             record.error = String(describing: error)
             record.finishedAt = now()
             // Recording the outcome must not be cancelled with the sync: a new task does not inherit cancellation.
             let (store, finished) = (self.store, record)
-            await Task {
+            let closing = await Task {
                 var closing = finished
                 closing.watermarkAfter = try? await store.latestOpening()
                 try? await store.finishSyncRun(closing)
+                return closing
             }.value
-            throw error
+            guard interrupted else { throw error }
+            return report(closing, startedAt: startedAt, full: full, since: since, pages: pages, sourceUnchanged: false,
+                          completed: false)
         }
         // Keep the opening model in step with the history, so predictions read a small table.
         if record.counts.inserted + record.counts.updated > 0 {
@@ -106,13 +114,20 @@ struct SyncPipeline: Sendable {
         record.finishedAt = now()
         record.watermarkAfter = try await store.latestOpening()
         try await store.finishSyncRun(record)
-        return SyncReport(
-            runID: runID, provider: provider.name, full: full, startedAt: startedAt, finishedAt: record.finishedAt ?? startedAt,
-            since: since, watermarkBefore: watermarkBefore, watermarkAfter: record.watermarkAfter, pages: pages,
-            fetched: record.fetched, inserted: record.counts.inserted, updated: record.counts.updated,
-            unchanged: record.counts.unchanged, rejected: record.rejections.total,
+        return report(record, startedAt: startedAt, full: full, since: since, pages: pages,
+                      sourceUnchanged: sourceUnchanged, completed: true)
+    }
+
+    private func report(_ record: SyncRunRecord, startedAt: Date, full: Bool, since: Date?, pages: Int,
+                        sourceUnchanged: Bool, completed: Bool) -> SyncReport {
+        SyncReport(
+            runID: record.id, provider: provider.name, full: full, startedAt: startedAt,
+            finishedAt: record.finishedAt ?? startedAt, since: since, watermarkBefore: record.watermarkBefore,
+            watermarkAfter: record.watermarkAfter, pages: pages, fetched: record.fetched,
+            inserted: record.counts.inserted, updated: record.counts.updated, unchanged: record.counts.unchanged,
+            rejected: record.rejections.total,
             rejectedByReason: Dictionary(uniqueKeysWithValues: record.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
-            sourceUnchanged: sourceUnchanged)
+            sourceUnchanged: sourceUnchanged, completed: completed)
     }
 
     private func seconds(_ duration: Duration) -> TimeInterval {

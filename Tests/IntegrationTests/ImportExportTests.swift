@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+import Testing
+
+/// `bridget export` and `bridget import`, through the executable.
+@Suite("import and export")
+struct ImportExportTests {
+    /// A summary of `import --summary json`.
+    struct ImportSummary: Decodable {
+        var rowsRead: Int
+        var resumedAfterRows: Int
+        var inserted: Int
+        var updated: Int
+        var unchanged: Int
+        var rejected: Int
+        var rejectedByReason: [String: Int]
+        var completed: Bool
+    }
+
+    /// A config over sample data that spans the 2025 fall-back day (repeated hour) and holds invalid rows.
+    static func config(_ bridget: BridgetProcess, store: String, batchSize: Int = 5_000, days: Int = 90) throws -> String {
+        try bridget.write("bridget-\(UUID().uuidString).yaml", """
+            provider:
+              kind: sample
+              sample:
+                seed: 5
+                days: \(days)
+                end_date: 2025-12-15
+                invalid_rate: 0.02
+            store:
+              path: \(store)
+            import:
+              batch_size: \(batchSize)
+            """)
+    }
+
+    /// Rows of `events` in one store that the other lacks, both ways (every column compared).
+    static func differences(_ one: String, _ other: String) throws -> (Int, Int, Int) {
+        let queue = try DatabaseQueue(path: one)
+        return try queue.inDatabase { db in
+            try db.execute(sql: "ATTACH DATABASE ? AS other", arguments: [other])
+            let missing = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM main.events EXCEPT SELECT * FROM other.events)") ?? -1
+            let extra = try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT * FROM other.events EXCEPT SELECT * FROM main.events)") ?? -1
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM main.events") ?? -1
+            return (missing, extra, count)
+        }
+    }
+
+    @Test("export then import into an empty store reproduces every row exactly, in each format")
+    func roundTrip() throws {
+        let bridget = BridgetProcess()
+        let original = bridget.home + "/original.sqlite"
+        let synced = try bridget.run(["sync", "--config", try Self.config(bridget, store: original), "--quiet"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        for format in ["ndjson", "csv", "json"] {
+            let file = bridget.home + "/all.\(format)"
+            let exported = try bridget.run(["export", "--config", try Self.config(bridget, store: original), "--out", file])
+            #expect(exported.status == 0, "\(exported.stderr)")
+            #expect(exported.stderr.contains("rows (\(format))"))
+            let copy = bridget.home + "/copy-\(format).sqlite"
+            // Small batches, so batch edges fall all over the file (the repeated hour's rows stay together).
+            let imported = try bridget.run(["import", file, "--config", try Self.config(bridget, store: copy, batchSize: 97),
+                                            "--summary", "json"])
+            #expect(imported.status == 0, "\(imported.stderr)")
+            let summary = try decodeJSON(ImportSummary.self, imported.stdout)
+            #expect(summary.rejected == 0)
+            let (missing, extra, count) = try Self.differences(original, copy)
+            #expect(count > 10_000)
+            #expect(summary.inserted == count)
+            #expect(missing == 0, "\(format): rows lost")
+            #expect(extra == 0, "\(format): rows changed or added")
+        }
+        // Standard input and output, through a pipe's worth of bytes.
+        let csv = try bridget.run(["export", "--config", try Self.config(bridget, store: original), "--format", "csv",
+                                   "--bridge", "Fremont", "--since", "2025-11-01"])
+        #expect(csv.stdout.hasPrefix("\"entitytype\",\"entityname\",\"entityid\",\"opendatetime\",\"closedatetime\",\"minutesopen\",\"latitude\",\"longitude\"\n"))
+        let fremontRows = csv.stdout.split(separator: "\n").count - 1
+        let expected = try DatabaseQueue(path: original).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE bridge_id = '3' AND open_local >= '2025-11-01'")
+        }
+        #expect(fremontRows == expected)
+    }
+
+    @Test("importing the same file twice adds nothing; invalid rows are counted by reason and never stored")
+    func idempotentAndValidated() throws {
+        let bridget = BridgetProcess()
+        let store = bridget.home + "/store.sqlite"
+        let config = try Self.config(bridget, store: store, batchSize: 50)
+        let file = try bridget.write("rows.ndjson", """
+            {"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2025-10-01T10:00:00.000","closedatetime":"2025-10-01T10:05:00.000","minutesopen":"5","latitude":"47.64760208129883","longitude":"-122.3497314453125"}
+            {"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2025-10-01T11:00:00.000","closedatetime":"2025-10-01T10:05:00.000","minutesopen":"5"}
+            {"entitytype":"Bridge","entityname":"Nowhere","entityid":"77","opendatetime":"2025-10-01T12:00:00.000"}
+            {"entitytype":"Bridge","entityname":"Ballard","entityid":"2","opendatetime":"2025-10-01T13:00:00.000","minutesopen":4}
+
+            """)
+        let first = try decodeJSON(ImportSummary.self, try bridget.run(["import", file, "--config", config, "--summary", "json"]).stdout)
+        #expect(first.rowsRead == 4)
+        #expect(first.inserted == 2)
+        #expect(first.rejected == 2)
+        #expect(first.rejectedByReason == ["close-before-open": 1, "unknown-bridge-id": 1])
+        let second = try decodeJSON(ImportSummary.self, try bridget.run(["import", file, "--config", config, "--summary", "json"]).stdout)
+        #expect(second.inserted == 0 && second.updated == 0 && second.unchanged == 2)
+        let count = try DatabaseQueue(path: store).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
+        #expect(count == 2)
+    }
+
+    @Test("a malformed line stops the import with its line number; the batches before it stay, whole")
+    func malformedInput() throws {
+        let bridget = BridgetProcess()
+        let store = bridget.home + "/store.sqlite"
+        var lines: [String] = []
+        for minute in 0..<250 {
+            let (hour, rest) = (minute / 60 + 8, minute % 60)
+            let stamp = String(format: "2025-10-01T%02d:%02d:00.000", hour, rest)
+            lines.append("{\"entityname\":\"Fremont\",\"entityid\":\"3\",\"opendatetime\":\"\(stamp)\"}")
+        }
+        lines[180] = "{\"entityname\":\"Fremont\",\"entityid\":\"3\",\"opendatetime\":2025-10-01}"
+        let file = try bridget.write("broken.ndjson", lines.joined(separator: "\n") + "\n")
+        let result = try bridget.run(["import", file, "--config", try Self.config(bridget, store: store, batchSize: 50)])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("broken.ndjson line 181"), "\(result.stderr)")
+        let (count, integrity) = try DatabaseQueue(path: store).read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM events"), try String.fetchOne(db, sql: "PRAGMA integrity_check"))
+        }
+        #expect(count == 150) // three whole batches of 50; the fourth held the broken line
+        #expect(integrity == "ok")
+
+        let stdin = try bridget.run(["import", "-", "--config", try Self.config(bridget, store: store)])
+        #expect(stdin.status == 64)
+        #expect(stdin.stderr.contains("--format"))
+        let missing = try bridget.run(["import", bridget.home + "/nope.csv", "--config", try Self.config(bridget, store: store)])
+        #expect(missing.status == 66)
+        let unwritable = try bridget.run(["export", "--config", try Self.config(bridget, store: store),
+                                          "--out", bridget.home + "/no/such/folder/x.csv"])
+        #expect(unwritable.status == 73)
+        #expect(unwritable.stderr.contains("no/such/folder/x.csv"))
+    }
+
+    @Test("an import killed mid-file resumes after its last committed batch and ends with the exact rows")
+    func killedImportResumes() throws {
+        let bridget = BridgetProcess()
+        let original = bridget.home + "/original.sqlite"
+        #expect(try bridget.run(["sync", "--config", try Self.config(bridget, store: original, days: 365), "--quiet"]).status == 0)
+        let file = bridget.home + "/year.ndjson"
+        #expect(try bridget.run(["export", "--config", try Self.config(bridget, store: original), "--out", file]).status == 0)
+
+        let store = bridget.home + "/resumed.sqlite"
+        let config = try Self.config(bridget, store: store, batchSize: 100)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
+        process.arguments = ["import", file, "--config", config, "--quiet"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait for a checkpoint past the first few batches, then kill -9: no chance to clean up.
+        var killedAt = 0
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, process.isRunning {
+            if FileManager.default.fileExists(atPath: store),
+               let rows = try? DatabaseQueue(path: store).read({ db in
+                   try Int.fetchOne(db, sql: "SELECT json_extract(state, '$.rowsRead') FROM import_checkpoints")
+               }), rows >= 300 {
+                killedAt = rows
+                kill(process.processIdentifier, SIGKILL)
+                break
+            }
+            usleep(2_000)
+        }
+        process.waitUntilExit()
+        #expect(killedAt >= 300, "the import finished before it could be killed")
+        let resumed = try bridget.run(["import", file, "--config", config, "--summary", "json"])
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let summary = try decodeJSON(ImportSummary.self, resumed.stdout)
+        #expect(summary.resumedAfterRows >= killedAt)
+        let (missing, extra, _) = try Self.differences(original, store)
+        #expect(missing == 0 && extra == 0)
+        let leftover = try DatabaseQueue(path: store).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM import_checkpoints")
+        }
+        #expect(leftover == 0)
+    }
+}
