@@ -65,7 +65,7 @@ struct ImportExportTests {
             let summary = try decodeJSON(ImportSummary.self, imported.stdout)
             #expect(summary.rejected == 0)
             let (missing, extra, count) = try Self.differences(original, copy)
-            #expect(count > 10_000)
+            #expect(count > 2_000)
             #expect(summary.inserted == count)
             #expect(missing == 0, "\(format): rows lost")
             #expect(extra == 0, "\(format): rows changed or added")

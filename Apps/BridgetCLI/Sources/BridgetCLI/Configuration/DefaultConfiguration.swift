@@ -57,5 +57,6 @@ analysis:
 
 validation:
   max_distance_meters: 1000 # rows whose coordinates lie farther from their bridge are rejected
+
 """
 }

@@ -172,18 +172,16 @@ struct ImportPipeline: Sendable {
                 let count = try readChunk()
                 finished = count == 0
                 pending.append(contentsOf: buffer[0..<count])
-                let consumed: Int
+                var syntaxError: RowSyntaxError?
                 do {
-                    consumed = try pending.withUnsafeBufferPointer { bytes in
+                    let consumed = try pending.withUnsafeBufferPointer { bytes in
                         try reader.scan(bytes, isFinal: finished) { row, position in batcher.add(row, at: position) }
                     }
+                    pending.removeFirst(consumed)
                 } catch let error as RowSyntaxError {
-                    throw BridgetError.data(
-                        "import-syntax", "\(source.label) line \(error.line): \(error.message)",
-                        hint: "the batches before it are stored; fix the file and import it again", exitCode: 65)
+                    syntaxError = error // the whole batches read before it are still written below
                 }
-                pending.removeFirst(consumed)
-                if finished { batcher.flush() }
+                if finished, syntaxError == nil { batcher.flush() }
                 for batch in batcher.takeReady() {
                     let processed = try await processor.processSyncData(SyncDataDTO(
                         bridges: catalog, rows: batch.rows, syncTimestamp: now(), source: "import"))
@@ -199,6 +197,14 @@ struct ImportPipeline: Sendable {
                     let (store, events, saved) = (self.store, processed.events, source.path == nil ? nil : checkpoint)
                     inFlight = Task { try await store.upsertEvents(events, checkpoint: saved) }
                     progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset))
+                }
+                if let syntaxError {
+                    if let inFlight { totals = totals + (try await inFlight.value) }
+                    inFlight = nil
+                    throw BridgetError.data(
+                        "import-syntax", "\(source.label) line \(syntaxError.line): \(syntaxError.message)",
+                        hint: "the \(ProgressMeter.grouped(checkpoint.rowsRead)) rows before its batch are stored; "
+                            + "fix the file and import it again", exitCode: 65)
                 }
             }
             if let inFlight { totals = totals + (try await inFlight.value) }
