@@ -36,7 +36,8 @@ extension SQLiteBridgeStore {
             return .data("store-corrupt", "the store at \(path) is not a readable SQLite database (\(detail))",
                          hint: "move the file aside and sync again; Bridget never overwrites it", exitCode: 74)
         case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
-            return .data("store-unwritable", "cannot \(action) in the store at \(path): \(detail)",
+            let what = action == "open" ? "cannot open the store at \(path)" : "cannot \(action) in the store at \(path)"
+            return .data("store-unwritable", "\(what): \(detail) (is the folder read-only?)",
                          hint: "check the folder's permissions, or choose another store.path", exitCode: 74)
         case .SQLITE_FULL, .SQLITE_IOERR:
             return .data("store-io", "cannot \(action) in the store at \(path): \(detail); nothing of this batch was kept",
