@@ -35,7 +35,10 @@ public struct FixtureDataset: Sendable {
     public static func generate(rows count: Int, seed: UInt64 = 1) -> FixtureDataset {
         let generator = SampleOpeningGenerator(seed: seed, invalidRowRate: 0.002)
         var rows = specialRows
-        var day = CivilCalendar.daysFromCivil(year: 2024, month: 1, day: 1)
+        // From 2024 for the tests' sizes; a large dataset starts early enough (about 38 rows a day) to end before
+        // 2026-11, so its rows are not rejected as future openings.
+        var day = min(CivilCalendar.daysFromCivil(year: 2024, month: 1, day: 1),
+                      CivilCalendar.daysFromCivil(year: 2026, month: 11, day: 1) - count / 30)
         while rows.count < count {
             rows += generator.rows(forDay: day)
             day += 1
