@@ -138,10 +138,11 @@ public struct SocrataJSONScanner: Sendable {
         base = position.offset
         line = position.line
         switch state {
-        case .arrayFirst, .arrayNext, .arrayAfterRow: state = .arrayAfterRow
+        // A position is just after a row: inside the array, even if the head read to prime this scanner went on
+        // to the array's end (a small file).
+        case .arrayFirst, .arrayNext, .arrayAfterRow, .done: state = .arrayAfterRow
         case .start where layout == .array: state = .arrayAfterRow
         case .start, .lines: state = .lines
-        case .done: break
         }
     }
 

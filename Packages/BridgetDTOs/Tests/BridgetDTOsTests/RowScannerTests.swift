@@ -96,6 +96,24 @@ struct RowScannerTests {
         #expect(rest.map(\.0) == Array(all.dropFirst(2).map(\.0)))
     }
 
+    @Test("resuming an array whose head was read to its end (a small file) continues after the row")
+    func resumeSmallArray() throws {
+        var array: [UInt8] = Array("[\n".utf8)
+        for (index, row) in Self.awkward.enumerated() {
+            if index > 0 { array += Array(",\n".utf8) }
+            row.appendJSON(to: &array)
+        }
+        array += Array("\n]\n".utf8)
+        let all = try Self.scanInChunks(array, chunk: array.count, csv: false, layout: .array)
+        var scanner = SocrataJSONScanner(layout: .array)
+        _ = try array.withUnsafeBufferPointer { try scanner.scan($0, isFinal: false) { _, _ in } } // the priming read
+        scanner.resume(at: all[0].1)
+        var rest: [SocrataRow] = []
+        let tail = Array(array[Int(all[0].1.offset)...])
+        _ = try tail.withUnsafeBufferPointer { try scanner.scan($0, isFinal: true) { row, _ in rest.append(row) } }
+        #expect(rest == Array(Self.awkward.dropFirst()))
+    }
+
     @Test("CSV: the API's quoting, CRLF line ends, blank lines and unknown columns")
     func csvDetails() throws {
         let text = "\"entityid\",\"opendatetime\",\"extra\",\"minutesopen\"\r\n\"3\",\"2026-01-01T10:00:00.000\",\"a,b\",\r\n\r\n"
