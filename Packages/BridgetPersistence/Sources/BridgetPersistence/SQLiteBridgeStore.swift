@@ -41,11 +41,19 @@ public final class SQLiteBridgeStore: BridgeStore {
                     "store-newer", "the store at \(path) was written by a newer version of Bridget",
                     hint: "upgrade bridget, or point store.path at another file", exitCode: 74)
             }
-            do {
-                try migrator.migrate(pool)
-            } catch {
-                // Another process may have migrated the new file between our check and our write: look again.
-                guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else { throw error }
+            // Another process may be migrating the same new file (each migration is its own transaction): when ours
+            // collides with one it already applied, wait a little and look again, until every migration is in.
+            var attempt = 0
+            while true {
+                do {
+                    try migrator.migrate(pool)
+                    break
+                } catch {
+                    if try pool.read({ db in try migrator.hasCompletedMigrations(db) }) { break }
+                    attempt += 1
+                    guard attempt < 50 else { throw error }
+                    usleep(100_000)
+                }
             }
         } catch let error as BridgetError {
             throw error
