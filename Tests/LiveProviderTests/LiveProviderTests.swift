@@ -258,7 +258,14 @@ struct LiveProviderTests {
                                     pageSize: 50)
         let pipeline = fixture.pipeline(provider: provider, store: try fixture.store())
         let task = Task { try await pipeline.run(full: true) }
-        try await Task.sleep(for: .milliseconds(300))
+        // Cancel only once the request is hanging on the server: a fixed sleep raced a loaded machine, where the
+        // cancellation could land before the run had started.
+        let deadline = ContinuousClock.now + .seconds(15)
+        while fixture.server.pendingFaults > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(fixture.server.pendingFaults == 0)
+        try await Task.sleep(for: .milliseconds(100))
         let cancelled = ContinuousClock.now
         task.cancel()
         let report = try await task.value // an interrupted sync reports what it committed instead of throwing

@@ -77,6 +77,9 @@ public final class SocrataFixtureServer: Sendable {
     /// Every request so far.
     public var requests: [LoggedRequest] { state.withLock { $0.log } }
 
+    /// Injected faults not yet taken by a request; a test waits for 0 to know its fault is being served.
+    public var pendingFaults: Int { state.withLock { $0.faults.count } }
+
     /// Rows currently served.
     public var rowCount: Int { state.withLock { $0.dataset.records.count } }
 
