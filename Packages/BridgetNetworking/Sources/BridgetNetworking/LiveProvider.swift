@@ -56,7 +56,7 @@ public struct LiveProvider: NetworkProcessing {
     }
 }
 
-/// Walks one fetch's pages.
+/// Walks one fetch's pages, asking for each next page while the one before is consumed.
 private actor LivePageCursor {
     private let client: SocrataClient
     private let query: SocrataQuery
@@ -66,6 +66,8 @@ private actor LivePageCursor {
     private var index = 0
     private var finished = false
     private var previousPage: Data?
+    /// The next page, already asked for while the consumer validates and stores this one.
+    private var prefetch: Task<Data, any Error>?
 
     init(client: SocrataClient, query: SocrataQuery, since: FloatingTimestamp?, pageSize: Int) {
         self.client = client
@@ -74,10 +76,18 @@ private actor LivePageCursor {
         self.pageSize = pageSize
     }
 
+    deinit { prefetch?.cancel() } // the consumer stopped early: the page asked for ahead is not wanted
+
     func nextPage() async throws -> EventPage? {
         guard !finished else { return nil }
         let url = query.pageURL(since: since, limit: pageSize, offset: offset)
-        let body = try await client.get(url)
+        let body: Data
+        if let pending = prefetch {
+            prefetch = nil
+            body = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
+        } else {
+            body = try await client.get(url)
+        }
         // A full page identical to the one before means the server ignores $offset: paging would never end.
         guard body != previousPage else {
             throw BridgetError.network("paging", "\(url.absoluteString) returned the same page as the previous offset",
@@ -93,6 +103,12 @@ private actor LivePageCursor {
         if rows.count < pageSize { finished = true }
         guard !rows.isEmpty else { return nil }
         offset += rows.count
+        if !finished {
+            // Ask for the next page now, so the server's work and the network overlap the consumer's. One page
+            // ahead is enough to hide the wait, and bounds memory at two pages.
+            let (client, next) = (client, query.pageURL(since: since, limit: pageSize, offset: offset))
+            prefetch = Task { try await client.get(next) }
+        }
         defer { index += 1 }
         return EventPage(index: index, rows: rows)
     }

@@ -205,7 +205,8 @@ public actor SocrataClient {
                 "too-large", "\(url) sent \(response.body.count) bytes, over the limit of \(settings.maximumBodyBytes)",
                 hint: "lower provider.live.page_size or raise provider.live.max_page_bytes")
         }
-        guard (try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])) != nil else {
+        // A structural check in one pass: a cut-off or garbled body must not reach the cache.
+        guard JSONSyntax.isValid(response.body) else {
             throw BridgetError.network("malformed-body", "\(url) sent a body that is not valid JSON "
                                        + "(\(response.body.count) bytes)")
         }
