@@ -145,6 +145,11 @@ extension EventValidator {
     /// The opening and closing instants of a row; `nil` when every closing falls before every opening.
     func instants(open: FloatingTimestamp, close: FloatingTimestamp?, minutes: Double?, bridgeID: String,
                   taken: Set<EventKey>) -> (Date, Date?)? {
+        // Nearly every reading has one instant: then there is nothing to choose, and no arrays to build.
+        if let opening = time.unambiguousInstant(for: open) {
+            guard let close else { return (opening, nil) }
+            if let closing = time.unambiguousInstant(for: close) { return closing >= opening ? (opening, closing) : nil }
+        }
         let opens = time.candidateInstants(for: open)
         let free = opens.filter { !taken.contains(EventKey(bridgeID: bridgeID, openedAt: $0)) }
         let choices = free.isEmpty ? opens : free

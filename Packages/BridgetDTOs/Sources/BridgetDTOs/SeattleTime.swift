@@ -45,6 +45,17 @@ public struct SeattleTime: Sendable {
         return gapInstant(for: reading)
     }
 
+    /// The one instant a reading denotes when no offset change lies within a day of it, else `nil` (the reading
+    /// may then be ambiguous or in the spring gap: ask `candidateInstants`). The cheap common case: two table
+    /// lookups and no array.
+    public func unambiguousInstant(for reading: FloatingTimestamp) -> Date? {
+        let wall = reading.wallClockSeconds
+        let offset = offset(atEpoch: wall - 86_400)
+        // Offsets change months apart, so equal offsets a day either side mean none changes in between.
+        guard offset == self.offset(atEpoch: wall + 86_400) else { return nil }
+        return Date(timeIntervalSince1970: Double(wall - offset) + Double(reading.millisecond) / 1000)
+    }
+
     /// Every instant a reading may denote, earliest first: both occurrences in the repeated hour, the
     /// earlier-offset instant in the spring gap, otherwise the one instant.
     public func candidateInstants(for reading: FloatingTimestamp) -> [Date] {

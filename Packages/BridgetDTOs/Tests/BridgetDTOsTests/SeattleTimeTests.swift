@@ -76,6 +76,29 @@ struct SeattleTimeTests {
         #expect(sameHour == instant("2024-11-03T08:59:00Z"))
     }
 
+    @Test("the unambiguous fast path agrees with the candidates every 10 minutes for 6 years, and steps aside near changes")
+    func unambiguousInstantAgrees() {
+        var wall = reading("2022-01-01T00:00:00.000").wallClockSeconds
+        let end = reading("2028-01-01T00:00:00.000").wallClockSeconds
+        var (disagreements, declined) = (0, 0)
+        while wall < end {
+            let local = FloatingTimestamp(wallClockSeconds: wall + 7) // a second that is not a round number
+            let candidates = time.candidateInstants(for: local)
+            if let fast = time.unambiguousInstant(for: local) {
+                if candidates != [fast] { disagreements += 1 }
+            } else {
+                declined += 1
+            }
+            wall += 600
+        }
+        #expect(disagreements == 0)
+        // Declined only within a day of each of the 12 changes: at most 12 × 2 days of 144 readings.
+        #expect(declined > 0 && declined <= 12 * 2 * 144)
+        #expect(time.unambiguousInstant(for: reading("2024-11-03T01:30:00.000")) == nil)
+        #expect(time.unambiguousInstant(for: reading("2024-03-10T02:30:00.000")) == nil)
+        #expect(time.unambiguousInstant(for: reading("2026-09-23T22:35:00.250")) == instant("2026-09-24T05:35:00Z").addingTimeInterval(0.25))
+    }
+
     @Test func readingAndDisplayRoundTrip() {
         let summer = instant("2026-07-04T19:05:00Z")
         #expect(time.reading(for: summer).description == "2026-07-04T12:05:00.000")

@@ -31,7 +31,6 @@ struct SyncReport: Sendable, Codable, Equatable {
 struct SyncProgress: Sendable {
     var pages: Int
     var fetched: Int
-    var elapsed: TimeInterval
 }
 
 /// Moves rows from a provider through a processor into a store, one committed batch at a time, and records the
@@ -46,8 +45,6 @@ struct SyncPipeline: Sendable {
 
     func run(full: Bool, progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
         let startedAt = now()
-        let clock = ContinuousClock()
-        let began = clock.now
         let catalog = try await provider.fetchBridgeCatalog()
         try await store.upsertBridges(catalog)
         let watermarkBefore = try await store.latestOpening()
@@ -59,6 +56,9 @@ struct SyncPipeline: Sendable {
             id: runID, provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
         var pages = 0
         var sourceUnchanged = false
+        // The write of one page runs while the next page is validated: at most one write is in flight. It is not a
+        // child task, so an interruption lets it commit whole before the run stops.
+        var inFlight: Task<UpsertCounts, any Error>?
         do {
             // A cheap change check first: an unchanged source costs one small request and stores nothing.
             record.fingerprint = try await provider.changeFingerprint()
@@ -73,19 +73,27 @@ struct SyncPipeline: Sendable {
                     bridges: catalog, rows: page.rows, trafficFlows: page.trafficFlows, syncTimestamp: now(),
                     source: provider.name)
                 let processed = try await processor.processSyncData(batch)
+                if let previous = inFlight {
+                    inFlight = nil
+                    record.counts = record.counts + (try await previous.value)
+                    progress(SyncProgress(pages: pages - 1, fetched: record.fetched))
+                }
                 try await store.upsertTrafficFlows(processed.trafficFlows)
                 record.fetched += page.rows.count
                 record.rejections.merge(processed.rejectionCounts)
-                var start = 0
-                while start < processed.events.count {
-                    let end = min(start + max(batchSize, 1), processed.events.count)
-                    // Not a child task: an interruption lets the batch in flight commit, then stops.
-                    let (store, batch) = (self.store, Array(processed.events[start..<end]))
-                    record.counts = record.counts + (try await Task { try await store.upsertEvents(batch) }.value)
-                    start = end
+                let (store, events, size) = (self.store, processed.events, max(batchSize, 1))
+                inFlight = Task {
+                    var counts = UpsertCounts()
+                    for start in stride(from: 0, to: events.count, by: size) {
+                        counts = counts + (try await store.upsertEvents(Array(events[start..<min(start + size, events.count)])))
+                    }
+                    return counts
                 }
-                progress(SyncProgress(
-                    pages: pages, fetched: record.fetched, elapsed: seconds(clock.now - began)))
+            }
+            if let last = inFlight {
+                inFlight = nil
+                record.counts = record.counts + (try await last.value)
+                progress(SyncProgress(pages: pages, fetched: record.fetched))
             }
             // A cancelled stream may simply end; that is not a complete sync.
             try Task.checkCancellation()
@@ -94,11 +102,13 @@ struct SyncPipeline: Sendable {
             let interrupted = error is CancellationError || Task.isCancelled
             record.status = interrupted ? .cancelled : .failed
             record.error = String(describing: error)
-            record.finishedAt = now()
             // Recording the outcome must not be cancelled with the sync: a new task does not inherit cancellation.
-            let (store, finished) = (self.store, record)
+            // The write in flight lands (or fails) first, so the record matches the store.
+            let (store, unfinished, pending) = (self.store, record, inFlight)
             let closing = await Task {
-                var closing = finished
+                var closing = unfinished
+                if let pending, let counts = try? await pending.value { closing.counts = closing.counts + counts }
+                closing.finishedAt = now()
                 closing.watermarkAfter = try? await store.latestOpening()
                 try? await store.finishSyncRun(closing)
                 return closing
@@ -128,11 +138,6 @@ struct SyncPipeline: Sendable {
             rejected: record.rejections.total,
             rejectedByReason: Dictionary(uniqueKeysWithValues: record.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
             sourceUnchanged: sourceUnchanged, completed: completed)
-    }
-
-    private func seconds(_ duration: Duration) -> TimeInterval {
-        let parts = duration.components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }
 }
 
