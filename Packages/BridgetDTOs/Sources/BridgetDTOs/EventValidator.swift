@@ -101,7 +101,7 @@ public struct EventValidator: Sendable {
         }
         // Parsed early because it helps choose among ambiguous instants; judged later, in rule order.
         let minutesText = row.minutesopen.map { Self.trimmed($0, newlines: false) }
-        let minutesValue = minutesText.flatMap(Double.init).flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
+        let minutesValue = minutesText.flatMap(Self.number).flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
 
         guard let (openedAt, closedAt) = instants(
             open: openReading, close: closeReading, minutes: minutesValue, bridgeID: bridge.id, taken: taken)
@@ -119,7 +119,7 @@ public struct EventValidator: Sendable {
         var latitude: Double?
         var longitude: Double?
         if row.latitude != nil || row.longitude != nil {
-            guard let lat = row.latitude.flatMap(Double.init), let lon = row.longitude.flatMap(Double.init),
+            guard let lat = row.latitude.flatMap(Self.number), let lon = row.longitude.flatMap(Self.number),
                   (-90...90).contains(lat), (-180...180).contains(lon)
             else { return reject(.coordinatesOutOfRange) }
             let distance = Geodesy.distanceMeters(
@@ -179,6 +179,45 @@ extension EventValidator {
         func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
         if plain(first), plain(last) { return text }
         return text.trimmingCharacters(in: newlines ? .whitespacesAndNewlines : .whitespaces)
+    }
+}
+
+extension EventValidator {
+    /// `Double(text)`, with the dataset's plain decimals ("7", "47.65981674194336", "-122.3") read without `strtod`:
+    /// three numbers a row made `strtod` a visible share of an import. A plain decimal whose digits fit 2^53 and
+    /// whose fraction has at most 22 digits is `digits / 10^fraction`, one correctly rounded division of two exact
+    /// doubles, so it equals what `Double(text)` gives. Anything else goes to `Double(text)`.
+    static func number(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8(plainDecimal) ?? Double(text)
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+
+    private static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var index = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = -1 // digits after the point; -1 before any point
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "."), fraction < 0, digits > 0 {
+                fraction = 0
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                guard digits < 19 else { return nil }
+                mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                digits += 1
+                if fraction >= 0 { fraction += 1 }
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        guard digits > 0, fraction != 0, mantissa <= 1 << 53, fraction <= 22 else { return nil }
+        let value = Double(mantissa) / powersOfTen[max(fraction, 0)]
+        return negative ? -value : value
     }
 }
 

@@ -94,7 +94,7 @@ struct ImportReport: Sendable, Codable, Equatable {
 
 /// Streams rows from a file into the store: read in chunks, validated with the same rules as sync, written in
 /// batches of `batchSize` rows, each in one transaction together with a checkpoint of where the batch ended in
-/// the file. Reading and validating the next batch overlaps writing the previous one.
+/// the file. Three stages overlap: reading the next batch, validating the one before, and writing the one before that.
 struct ImportPipeline: Sendable {
     let processor: any BackgroundProcessing
     let store: any BridgeStore
@@ -137,6 +137,8 @@ struct ImportPipeline: Sendable {
         var buffer = [UInt8](repeating: 0, count: chunkSize)
         var pending: [UInt8] = []
         var inFlight: Task<UpsertCounts, any Error>?
+        // The batch being validated while the next is read: reading, validating and writing overlap.
+        var validating: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition)?
         var totals = checkpoint.counts
         let startCounts = checkpoint.counts
         var interrupted = false
@@ -149,6 +151,24 @@ struct ImportPipeline: Sendable {
                 throw BridgetError.data("import-read", "cannot read \(source.label): \(String(cString: strerror(errno)))",
                                         exitCode: 74)
             }
+        }
+
+        /// Waits for a validated batch and the write before it, then starts its write with its checkpoint.
+        func write(_ batch: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition)) async throws {
+            let processed = try await batch.task.value
+            if let inFlight { totals = totals + (try await inFlight.value) }
+            inFlight = nil
+            checkpoint.counts = totals
+            checkpoint.offset = batch.end.offset
+            checkpoint.line = batch.end.line
+            checkpoint.rowsRead += batch.rows
+            checkpoint.rejections.merge(processed.rejectionCounts)
+            record.fetched += batch.rows
+            record.rejections.merge(processed.rejectionCounts)
+            // Not a child task: Ctrl-C lets the batch in flight commit, then stops reading.
+            let (store, events, saved) = (self.store, processed.events, source.path == nil ? nil : checkpoint)
+            inFlight = Task { try await store.upsertEvents(events, checkpoint: saved) }
+            progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset))
         }
 
         do {
@@ -183,22 +203,17 @@ struct ImportPipeline: Sendable {
                 }
                 if finished, syntaxError == nil { batcher.flush() }
                 for batch in batcher.takeReady() {
-                    let processed = try await processor.processSyncData(SyncDataDTO(
-                        bridges: catalog, rows: batch.rows, syncTimestamp: now(), source: "import"))
-                    if let inFlight { totals = totals + (try await inFlight.value) }
-                    checkpoint.counts = totals
-                    checkpoint.offset = batch.end.offset
-                    checkpoint.line = batch.end.line
-                    checkpoint.rowsRead += batch.rows.count
-                    checkpoint.rejections.merge(processed.rejectionCounts)
-                    record.fetched += batch.rows.count
-                    record.rejections.merge(processed.rejectionCounts)
-                    // Not a child task: Ctrl-C lets the batch in flight commit, then stops reading.
-                    let (store, events, saved) = (self.store, processed.events, source.path == nil ? nil : checkpoint)
-                    inFlight = Task { try await store.upsertEvents(events, checkpoint: saved) }
-                    progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset))
+                    let (processor, rows) = (self.processor, batch.rows)
+                    let next = Task {
+                        try await processor.processSyncData(SyncDataDTO(
+                            bridges: catalog, rows: rows, syncTimestamp: now(), source: "import"))
+                    }
+                    if let previous = validating { try await write(previous) }
+                    validating = (next, batch.rows.count, batch.end)
                 }
                 if let syntaxError {
+                    if let last = validating { try await write(last) }
+                    validating = nil
                     if let inFlight { totals = totals + (try await inFlight.value) }
                     inFlight = nil
                     throw BridgetError.data(
@@ -207,6 +222,9 @@ struct ImportPipeline: Sendable {
                             + "fix the file and import it again", exitCode: 65)
                 }
             }
+            // The last batch read, or on Ctrl-C the batch already read and validated, is written too.
+            if let last = validating { try await write(last) }
+            validating = nil
             if let inFlight { totals = totals + (try await inFlight.value) }
             inFlight = nil
             if !interrupted, let path = source.path { try await store.removeImportCheckpoint(source: path) }
