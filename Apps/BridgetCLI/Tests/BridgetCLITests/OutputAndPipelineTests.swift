@@ -42,6 +42,10 @@ struct OutputTests {
         let open = ProgressMeter.line(verb: "syncing", rows: 1_234, bytes: nil, total: nil, elapsed: 2, detail: "page 3")
         #expect(open == "syncing: page 3 · 1,234 rows · 617 rows/s")
         #expect(ProgressMeter.clock(3_725) == "1:02:05")
+        // After a resume from half-way, the rate and the time left count only this run's rows and bytes.
+        let resumed = ProgressMeter.line(verb: "importing", rows: 150_000, bytes: 150, total: .bytes(200), elapsed: 10,
+                                         detail: nil, resumed: (100_000, 100))
+        #expect(resumed == "importing [##################......]  75% 150,000 rows · 5,000 rows/s · ETA 0:10")
     }
 
     @Test("a leading --config moves after the subcommand, before any --")

@@ -52,7 +52,8 @@ struct ImportCommand: AsyncParsableCommand {
             let restart = self.restart
             let report = try await cancellingOnInterrupt {
                 try await pipeline.run(source, restart: restart) { progress in
-                    meter.update(rows: progress.rows, bytes: progress.bytes)
+                    meter.update(rows: progress.rows, bytes: progress.bytes,
+                                 resumed: (progress.resumedRows, progress.resumedBytes))
                 }
             }
             meter.finish()

@@ -24,8 +24,9 @@ final class ProgressMeter: @unchecked Sendable {
         self.enabled = enabled
     }
 
-    /// Reports work done so far; `bytes` is how far into the input, when the total is in bytes.
-    func update(rows: Int, bytes: Int64? = nil, detail: String? = nil) {
+    /// Reports work done so far; `bytes` is how far into the input, when the total is in bytes. `resumed` is the
+    /// part of it done by an earlier, interrupted run: it fills the bar but not the rate or the time left.
+    func update(rows: Int, bytes: Int64? = nil, resumed: (rows: Int, bytes: Int64?) = (0, nil), detail: String? = nil) {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -34,7 +35,8 @@ final class ProgressMeter: @unchecked Sendable {
         lastDraw = now
         drawn = true
         Terminal.writeError("\r" + Self.line(verb: verb, rows: rows, bytes: bytes, total: total,
-                                             elapsed: now.timeIntervalSince(started), detail: detail) + "\u{1B}[K")
+                                             elapsed: now.timeIntervalSince(started), detail: detail,
+                                             resumed: resumed) + "\u{1B}[K")
     }
 
     /// Clears the line, so the summary starts on a clean one.
@@ -46,16 +48,21 @@ final class ProgressMeter: @unchecked Sendable {
     }
 
     /// The text of one progress line (pure, for tests).
-    static func line(verb: String, rows: Int, bytes: Int64?, total: Total?, elapsed: TimeInterval, detail: String?)
-        -> String
+    static func line(verb: String, rows: Int, bytes: Int64?, total: Total?, elapsed: TimeInterval, detail: String?,
+                     resumed: (rows: Int, bytes: Int64?) = (0, nil)) -> String
     {
-        let rate = elapsed > 0 ? Double(rows) / elapsed : 0
+        let rate = elapsed > 0 ? Double(rows - resumed.rows) / elapsed : 0
         var parts = ["\(grouped(rows)) rows", "\(grouped(Int(rate))) rows/s"]
         if let detail { parts.insert(detail, at: 0) }
         var fraction: Double?
+        var start = 0.0 // the fraction done before this run
         switch total {
-        case .rows(let count) where count > 0: fraction = Double(rows) / Double(count)
-        case .bytes(let count) where count > 0: fraction = bytes.map { Double($0) / Double(count) }
+        case .rows(let count) where count > 0:
+            fraction = Double(rows) / Double(count)
+            start = Double(resumed.rows) / Double(count)
+        case .bytes(let count) where count > 0:
+            fraction = bytes.map { Double($0) / Double(count) }
+            start = Double(resumed.bytes ?? 0) / Double(count)
         default: break
         }
         guard let fraction = fraction.map({ min(max($0, 0), 1) }) else {
@@ -64,8 +71,8 @@ final class ProgressMeter: @unchecked Sendable {
         let width = 24
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled) + "]"
-        if fraction > 0.01, elapsed > 0.5 {
-            parts.append("ETA " + clock(elapsed / fraction - elapsed))
+        if fraction - start > 0.01, elapsed > 0.5 {
+            parts.append("ETA " + clock((1 - fraction) * elapsed / (fraction - start)))
         }
         return "\(verb) \(bar) \(String(format: "%3d", Int(fraction * 100)))% " + parts.joined(separator: " · ")
     }

@@ -106,6 +106,9 @@ struct ImportPipeline: Sendable {
     struct Progress: Sendable {
         var rows: Int
         var bytes: Int64
+        /// Rows and bytes done by the interrupted runs this one resumed.
+        var resumedRows = 0
+        var resumedBytes: Int64 = 0
     }
 
     func run(_ source: ImportSource, restart: Bool, progress: @Sendable (Progress) -> Void = { _ in }) async throws
@@ -119,12 +122,14 @@ struct ImportPipeline: Sendable {
 
         var checkpoint = ImportCheckpoint(source: source.path ?? "-", identity: source.identity ?? "")
         var resumedRows = 0
+        var resumedBytes: Int64 = 0
         if let path = source.path {
             if restart { try await store.removeImportCheckpoint(source: path) }
             if let saved = try await store.importCheckpoint(source: path) {
                 if saved.identity == source.identity, let size = source.size, saved.offset <= size {
                     checkpoint = saved
                     resumedRows = saved.rowsRead
+                    resumedBytes = saved.offset
                 } else {
                     Terminal.note("\(source.label) changed since an interrupted import of it: starting from the top")
                     try await store.removeImportCheckpoint(source: path)
@@ -168,7 +173,8 @@ struct ImportPipeline: Sendable {
             // Not a child task: Ctrl-C lets the batch in flight commit, then stops reading.
             let (store, events, saved) = (self.store, processed.events, source.path == nil ? nil : checkpoint)
             inFlight = Task { try await store.upsertEvents(events, checkpoint: saved) }
-            progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset))
+            progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset, resumedRows: resumedRows,
+                              resumedBytes: resumedBytes))
         }
 
         do {
