@@ -123,6 +123,27 @@ struct LiveProviderTests {
         #expect(try await store.syncRuns(limit: 1).first?.status == .failed)
     }
 
+    @Test("the next page is asked for while the current one is consumed, and every row comes once")
+    func nextPageIsPrefetched() async throws {
+        let fixture = try await LiveFixture.start(rows: 150)
+        defer { Task { await fixture.stop() } }
+        let provider = LiveProvider(client: fixture.client(cache: nil), query: try fixture.query, pageSize: 50)
+        var pages = provider.eventPages(since: nil).makeAsyncIterator()
+        let first = try #require(try await pages.next())
+        // The consumer has not asked for page 2 yet, but the server answers its request.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while fixture.server.requests.filter({ $0.query["$offset"] == "50" }).isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(fixture.server.requests.contains { $0.query["$offset"] == "50" })
+        var rows = first.rows
+        while let page = try await pages.next() { rows += page.rows }
+        #expect(rows.count == 150)
+        #expect(Set(rows.map { "\($0.entityid ?? "")|\($0.opendatetime ?? "")" }).count == 150)
+        // Three full pages, then the empty page that ends the walk: nothing asked twice, nothing beyond.
+        #expect(fixture.server.requests.compactMap { $0.query["$offset"] }.sorted() == ["0", "100", "150", "50"])
+    }
+
     @Test("a server that ignores $offset is an error, not an endless sync")
     func serverIgnoringOffset() async throws {
         let fixture = try await LiveFixture.start(rows: 300)
