@@ -27,9 +27,12 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
+        // glibc's malloc_trim, which Swift's Glibc module does not export.
+        .target(name: "CBridgetMemory", path: "Apps/BridgetCLI/Sources/CBridgetMemory"),
         .target(
             name: "BridgetCLI",
             dependencies: [
+                "CBridgetMemory",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetNetworking", package: "BridgetNetworking"),

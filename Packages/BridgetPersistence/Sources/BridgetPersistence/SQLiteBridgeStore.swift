@@ -30,8 +30,10 @@ public final class SQLiteBridgeStore: BridgeStore {
         configuration.label = "bridget"
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // A larger page cache (grown only as used): bulk writes touch the same b-tree pages batch after batch.
-            try db.execute(sql: "PRAGMA cache_size = -32768")
+            // 8 MB of page cache (grown only as used), four times SQLite's default: a batch of 20,000 rows dirties
+            // about 4 MB, which then stays in memory until its commit instead of spilling into the WAL. More bought
+            // no speed, and made a million-row import's peak memory grow with the file.
+            try db.execute(sql: "PRAGMA cache_size = -8192")
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)

@@ -2,6 +2,7 @@ import ArgumentParser
 import BridgetAnalysis
 import BridgetDTOs
 import BridgetPersistence
+import CBridgetMemory
 import Foundation
 
 /// The layouts `bridget import` reads and `bridget export` writes.
@@ -163,6 +164,8 @@ struct ImportPipeline: Sendable {
             let processed = try await batch.task.value
             if let inFlight { totals = totals + (try await inFlight.value) }
             inFlight = nil
+            // The batch before is freed by now: hand its pages back, so the peak stays that of a few batches.
+            bridget_release_free_memory()
             checkpoint.counts = totals
             checkpoint.offset = batch.end.offset
             checkpoint.line = batch.end.line

@@ -1,0 +1,13 @@
+#include "bridget_memory.h"
+
+#include <stdlib.h> // defines __GLIBC__ on glibc
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+void bridget_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+}
