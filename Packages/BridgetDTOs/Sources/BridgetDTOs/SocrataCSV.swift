@@ -9,6 +9,7 @@ public struct SocrataCSVScanner: Sendable {
     private var columns: [Field?]?
     private var base: Int64 = 0
     private var line = 1
+    private var repeated = RepeatedValues()
 
     public init() {}
 
@@ -60,9 +61,10 @@ public struct SocrataCSVScanner: Sendable {
             for (column, field) in zip(columns, fields) {
                 guard let column else { continue }
                 if field.value.isEmpty, !field.quoted { continue }
-                var text = String(decoding: UnsafeBufferPointer(rebasing: bytes[field.value]), as: UTF8.self)
-                if field.escaped { text = text.replacingOccurrences(of: "\"\"", with: "\"") }
-                row.set(column, text)
+                let content = UnsafeBufferPointer(rebasing: bytes[field.value])
+                row.set(column, field.escaped
+                    ? String(decoding: content, as: UTF8.self).replacingOccurrences(of: "\"\"", with: "\"")
+                    : repeated.string(content, for: column))
             }
             try body(row, RowPosition(offset: base + Int64(index), line: line - 1))
         }

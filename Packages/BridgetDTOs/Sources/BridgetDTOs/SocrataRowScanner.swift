@@ -52,6 +52,7 @@ public struct SocrataJSONScanner: Sendable {
     private var base: Int64 = 0
     /// The current line (1-based) at the consumed position.
     private var line = 1
+    private var repeated = RepeatedValues()
 
     public init(layout: Layout) {
         self.layout = layout
@@ -113,7 +114,8 @@ public struct SocrataJSONScanner: Sendable {
                 var row = SocrataRow(entitytype: nil, entityname: nil, entityid: nil, opendatetime: nil,
                                      closedatetime: nil, minutesopen: nil, latitude: nil, longitude: nil)
                 do {
-                    try Self.parseObject(UnsafeBufferPointer(rebasing: bytes[index..<end]), into: &row)
+                    try Self.parseObject(UnsafeBufferPointer(rebasing: bytes[index..<end]), into: &row,
+                                         repeated: &repeated)
                 } catch let error as RowSyntaxError {
                     throw RowSyntaxError(line: line, message: error.message)
                 }
@@ -185,7 +187,9 @@ public struct SocrataJSONScanner: Sendable {
     }
 
     /// Parses a complete object's bytes (from `{` to `}`) into `row`.
-    private static func parseObject(_ bytes: UnsafeBufferPointer<UInt8>, into row: inout SocrataRow) throws {
+    private static func parseObject(
+        _ bytes: UnsafeBufferPointer<UInt8>, into row: inout SocrataRow, repeated: inout RepeatedValues
+    ) throws {
         var index = 1
         let end = bytes.count - 1 // the closing brace
         func skipWhitespace() {
@@ -211,8 +215,12 @@ public struct SocrataJSONScanner: Sendable {
             switch bytes[index] {
             case UInt8(ascii: "\""):
                 let range = try stringRange(bytes, from: index, end: end)
-                value = field == nil ? nil : try decodeString(UnsafeBufferPointer(rebasing: bytes[range.content]),
-                                                               escaped: range.escaped)
+                let content = UnsafeBufferPointer(rebasing: bytes[range.content])
+                if let field {
+                    value = range.escaped ? try decodeString(content, escaped: true) : repeated.string(content, for: field)
+                } else {
+                    value = nil
+                }
                 index = range.next
             case UInt8(ascii: "{"), UInt8(ascii: "["):
                 guard field == nil, let close = endOfObject(UnsafeBufferPointer(rebasing: bytes[..<end]), from: index) else {
@@ -318,8 +326,16 @@ public struct SocrataJSONScanner: Sendable {
 }
 
 /// The row's fields, matched from their names' bytes without building a string.
-enum Field: Sendable {
+enum Field: Int, Sendable, CaseIterable {
     case entitytype, entityname, entityid, opendatetime, closedatetime, minutesopen, latitude, longitude
+
+    /// Whether the field's values repeat from row to row (a bridge's name and place), unlike its times.
+    var repeats: Bool {
+        switch self {
+        case .entitytype, .entityname, .entityid, .latitude, .longitude: true
+        case .opendatetime, .closedatetime, .minutesopen: false
+        }
+    }
 
     init?(_ name: UnsafeBufferPointer<UInt8>) {
         func equals(_ text: StaticString) -> Bool {
@@ -338,6 +354,32 @@ enum Field: Sendable {
             if equals("latitude") { self = .latitude } else if equals("longitude") { self = .longitude } else { return nil }
         default: return nil
         }
+    }
+}
+
+/// The strings a scanner has built for fields whose values repeat (a bridge's name and coordinates), so the next row
+/// with the same bytes shares the string instead of allocating its own: at a million rows, three allocations a row
+/// fewer. Only values too long for Swift's inline small strings (15 bytes) are kept, at most `limit` per field.
+struct RepeatedValues: Sendable {
+    static let limit = 32
+    private var known: [[String]] = Array(repeating: [], count: Field.allCases.count)
+
+    /// The string of `bytes` (UTF-8, repaired like `String(decoding:as:)`), shared with earlier rows when it repeats.
+    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>, for field: Field) -> String {
+        guard bytes.count > 15, field.repeats, let start = bytes.baseAddress else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        for candidate in known[field.rawValue] where candidate.utf8.count == bytes.count {
+            // Bytes that are not valid UTF-8 were repaired in the stored string, so they never match it.
+            if candidate.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, start, bytes.count) == 0 })
+                == true
+            {
+                return candidate
+            }
+        }
+        let value = String(decoding: bytes, as: UTF8.self)
+        if known[field.rawValue].count < Self.limit { known[field.rawValue].append(value) }
+        return value
     }
 }
 

@@ -84,6 +84,35 @@ struct RowScannerTests {
         }
     }
 
+    @Test("values shared between rows never stand in for different bytes, in JSON and CSV")
+    func repeatedValues() throws {
+        // More distinct long values than a field keeps (32), values differing only in their last byte, a short
+        // value, and bytes that are not UTF-8 next to the text they are repaired to.
+        var values: [[UInt8]] = (0..<40).map { Array("47.5713768005371\($0 % 10)\($0 / 10)".utf8) }
+        values.append(Array("Short".utf8))
+        values.append(Array("47.5713768005371".utf8) + [0xFF])
+        values.append(Array("47.5713768005371\u{FFFD}".utf8))
+        var json: [UInt8] = []
+        var csv: [UInt8] = Array("entityname,latitude,entityid,opendatetime\n".utf8)
+        var expected: [String] = []
+        for round in 0..<3 {
+            for (index, value) in values.enumerated() {
+                let name = values[(index + round) % values.count]
+                json += Array(#"{"entityname":""#.utf8) + name + Array(#"","latitude":""#.utf8) + value
+                    + Array(#"","entityid":"1","opendatetime":"t"}"#.utf8) + [0x0A]
+                csv += name + [UInt8(ascii: ",")] + value + Array(",1,t\n".utf8)
+                expected.append(String(decoding: name, as: UTF8.self))
+                expected.append(String(decoding: value, as: UTF8.self))
+            }
+        }
+        for isCSV in [false, true] {
+            let rows = try Self.scanInChunks(isCSV ? csv : json, chunk: 4096, csv: isCSV).map(\.0)
+            #expect(rows.count == values.count * 3)
+            let read = rows.flatMap { [$0.entityname ?? "nil", $0.latitude ?? "nil"] }
+            #expect(read == expected, "csv: \(isCSV)")
+        }
+    }
+
     @Test("resuming at a row's position reads exactly the rows after it")
     func resumeAtPosition() throws {
         var ndjson: [UInt8] = []
