@@ -1,18 +1,35 @@
-"""Times whole commands: median wall-clock seconds over N runs (after one warm-up run).
+"""Times whole commands: median wall-clock seconds over N runs (after one warm-up run of each).
 
-Usage: timing.py RUNS -- CMD ARGS…   prints the median in seconds
+Usage: timing.py RUNS -- CMD ARGS…          prints the command's median in seconds
+       timing.py RUNS --shell CMD1 CMD2…    each CMD a bash command line; prints each median, one per line
+
+With several commands, the runs are interleaved (round r runs every command, starting at a different one each
+round), so a machine that slows down or speeds up during the bench moves every figure alike, not just the figures
+timed last.
 """
 import statistics
 import subprocess
 import sys
 import time
 
-runs = int(sys.argv[1])
-command = sys.argv[sys.argv.index("--") + 1:]
-subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-samples = []
-for _ in range(runs):
+
+def run(command):
     start = time.perf_counter()
     subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    samples.append(time.perf_counter() - start)
-print(f"{statistics.median(samples):.4f}")
+    return time.perf_counter() - start
+
+
+runs = int(sys.argv[1])
+if sys.argv[2] == "--shell":
+    commands = [["bash", "-c", line] for line in sys.argv[3:]]
+else:
+    commands = [sys.argv[sys.argv.index("--") + 1:]]
+for command in commands:
+    run(command)
+samples = [[] for _ in commands]
+for round_ in range(runs):
+    for step in range(len(commands)):
+        index = (round_ + step) % len(commands)
+        samples[index].append(run(commands[index]))
+for series in samples:
+    print(f"{statistics.median(series):.4f}")
