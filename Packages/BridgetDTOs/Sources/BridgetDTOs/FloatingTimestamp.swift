@@ -33,7 +33,13 @@ public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, Cust
     public init?(_ text: String) {
         var text = text
         // Parsed in place from the string's UTF-8 storage: no allocation, as every stored row goes through here.
-        guard let fields = text.withUTF8({ Self.fields($0) }) else { return nil }
+        guard let reading = text.withUTF8({ Self(utf8: $0) }) else { return nil }
+        self = reading
+    }
+
+    /// Parses the same form from UTF-8 bytes.
+    public init?(utf8: UnsafeBufferPointer<UInt8>) {
+        guard let fields = Self.fields(utf8) else { return nil }
         self.init(year: fields.0, month: fields.1, day: fields.2, hour: fields.3, minute: fields.4, second: fields.5,
                   millisecond: fields.6)
     }

@@ -148,13 +148,16 @@ extension SocrataRow {
 
     /// Appends the row as one CSV record: present values quoted, missing values empty.
     public func appendCSV(to output: inout [UInt8]) {
-        for (position, column) in Self.columns.enumerated() {
-            if position > 0 { output.append(UInt8(ascii: ",")) }
-            guard let value = self.value(forColumn: column) else { continue }
+        for field in Field.allCases {
+            if field.rawValue > 0 { output.append(UInt8(ascii: ",")) }
+            guard var value = self.value(of: field) else { continue }
             output.append(UInt8(ascii: "\""))
-            for byte in value.utf8 {
-                if byte == UInt8(ascii: "\"") { output.append(byte) }
-                output.append(byte)
+            value.withUTF8 { bytes in
+                guard bytes.contains(UInt8(ascii: "\"")) else { return output.append(contentsOf: bytes) }
+                for byte in bytes {
+                    if byte == UInt8(ascii: "\"") { output.append(byte) }
+                    output.append(byte)
+                }
             }
             output.append(UInt8(ascii: "\""))
         }
@@ -165,29 +168,48 @@ extension SocrataRow {
     public func appendJSON(to output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
         var first = true
-        for column in Self.columns {
-            guard let value = self.value(forColumn: column) else { continue }
+        for field in Field.allCases {
+            guard var value = self.value(of: field) else { continue }
             if !first { output.append(UInt8(ascii: ",")) }
-            first = false
             output.append(UInt8(ascii: "\""))
-            output.append(contentsOf: column.utf8)
+            first = false
+            field.name.withUTF8Buffer { output.append(contentsOf: $0) }
             output.append(contentsOf: "\":\"".utf8)
-            for byte in value.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    output.append(UInt8(ascii: "\\"))
-                    output.append(byte)
-                case 0x0A: output.append(contentsOf: "\\n".utf8)
-                case 0x0D: output.append(contentsOf: "\\r".utf8)
-                case 0x09: output.append(contentsOf: "\\t".utf8)
-                case 0..<0x20:
-                    let hex = String(byte, radix: 16)
-                    output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-                default: output.append(byte)
+            value.withUTF8 { bytes in
+                // Most values need no escape: copied whole, not byte by byte.
+                guard bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                    return output.append(contentsOf: bytes)
+                }
+                for byte in bytes {
+                    switch byte {
+                    case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                        output.append(UInt8(ascii: "\\"))
+                        output.append(byte)
+                    case 0x0A: output.append(contentsOf: "\\n".utf8)
+                    case 0x0D: output.append(contentsOf: "\\r".utf8)
+                    case 0x09: output.append(contentsOf: "\\t".utf8)
+                    case 0..<0x20:
+                        let hex = String(byte, radix: 16)
+                        output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                    default: output.append(byte)
+                    }
                 }
             }
             output.append(UInt8(ascii: "\""))
         }
         output.append(UInt8(ascii: "}"))
+    }
+
+    func value(of field: Field) -> String? {
+        switch field {
+        case .entitytype: entitytype
+        case .entityname: entityname
+        case .entityid: entityid
+        case .opendatetime: opendatetime
+        case .closedatetime: closedatetime
+        case .minutesopen: minutesopen
+        case .latitude: latitude
+        case .longitude: longitude
+        }
     }
 }

@@ -329,6 +329,20 @@ public struct SocrataJSONScanner: Sendable {
 enum Field: Int, Sendable, CaseIterable {
     case entitytype, entityname, entityid, opendatetime, closedatetime, minutesopen, latitude, longitude
 
+    /// The field's name in the API (its cases are in the API's column order).
+    var name: StaticString {
+        switch self {
+        case .entitytype: "entitytype"
+        case .entityname: "entityname"
+        case .entityid: "entityid"
+        case .opendatetime: "opendatetime"
+        case .closedatetime: "closedatetime"
+        case .minutesopen: "minutesopen"
+        case .latitude: "latitude"
+        case .longitude: "longitude"
+        }
+    }
+
     /// Whether the field's values repeat from row to row (a bridge's name and place), unlike its times.
     var repeats: Bool {
         switch self {

@@ -42,7 +42,12 @@ enum StoredTimestamp {
     }
 
     static func date(_ text: String) -> Date? {
-        guard text.hasSuffix("Z"), let reading = FloatingTimestamp(String(text.dropLast())) else { return nil }
+        var text = text
+        // Read in place: an export reads two of these a row.
+        let parsed = text.withUTF8 { bytes in
+            bytes.last == UInt8(ascii: "Z") ? FloatingTimestamp(utf8: UnsafeBufferPointer(rebasing: bytes.dropLast())) : nil
+        }
+        guard let reading = parsed else { return nil }
         return Date(timeIntervalSince1970: Double(reading.wallClockSeconds) + Double(reading.millisecond) / 1000)
     }
 }
