@@ -73,6 +73,11 @@ public actor DiskCache {
     public nonisolated let maximumBytes: Int
     private let now: @Sendable () -> Date
     private var counts = DiskCacheStatistics()
+    /// The bytes stored as of the last full count of the folder, plus what this instance stored since (an entry
+    /// replaced or removed since only makes it larger than the truth). The full count reads every metadata file, so
+    /// it runs only when this passes the budget: a sync storing N pages reads O(N) metadata files, not O(N²).
+    /// Another process's entries are seen at the next full count (theirs see ours at theirs).
+    private var knownBytes: Int?
 
     /// Creates (if needed) the folder.
     public init(directory: String, maximumBytes: Int, now: @escaping @Sendable () -> Date = { Date() }) throws {
@@ -124,7 +129,7 @@ public actor DiskCache {
         }
         try writeAtomically(body, to: bodyPath)
         try writeAtomically(try JSONEncoder.cache.encode(metadata), to: metaPath)
-        enforceBudget(keeping: key)
+        enforceBudget(keeping: key, added: body.count)
         return metadata
     }
 
@@ -152,6 +157,7 @@ public actor DiskCache {
         for file in files where file.hasSuffix(".body") || file.hasSuffix(".meta") || file.hasPrefix(".tmp-") {
             try? FileManager.default.removeItem(atPath: directory + "/" + file)
         }
+        knownBytes = nil
         return entries.count
     }
 
@@ -209,7 +215,11 @@ public actor DiskCache {
         }
     }
 
-    private func enforceBudget(keeping key: String) {
+    private func enforceBudget(keeping key: String, added: Int) {
+        if let known = knownBytes, known + added <= maximumBytes {
+            knownBytes = known + added
+            return
+        }
         var entries = allMetadata().sorted { $0.fetchedAt < $1.fetchedAt }
         var total = entries.reduce(0) { $0 + $1.size }
         while total > maximumBytes, let oldest = entries.first {
@@ -220,6 +230,7 @@ public actor DiskCache {
             total -= oldest.size
             counts.evictions += 1
         }
+        knownBytes = total
     }
 }
 

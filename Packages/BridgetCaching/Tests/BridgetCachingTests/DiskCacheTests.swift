@@ -62,6 +62,28 @@ struct DiskCacheTests {
         #expect(await cache.statistics().entries == 0)
     }
 
+    @Test("entries another instance stored count at the next full count, and go oldest first")
+    func budgetAcrossInstances() async throws {
+        let path = folder()
+        let clock = Mutex(Date(timeIntervalSince1970: 0))
+        let first = try DiskCache(directory: path, maximumBytes: 2_500, now: { clock.withLock { $0 } })
+        let second = try DiskCache(directory: path, maximumBytes: 2_500, now: { clock.withLock { $0 } })
+        func store(_ cache: DiskCache, _ key: String, at time: Double) async throws {
+            clock.withLock { $0 = Date(timeIntervalSince1970: time) }
+            try await cache.store(Data(repeating: 1, count: 1_000), forKey: key, etag: nil, lastModified: nil,
+                                  contentType: nil)
+        }
+        try await store(first, "a0", at: 0)
+        try await store(second, "b0", at: 1) // like another process: `first` has not counted it yet
+        try await store(first, "a1", at: 2)
+        try await store(first, "a2", at: 3) // past the budget by its own count: a full count sees b0 too
+        for (key, kept) in [("a0", false), ("b0", false), ("a1", true), ("a2", true)] {
+            #expect((await first.response(forKey: key) != nil) == kept, "\(key)")
+        }
+        #expect(await first.statistics().bytes == 2_000)
+        #expect(await first.statistics().evictions == 2)
+    }
+
     @Test("a body larger than the whole budget is not kept and evicts nothing")
     func oversizedBody() async throws {
         let cache = try DiskCache(directory: folder(), maximumBytes: 1_000)
