@@ -33,9 +33,9 @@ public final class SQLiteBridgeStore: BridgeStore {
             // the WAL and checkpoint writes, about 8% less time. A file that exists keeps its page size.
             try db.execute(sql: "PRAGMA page_size = 16384")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // 8 MB of page cache (grown only as used), four times SQLite's default: a batch of 20,000 rows dirties
-            // about 4 MB, which then stays in memory until its commit instead of spilling into the WAL. More bought
-            // no speed, and made a million-row import's peak memory grow with the file.
+            // 8 MB of page cache (grown only as used), four times SQLite's default: an import batch's dirty pages
+            // stay in memory until its commit instead of spilling into the WAL. More bought no speed, and made a
+            // million-row import's peak memory grow with the file.
             try db.execute(sql: "PRAGMA cache_size = -8192")
         }
         do {

@@ -94,7 +94,7 @@ extension ConfigSchema {
                   help: "events written per transaction"),
         ConfigKey("sync.overlap_hours", .integer(0...8_760), default: .integer(48),
                   help: "an incremental sync re-reads this much before the newest stored opening"),
-        ConfigKey("import.batch_size", .integer(1...1_000_000), default: .integer(20_000),
+        ConfigKey("import.batch_size", .integer(1...1_000_000), default: .integer(10_000),
                   help: "rows validated and written per transaction (and per checkpoint) by `bridget import`"),
         ConfigKey("analysis.merge_gap_minutes", .number(0...60), default: .number(2),
                   help: "rows of one bridge closer than this are one physical opening in every figure"),

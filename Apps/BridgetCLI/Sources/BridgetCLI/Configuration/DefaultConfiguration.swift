@@ -50,7 +50,7 @@ sync:
   overlap_hours: 48         # an incremental sync re-reads this much before the newest stored opening
 
 import:
-  batch_size: 20000         # rows validated and written per transaction (and per checkpoint) by `bridget import`
+  batch_size: 10000         # rows validated and written per transaction (and per checkpoint) by `bridget import`
 
 analysis:
   merge_gap_minutes: 2      # rows of one bridge closer than this are one physical opening (0: no merging)
