@@ -106,18 +106,18 @@ public struct SocrataJSONScanner: Sendable {
                 index += 1
             case .arrayFirst, .arrayNext, .lines:
                 guard byte == UInt8(ascii: "{") else { throw fail("expected a row (a JSON object), found \(found())") }
-                guard let end = Self.endOfObject(bytes, from: index) else {
+                var row = SocrataRow(entitytype: nil, entityname: nil, entityid: nil, opendatetime: nil,
+                                     closedatetime: nil, minutesopen: nil, latitude: nil, longitude: nil)
+                let end: Int?
+                do {
+                    end = try Self.parseObject(bytes, from: index, into: &row, repeated: &repeated)
+                } catch let error as RowSyntaxError {
+                    throw RowSyntaxError(line: line, message: error.message)
+                }
+                guard let end else { // the row goes on in the next chunk: it is read again from its start
                     if isFinal { throw fail("the input ends inside a row") }
                     base += Int64(index)
                     return index
-                }
-                var row = SocrataRow(entitytype: nil, entityname: nil, entityid: nil, opendatetime: nil,
-                                     closedatetime: nil, minutesopen: nil, latitude: nil, longitude: nil)
-                do {
-                    try Self.parseObject(UnsafeBufferPointer(rebasing: bytes[index..<end]), into: &row,
-                                         repeated: &repeated)
-                } catch let error as RowSyntaxError {
-                    throw RowSyntaxError(line: line, message: error.message)
                 }
                 index = end
                 if state != .lines { state = .arrayAfterRow }
@@ -186,35 +186,40 @@ public struct SocrataJSONScanner: Sendable {
         return nil
     }
 
-    /// Parses a complete object's bytes (from `{` to `}`) into `row`.
+    /// Parses the object whose `{` is at `start` into `row`, in one pass; returns the index after its `}`, or `nil`
+    /// when the bytes end first (the rest of the row is in input not read yet). Only a byte that is there and wrong
+    /// is an error: a row cut short by the end of a chunk never is.
     private static func parseObject(
-        _ bytes: UnsafeBufferPointer<UInt8>, into row: inout SocrataRow, repeated: inout RepeatedValues
-    ) throws {
-        var index = 1
-        let end = bytes.count - 1 // the closing brace
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into row: inout SocrataRow, repeated: inout RepeatedValues
+    ) throws -> Int? {
+        let count = bytes.count
+        var index = start + 1
         func skipWhitespace() {
-            while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+            while index < count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
                 index += 1
             }
         }
         func fail(_ message: String) -> RowSyntaxError { RowSyntaxError(line: 0, message: message) }
         skipWhitespace()
-        if index == end { return }
+        guard index < count else { return nil }
+        if bytes[index] == UInt8(ascii: "}") { return index + 1 }
         while true {
-            guard index < end, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a field name in a row") }
-            let keyRange = try stringRange(bytes, from: index, end: end)
+            guard index < count else { return nil }
+            guard bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a field name in a row") }
+            guard let keyRange = try stringRange(bytes, from: index) else { return nil }
             let key = UnsafeBufferPointer(rebasing: bytes[keyRange.content])
             index = keyRange.next
             skipWhitespace()
-            guard index < end, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after a field name") }
+            guard index < count else { return nil }
+            guard bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':' after a field name") }
             index += 1
             skipWhitespace()
-            guard index < end else { throw fail("a field has no value") }
+            guard index < count else { return nil }
             let field = Field(key)
             let value: String?
             switch bytes[index] {
             case UInt8(ascii: "\""):
-                let range = try stringRange(bytes, from: index, end: end)
+                guard let range = try stringRange(bytes, from: index) else { return nil }
                 let content = UnsafeBufferPointer(rebasing: bytes[range.content])
                 if let field {
                     value = range.escaped ? try decodeString(content, escaped: true) : repeated.string(content, for: field)
@@ -223,15 +228,17 @@ public struct SocrataJSONScanner: Sendable {
                 }
                 index = range.next
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                guard field == nil, let close = endOfObject(UnsafeBufferPointer(rebasing: bytes[..<end]), from: index) else {
+                guard field == nil else {
                     throw fail("the field \(String(decoding: key, as: UTF8.self)) holds an object or array, not a value")
                 }
+                guard let close = endOfObject(bytes, from: index) else { return nil }
                 value = nil
                 index = close
             default:
-                let start = index
-                while index < end, !Self.endsBareValue(bytes[index]) { index += 1 }
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let valueStart = index
+                while index < count, !Self.endsBareValue(bytes[index]) { index += 1 }
+                guard index < count else { return nil } // a number may go on in the next chunk
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[valueStart..<index]), as: UTF8.self)
                 switch text {
                 case "null": value = nil
                 case "true", "false": value = text
@@ -242,24 +249,30 @@ public struct SocrataJSONScanner: Sendable {
             }
             if let field { row.set(field, value) }
             skipWhitespace()
-            if index == end { return }
-            guard bytes[index] == UInt8(ascii: ",") else { throw fail("expected ',' or '}' in a row") }
-            index += 1
-            skipWhitespace()
+            guard index < count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "}"): return index + 1
+            case UInt8(ascii: ","):
+                index += 1
+                skipWhitespace()
+            default: throw fail("expected ',' or '}' in a row")
+            }
         }
     }
 
     private static func endsBareValue(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ",") || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+        byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") || byte == 0x20
+            || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    /// The string starting at the quote `from`: its content range, whether it holds escapes, and the index after it.
-    private static func stringRange(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) throws
-        -> (content: Range<Int>, escaped: Bool, next: Int)
+    /// The string starting at the quote `from`: its content range, whether it holds escapes, and the index after it;
+    /// `nil` when the bytes end before its closing quote.
+    private static func stringRange(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) throws
+        -> (content: Range<Int>, escaped: Bool, next: Int)?
     {
         var index = start + 1
         var escaped = false
-        while index < end {
+        while index < bytes.count {
             switch bytes[index] {
             case UInt8(ascii: "\""): return (start + 1..<index, escaped, index + 1)
             case UInt8(ascii: "\\"):
@@ -269,7 +282,7 @@ public struct SocrataJSONScanner: Sendable {
             default: index += 1
             }
         }
-        throw RowSyntaxError(line: 0, message: "a string is not closed")
+        return nil
     }
 
     private static func decodeString(_ bytes: UnsafeBufferPointer<UInt8>, escaped: Bool) throws -> String {
