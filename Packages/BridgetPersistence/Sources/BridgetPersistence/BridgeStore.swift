@@ -152,6 +152,9 @@ public struct SyncRunRecord: Sendable, Codable, Equatable {
 /// and applies a batch atomically (all of it or none of it); reads see only committed batches; and events are
 /// returned oldest first (bridge id breaking ties) unless a query asks otherwise.
 public protocol BridgeStore: Sendable {
+    /// Whether the store refuses writes (opened read-only): derived data such as opening models is then built for
+    /// the caller's run and not saved. False unless an implementation says otherwise.
+    var isReadOnly: Bool { get }
     /// Inserts or replaces bridges by id.
     func upsertBridges(_ bridges: [BridgeInfoDTO]) async throws
     /// All stored bridges, by numeric id.
@@ -204,6 +207,8 @@ public protocol BridgeStore: Sendable {
 }
 
 extension BridgeStore {
+    public var isReadOnly: Bool { false }
+
     /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch.
     public func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts {
         try await upsertEvents(events, checkpoint: nil)

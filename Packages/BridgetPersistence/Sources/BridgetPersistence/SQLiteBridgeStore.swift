@@ -8,22 +8,29 @@ import GRDBSQLite
 public final class SQLiteBridgeStore: BridgeStore {
     /// The database file.
     public let path: String
+    /// Whether this store only reads (see `Access.readOnly`).
+    public let isReadOnly: Bool
     let pool: DatabasePool
 
-    /// Opens (creating if needed) the store at `path`, creating its folder and applying migrations.
+    /// How a store is opened.
+    public enum Access: Sendable {
+        /// Created if missing and migrated: what every command that writes needs.
+        case readWrite
+        /// An existing store, read as it is and never written: for reading a store on a read-only disk or folder.
+        /// It must already be at this version's schema, since upgrading it would be a write.
+        case readOnly
+    }
+
+    /// Opens the store at `path`. Read-write (the default) creates it and its folder if needed and applies
+    /// migrations; read-only opens an existing, current store without writing anything, not even SQLite's
+    /// shared-memory file when its folder cannot be written.
     ///
     /// Throws a `BridgetError` (exit 74) when the folder cannot be created or written, or the file is not a
-    /// Bridget database, or was written by a newer Bridget.
-    public init(path: String, busyTimeout: TimeInterval = 10) throws {
+    /// Bridget database, or was written by a newer Bridget; read-only, also when the file is missing (exit 66) or
+    /// needs an upgrade.
+    public init(path: String, busyTimeout: TimeInterval = 10, access: Access = .readWrite) throws {
         self.path = path
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw BridgetError.data(
-                "store-folder", "cannot create the store's folder \(folder): \(error.localizedDescription)",
-                hint: "choose a writable store.path in the config, or set BRIDGET_STORE_PATH", exitCode: 74)
-        }
+        isReadOnly = access == .readOnly
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
@@ -38,14 +45,25 @@ public final class SQLiteBridgeStore: BridgeStore {
             // million-row import's peak memory grow with the file.
             try db.execute(sql: "PRAGMA cache_size = -8192")
         }
+        switch access {
+        case .readWrite: pool = try Self.openReadWrite(path, configuration)
+        case .readOnly: pool = try Self.openReadOnly(path, configuration)
+        }
+    }
+
+    private static func openReadWrite(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw BridgetError.data(
+                "store-folder", "cannot create the store's folder \(folder): \(error.localizedDescription)",
+                hint: "choose a writable store.path in the config, or set BRIDGET_STORE_PATH", exitCode: 74)
+        }
+        do {
+            let pool = try DatabasePool(path: path, configuration: configuration)
             let migrator = StoreSchema.migrator
-            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) {
-                throw BridgetError.data(
-                    "store-newer", "the store at \(path) was written by a newer version of Bridget",
-                    hint: "upgrade bridget, or point store.path at another file", exitCode: 74)
-            }
+            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) { throw newerStore(path) }
             // Another process may be migrating the same new file (each migration is its own transaction): when ours
             // collides with one it already applied, wait a little and look again, until every migration is in.
             var attempt = 0
@@ -60,11 +78,56 @@ public final class SQLiteBridgeStore: BridgeStore {
                     usleep(100_000)
                 }
             }
+            return pool
         } catch let error as BridgetError {
             throw error
         } catch {
-            throw Self.storeError(error, path: path, action: "open")
+            throw storeError(error, path: path, action: "open")
         }
+    }
+
+    private static func openReadOnly(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw BridgetError.data("store-missing", "there is no store at \(path) to read",
+                                    hint: "run `bridget sync` or `bridget import` where the store can be written",
+                                    exitCode: 66)
+        }
+        var configuration = configuration
+        configuration.readonly = true
+        let migrator = StoreSchema.migrator
+        func open(_ location: String) throws -> DatabasePool {
+            let pool = try DatabasePool(path: location, configuration: configuration)
+            if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) { throw newerStore(path) }
+            guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
+                throw BridgetError.data(
+                    "store-outdated", "the store at \(path) needs an upgrade, which cannot be written there",
+                    hint: "run any bridget command once where the store can be written", exitCode: 74)
+            }
+            return pool
+        }
+        do {
+            do {
+                return try open(path)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
+                // A WAL store whose folder cannot be written has no shared-memory file and cannot get one. No
+                // process can write it there either (a writer needs that file and the -wal file), so it is read
+                // as immutable: SQLite then needs neither.
+                var components = URLComponents()
+                components.scheme = "file"
+                components.path = URL(fileURLWithPath: path).standardizedFileURL.path
+                components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
+                return try open(components.string ?? path)
+            }
+        } catch let error as BridgetError {
+            throw error
+        } catch {
+            throw storeError(error, path: path, action: "open")
+        }
+    }
+
+    private static func newerStore(_ path: String) -> BridgetError {
+        .data("store-newer", "the store at \(path) was written by a newer version of Bridget",
+              hint: "upgrade bridget, or point store.path at another file", exitCode: 74)
     }
 
     public func upsertBridges(_ bridges: [BridgeInfoDTO]) async throws {

@@ -18,6 +18,7 @@ struct SQLiteBridgeStoreTests {
         let queue = try DatabaseQueue(path: path)
         try await queue.read { db in
             #expect(try String.fetchOne(db, sql: "PRAGMA journal_mode") == "wal")
+            #expect(try Int.fetchOne(db, sql: "PRAGMA page_size") == 16_384)
             let row = try #require(try Row.fetchOne(db, sql: "SELECT * FROM events"))
             #expect(row["bridge_id"] as String == "3")
             #expect(row["opened_at"] as String == "2026-06-01T12:00:00.000Z")
@@ -64,6 +65,45 @@ struct SQLiteBridgeStoreTests {
         } throws: { error in
             (error as? BridgetError)?.code == "data.store-newer"
         }
+    }
+
+    @Test("read-only: reads the store as it is and writes nothing; a missing or outdated store is refused")
+    func readOnly() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        do {
+            let store = try SQLiteBridgeStore(path: path)
+            try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+            _ = try await store.upsertEvents((0..<3).map { Fixture.event(minute: $0) })
+        }
+        let reader = try SQLiteBridgeStore(path: path, access: .readOnly)
+        #expect(reader.isReadOnly)
+        #expect(try await reader.eventCount(bridgeID: nil) == 3)
+        #expect(try await reader.historyVersion() > 0)
+        await #expect(throws: BridgetError.self) { _ = try await reader.upsertEvents([Fixture.event(minute: 9)]) }
+        #expect(try await SQLiteBridgeStore(path: path).eventCount(bridgeID: nil) == 3)
+
+        #expect {
+            _ = try SQLiteBridgeStore(path: path + "-missing", access: .readOnly)
+        } throws: { error in
+            (error as? BridgetError)?.code == "data.store-missing" && (error as? BridgetError)?.exitCode == 66
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + "-missing"))
+
+        // A store one migration behind needs a write to upgrade: read-only refuses it and leaves it as it was.
+        let queue = try DatabaseQueue(path: path)
+        let last = try await queue.write { db in
+            let last = try String.fetchOne(db, sql: "SELECT max(identifier) FROM grdb_migrations")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [last])
+            return last
+        }
+        #expect {
+            _ = try SQLiteBridgeStore(path: path, access: .readOnly)
+        } throws: { error in
+            (error as? BridgetError)?.code == "data.store-outdated"
+        }
+        #expect(try await queue.read { db in
+            try String.fetchOne(db, sql: "SELECT max(identifier) FROM grdb_migrations")
+        } != last)
     }
 
     @Test("reopening keeps the data and applies no migration twice")

@@ -76,12 +76,26 @@ struct BridgetAssembly: Sendable {
                              warn: { Terminal.note($0) })
     }
 
-    /// The configured store, opened and migrated.
-    func makeStore() throws -> any BridgeStore {
+    /// The configured store, opened and migrated. For a command that only reads, a SQLite store that cannot be
+    /// written (a read-only disk or folder) is opened read-only instead, with a note, and read as it is.
+    func makeStore(forReading: Bool = false) throws -> any BridgeStore {
         switch configuration.store {
-        case .sqlite: try SQLiteBridgeStore(path: configuration.storePath)
-        case .memory: InMemoryBridgeStore()
+        case .sqlite:
+            do {
+                return try SQLiteBridgeStore(path: configuration.storePath)
+            } catch let error as BridgetError where forReading && Self.cannotWrite(error)
+                && FileManager.default.fileExists(atPath: configuration.storePath)
+            {
+                let store = try SQLiteBridgeStore(path: configuration.storePath, access: .readOnly)
+                Terminal.note("the store at \(configuration.storePath) cannot be written: reading it as it is")
+                return store
+            }
+        case .memory: return InMemoryBridgeStore()
         }
+    }
+
+    private static func cannotWrite(_ error: BridgetError) -> Bool {
+        ["data.store-unwritable", "data.store-folder"].contains(error.code)
     }
 
     /// The configured processor, reading history from `store`.

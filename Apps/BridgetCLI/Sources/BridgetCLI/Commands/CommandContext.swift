@@ -36,7 +36,7 @@ struct CommandContext: Sendable {
 
     /// Opens the store; with the in-memory store, first syncs so read commands have data to show.
     func openStoreForReading() async throws -> any BridgeStore {
-        let store = try assembly.makeStore()
+        let store = try assembly.makeStore(forReading: true)
         if assembly.configuration.store == .memory {
             Terminal.note("store.kind is memory: syncing from \(assembly.configuration.provider.rawValue) first")
             _ = try await assembly.makeSyncPipeline(store: store).run(full: true)
@@ -58,6 +58,10 @@ struct CommandContext: Sendable {
         let version = try await store.historyVersion()
         let stored = try await store.openingModels(bridgeIDs: Array(wanted))
         if stored.count == wanted.count, stored.allSatisfy({ $0.sourceVersion == version }) { return stored }
+        if store.isReadOnly {
+            Terminal.note("the opening model is older than the history and the store is read-only: "
+                + "rebuilding it for this run only")
+        }
         let rebuilt = try await OpeningModelRefresh.rebuild(store: store, processor: assembly.makeProcessor(store: store))
         return rebuilt.filter { wanted.contains($0.bridgeID) }
     }
