@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 
 /// `bridget import`: load rows from a file (an export, or a download of the dataset) into the store.
@@ -66,15 +67,10 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     private func write(_ report: ImportReport, storeDescription: String) throws {
-        var rows: [[Cell]] = [
-            [Cell("read"), Cell(report.rowsRead)],
-            [Cell("inserted"), Cell(report.inserted)],
-            [Cell("updated"), Cell(report.updated)],
-            [Cell("unchanged"), Cell(report.unchanged)],
-            [Cell("rejected"), Cell(report.rejected)],
-        ]
-        rows += report.rejectedByReason.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-            .map { [Cell("rejected: " + $0.key), Cell($0.value)] }
+        let outcome = Tabular.writeOutcome(
+            read: ("read", report.rowsRead),
+            counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),
+            rejected: report.rejected, byReason: report.rejectedByReason)
         let rate = report.seconds > 0 ? Int(Double(report.rowsRead - report.resumedAfterRows) / report.seconds) : 0
         var notes = [
             "",
@@ -87,7 +83,7 @@ struct ImportCommand: AsyncParsableCommand {
         if report.inserted + report.updated > 0 {
             notes.append("The opening model is rebuilt by the next predict, or now with `bridget model rebuild`.")
         }
-        try OutputWriter(format: summary).write(report, tabular: Tabular(columns: ["outcome", "rows"], rows: rows),
+        try OutputWriter(format: summary).write(report, tabular: outcome,
                                                 notes: notes)
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 
 /// `bridget sync`: fetch openings from the configured provider into the store.
@@ -47,15 +48,10 @@ struct SyncCommand: AsyncParsableCommand {
 
     private func write(_ report: SyncReport, storeDescription: String) throws {
         let time = SeattleTime()
-        let reasons = report.rejectedByReason.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
-        var rows: [[Cell]] = [
-            [Cell("fetched"), Cell(report.fetched)],
-            [Cell("inserted"), Cell(report.inserted)],
-            [Cell("updated"), Cell(report.updated)],
-            [Cell("unchanged"), Cell(report.unchanged)],
-            [Cell("rejected"), Cell(report.rejected)],
-        ]
-        rows += reasons.map { [Cell("rejected: " + $0.key), Cell($0.value)] }
+        let outcome = Tabular.writeOutcome(
+            read: ("fetched", report.fetched),
+            counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),
+            rejected: report.rejected, byReason: report.rejectedByReason)
         let seconds = report.finishedAt.timeIntervalSince(report.startedAt)
         let from = report.since.map { "from " + time.display($0) } ?? "full history"
         var notes = [
@@ -66,7 +62,6 @@ struct SyncCommand: AsyncParsableCommand {
         if report.sourceUnchanged {
             notes.insert("The source is unchanged since the last sync: no page was fetched.", at: 1)
         }
-        try OutputWriter(format: output.format).write(report, tabular: Tabular(columns: ["outcome", "rows"], rows: rows),
-                                                     notes: notes)
+        try OutputWriter(format: output.format).write(report, tabular: outcome, notes: notes)
     }
 }

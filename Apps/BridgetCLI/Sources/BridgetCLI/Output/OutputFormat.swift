@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 
 /// How a command prints data: an aligned table for people, CSV or JSON for programs.
@@ -55,6 +56,22 @@ struct Cell: Sendable {
 struct Tabular: Sendable {
     var columns: [String]
     var rows: [[Cell]]
+
+    /// The "outcome, rows" summary of a sync or an import: the rows taken in (`read` names them), what the store did
+    /// with them, the rejected ones, then each rejection reason, most frequent first.
+    static func writeOutcome(read: (name: String, rows: Int), counts: UpsertCounts, rejected: Int,
+                             byReason: [String: Int]) -> Tabular {
+        var rows: [[Cell]] = [
+            [Cell(read.name), Cell(read.rows)],
+            [Cell("inserted"), Cell(counts.inserted)],
+            [Cell("updated"), Cell(counts.updated)],
+            [Cell("unchanged"), Cell(counts.unchanged)],
+            [Cell("rejected"), Cell(rejected)],
+        ]
+        rows += byReason.sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+            .map { [Cell("rejected: " + $0.key), Cell($0.value)] }
+        return Tabular(columns: ["outcome", "rows"], rows: rows)
+    }
 
     /// Aligned columns, numbers to the right, two spaces apart.
     func renderTable() -> String {
