@@ -84,6 +84,47 @@ struct RowScannerTests {
         }
     }
 
+    @Test("an API page cut at every byte reads the same: bare values, nulls, nested and unknown fields")
+    func pageAtEveryCut() throws {
+        let page = Array("""
+            [{"entitytype":"Bridge","entityname":"Fremont","entityid":3,"opendatetime":"2026-09-23T22:35:00.000",
+              "minutesopen":4.0,"latitude":null,":id":"row-x","location":{"type":"Point","coordinates":[1,-2.5e3]},
+              "flag":true,"none":false,"longitude":"-122.3\\u00e9\\ud83c\\udf09\\/"} ,
+             {"entityid" : "21" , "closedatetime":null , "minutesopen":12},{}]
+            """.utf8)
+        let whole = try Self.scanInChunks(page, chunk: page.count, csv: false, layout: .array)
+        #expect(whole.count == 3)
+        #expect(whole[0].0.entityid == "3" && whole[0].0.minutesopen == "4.0" && whole[0].0.latitude == nil)
+        #expect(whole[0].0.longitude == "-122.3é🌉/")
+        #expect(whole[1].0.entityid == "21" && whole[1].0.minutesopen == "12" && whole[1].0.closedatetime == nil)
+        for chunk in 1..<page.count {
+            let pieces = try Self.scanInChunks(page, chunk: chunk, csv: false, layout: .array)
+            #expect(pieces.map(\.0) == whole.map(\.0), "chunk \(chunk)")
+            #expect(pieces.map(\.1) == whole.map(\.1), "chunk \(chunk)")
+        }
+    }
+
+    @Test("CSV and JSON rows list the fields in the header's order")
+    func fieldOrder() {
+        var row = SocrataRow(entityname: nil, entityid: nil, opendatetime: nil, closedatetime: nil, minutesopen: nil,
+                             latitude: nil, longitude: nil)
+        row.entitytype = "entitytype"
+        row.entityname = "entityname"
+        row.entityid = "entityid"
+        row.opendatetime = "opendatetime"
+        row.closedatetime = "closedatetime"
+        row.minutesopen = "minutesopen"
+        row.latitude = "latitude"
+        row.longitude = "longitude"
+        var csv: [UInt8] = []
+        row.appendCSV(to: &csv)
+        #expect(String(decoding: csv, as: UTF8.self) == SocrataRow.csvHeader)
+        var json: [UInt8] = []
+        row.appendJSON(to: &json)
+        let expected = "{" + SocrataRow.columns.map { "\"\($0)\":\"\($0)\"" }.joined(separator: ",") + "}"
+        #expect(String(decoding: json, as: UTF8.self) == expected)
+    }
+
     @Test("values shared between rows never stand in for different bytes, in JSON and CSV")
     func repeatedValues() throws {
         // More distinct long values than a field keeps (32), values differing only in their last byte, a short

@@ -23,7 +23,7 @@ public final class SQLiteBridgeStore: BridgeStore {
 
     /// Opens the store at `path`. Read-write (the default) creates it and its folder if needed and applies
     /// migrations; read-only opens an existing, current store without writing anything, not even SQLite's
-    /// shared-memory file when its folder cannot be written.
+    /// shared-memory file when the store is on a read-only file system.
     ///
     /// Throws a `BridgetError` (exit 74) when the folder cannot be created or written, or the file is not a
     /// Bridget database, or was written by a newer Bridget; read-only, also when the file is missing (exit 66) or
@@ -108,13 +108,23 @@ public final class SQLiteBridgeStore: BridgeStore {
         do {
             do {
                 return try open(path)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN {
-                // A WAL store whose folder cannot be written has no shared-memory file and cannot get one. No
-                // process can write it there either (a writer needs that file and the -wal file), so it is read
-                // as immutable: SQLite then needs neither.
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CANTOPEN && onReadOnlyDisk(path) {
+                // A WAL store on a read-only file system has no shared-memory file and cannot get one, so SQLite
+                // cannot open it with its locks. Nothing can write there either, so it is read as immutable, which
+                // needs neither. (A folder that only this user cannot write is not enough: its owner may write the
+                // store meanwhile, so that case stays an error.) Commits still in the -wal file would be invisible
+                // to an immutable read, so such a store is refused instead.
+                let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+                guard log == 0 else {
+                    throw BridgetError.data(
+                        "store-unwritable", "the store at \(path) is on a read-only disk with commits still in its "
+                            + "write-ahead log (\(path)-wal), which cannot be read without writing",
+                        hint: "open it once where it can be written (any bridget command), then read it here",
+                        exitCode: 74)
+                }
                 var components = URLComponents()
                 components.scheme = "file"
-                components.path = URL(fileURLWithPath: path).standardizedFileURL.path
+                components.path = URL(fileURLWithPath: path).path
                 components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
                 return try open(components.string ?? path)
             }
@@ -123,6 +133,13 @@ public final class SQLiteBridgeStore: BridgeStore {
         } catch {
             throw storeError(error, path: path, action: "open")
         }
+    }
+
+    /// Whether the file system holding `path` is mounted read-only.
+    private static func onReadOnlyDisk(_ path: String) -> Bool {
+        var status = statvfs()
+        guard statvfs(path, &status) == 0 else { return false }
+        return status.f_flag & UInt(ST_RDONLY) != 0
     }
 
     private static func newerStore(_ path: String) -> BridgetError {

@@ -83,7 +83,7 @@ struct BridgetAssembly: Sendable {
         case .sqlite:
             do {
                 return try SQLiteBridgeStore(path: configuration.storePath)
-            } catch let error as BridgetError where forReading && Self.cannotWrite(error)
+            } catch let error as BridgetError where forReading && error.code == "data.store-unwritable"
                 && FileManager.default.fileExists(atPath: configuration.storePath)
             {
                 let store = try SQLiteBridgeStore(path: configuration.storePath, access: .readOnly)
@@ -92,10 +92,6 @@ struct BridgetAssembly: Sendable {
             }
         case .memory: return InMemoryBridgeStore()
         }
-    }
-
-    private static func cannotWrite(_ error: BridgetError) -> Bool {
-        ["data.store-unwritable", "data.store-folder"].contains(error.code)
     }
 
     /// The configured processor, reading history from `store`.

@@ -59,8 +59,8 @@ struct CommandContext: Sendable {
         let stored = try await store.openingModels(bridgeIDs: Array(wanted))
         if stored.count == wanted.count, stored.allSatisfy({ $0.sourceVersion == version }) { return stored }
         if store.isReadOnly {
-            Terminal.note("the opening model is older than the history and the store is read-only: "
-                + "rebuilding it for this run only")
+            Terminal.note("the stored opening model is out of date or missing and the store is read-only: "
+                + "building it for this run only")
         }
         let rebuilt = try await OpeningModelRefresh.rebuild(store: store, processor: assembly.makeProcessor(store: store))
         return rebuilt.filter { wanted.contains($0.bridgeID) }

@@ -67,7 +67,7 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     private func write(_ report: ImportReport, storeDescription: String) throws {
-        let outcome = Tabular.writeOutcome(
+        let outcome = Tabular.outcome(
             read: ("read", report.rowsRead),
             counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),
             rejected: report.rejected, byReason: report.rejectedByReason)

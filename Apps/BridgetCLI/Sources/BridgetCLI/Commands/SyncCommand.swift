@@ -48,7 +48,7 @@ struct SyncCommand: AsyncParsableCommand {
 
     private func write(_ report: SyncReport, storeDescription: String) throws {
         let time = SeattleTime()
-        let outcome = Tabular.writeOutcome(
+        let outcome = Tabular.outcome(
             read: ("fetched", report.fetched),
             counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),
             rejected: report.rejected, byReason: report.rejectedByReason)

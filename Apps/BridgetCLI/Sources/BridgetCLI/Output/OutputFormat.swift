@@ -59,7 +59,7 @@ struct Tabular: Sendable {
 
     /// The "outcome, rows" summary of a sync or an import: the rows taken in (`read` names them), what the store did
     /// with them, the rejected ones, then each rejection reason, most frequent first.
-    static func writeOutcome(read: (name: String, rows: Int), counts: UpsertCounts, rejected: Int,
+    static func outcome(read: (name: String, rows: Int), counts: UpsertCounts, rejected: Int,
                              byReason: [String: Int]) -> Tabular {
         var rows: [[Cell]] = [
             [Cell(read.name), Cell(read.rows)],
