@@ -385,8 +385,8 @@ enum Field: Int, Sendable, CaseIterable {
 }
 
 /// The strings a scanner has built for fields whose values repeat (a bridge's name and coordinates), so the next row
-/// with the same bytes shares the string instead of allocating its own: at a million rows, three allocations a row
-/// fewer. Only values too long for Swift's inline small strings (15 bytes) are kept, at most `limit` per field.
+/// with the same bytes shares the string instead of allocating its own: two or three allocations a row fewer (the
+/// coordinates, and the names longer than 15 bytes). Only values too long for Swift's inline small strings (15 bytes) are kept, at most `limit` per field.
 struct RepeatedValues: Sendable {
     static let limit = 32
     private var known: [[String]] = Array(repeating: [], count: Field.allCases.count)

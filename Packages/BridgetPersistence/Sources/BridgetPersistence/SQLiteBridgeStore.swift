@@ -36,13 +36,14 @@ public final class SQLiteBridgeStore: BridgeStore {
         configuration.foreignKeysEnabled = true
         configuration.label = "bridget"
         configuration.prepareDatabase { db in
-            // A new file gets 16 KB pages (SQLite's default is 4 KB): a million-row import then makes a quarter of
-            // the WAL and checkpoint writes, about 8% less time. A file that exists keeps its page size.
+            // A new file gets 16 KB pages (SQLite's default is 4 KB): a million-row import then makes 40,000 page
+            // writes and 12,000 reads instead of 149,000 and 49,000, and took about 8% less time in alternating runs.
+            // A file that exists keeps its page size.
             try db.execute(sql: "PRAGMA page_size = 16384")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // 8 MB of page cache (grown only as used), four times SQLite's default: an import batch's dirty pages
-            // stay in memory until its commit instead of spilling into the WAL. More bought no speed, and made a
-            // million-row import's peak memory grow with the file.
+            // stay in memory until its commit instead of spilling into the WAL. 32 MB bought no speed the noise could
+            // show, and made a million-row import's peak memory grow with the file.
             try db.execute(sql: "PRAGMA cache_size = -8192")
         }
         switch access {
