@@ -46,7 +46,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bridget",
-            dependencies: ["BridgetCLI"],
+            dependencies: ["BridgetCLI", .product(name: "BridgetPersistence", package: "BridgetPersistence")],
             path: "Apps/BridgetCLI/Sources/bridget",
             swiftSettings: strictSettings
         ),

@@ -14,10 +14,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // sqlite3_config, which is variadic and so out of Swift's reach.
+        .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "BridgetPersistence",
             dependencies: [
-                "BridgetDTOs", .product(name: "GRDB", package: "GRDB.swift"),
+                "BridgetDTOs", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings

@@ -1,3 +1,6 @@
 import BridgetCLI
+import BridgetPersistence
 
+// Before any thread touches SQLite: the setting is the process's.
+SQLiteBridgeStore.disableSQLiteMemoryStatistics()
 await BridgetCommand.runFromCommandLine()

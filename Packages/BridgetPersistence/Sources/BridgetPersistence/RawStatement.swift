@@ -1,12 +1,11 @@
 import BridgetDTOs
+import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Binding and stepping a GRDB statement through SQLite's C API, for the one statement that runs per stored row.
+/// Stepping a GRDB statement through SQLite's C API, for the statements that run once per stored row: GRDB's
+/// `StatementArguments` box every value, which cost more than the insert itself at a million rows.
 enum RawStatement {
-    /// SQLite copies the bytes before `bind` returns.
-    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
     /// Resets `statement`, lets `bind` bind it, and steps it to completion.
     static func run(_ statement: Statement, _ db: Database, bind: (OpaquePointer) -> Void) throws {
         let handle = statement.sqliteStatement
@@ -20,36 +19,79 @@ enum RawStatement {
         }
     }
 
-    /// Binds an event to the ten parameters of the events upsert statements.
-    static func bind(_ handle: OpaquePointer, _ event: BridgeEventDTO, openedAt: String, closedAt: String?) {
-        text(handle, 1, event.bridgeID)
-        text(handle, 2, openedAt)
-        text(handle, 3, event.bridgeName)
-        text(handle, 4, event.openLocal)
-        text(handle, 5, closedAt)
-        text(handle, 6, event.closeLocal)
-        if let minutes = event.minutesOpen { sqlite3_bind_int64(handle, 7, Int64(minutes)) } else { sqlite3_bind_null(handle, 7) }
-        real(handle, 8, event.durationMinutes)
-        real(handle, 9, event.latitude)
-        real(handle, 10, event.longitude)
+    /// Unbinds every parameter of `statement`, so none points into memory that is about to be freed.
+    static func clearBindings(_ statement: Statement) {
+        sqlite3_clear_bindings(statement.sqliteStatement)
+    }
+}
+
+/// One event laid out for the ten parameters of the events upsert statements, its six texts end to end in a buffer
+/// that is reused from row to row.
+///
+/// SQLite reads the texts in place (`SQLITE_STATIC`) while a statement steps, instead of copying each one into an
+/// allocation of its own: two statements' worth of six copies a row. The bindings point into the buffer until the
+/// next `load`, so a statement run with it must be run again only after binding anew (as `run` does), and
+/// unbound (`RawStatement.clearBindings`) before the buffer goes away.
+struct EventRowBinding {
+    /// Byte 0 is never a value's, so the buffer has an address even when every text is empty ('' is not NULL).
+    private var bytes: [UInt8] = [0]
+    private var texts: [Range<Int>?] = Array(repeating: nil, count: 6)
+    private var minutesOpen: Int?
+    private var reals: (Double?, Double?, Double?) = (nil, nil, nil)
+
+    init() {
+        bytes.reserveCapacity(256)
     }
 
-    private static func text(_ handle: OpaquePointer, _ index: Int32, _ value: String?) {
-        guard var value else {
-            sqlite3_bind_null(handle, index)
-            return
-        }
-        value.withUTF8 { bytes in
-            // An empty buffer may have no address; SQLite needs a pointer to bind '' rather than NULL.
-            let empty: UInt8 = 0
-            withUnsafePointer(to: empty) { fallback in
-                let start = UnsafeRawPointer(bytes.baseAddress ?? fallback).assumingMemoryBound(to: CChar.self)
-                _ = sqlite3_bind_text(handle, index, start, Int32(bytes.count), transient)
+    /// Lays out `event`, replacing the previous one.
+    mutating func load(_ event: BridgeEventDTO) {
+        bytes.removeSubrange(1...)
+        texts[0] = append(event.bridgeID)
+        texts[1] = appendTimestamp(event.openedAt)
+        texts[2] = append(event.bridgeName)
+        texts[3] = append(event.openLocal)
+        if let closedAt = event.closedAt { texts[4] = appendTimestamp(closedAt) } else { texts[4] = nil }
+        texts[5] = append(event.closeLocal)
+        minutesOpen = event.minutesOpen
+        reals = (event.durationMinutes, event.latitude, event.longitude)
+    }
+
+    /// Binds the loaded event to `statement` and steps it to completion.
+    func run(_ statement: Statement, _ db: Database) throws {
+        try bytes.withUnsafeBufferPointer { buffer in
+            // `bytes` is never empty, so it has an address.
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            try RawStatement.run(statement, db) { handle in
+                for (index, span) in texts.enumerated() {
+                    let parameter = Int32(index + 1)
+                    if let span {
+                        sqlite3_bind_text(handle, parameter, base + span.lowerBound, Int32(span.count), nil)
+                    } else {
+                        sqlite3_bind_null(handle, parameter)
+                    }
+                }
+                if let minutesOpen { sqlite3_bind_int64(handle, 7, Int64(minutesOpen)) } else { sqlite3_bind_null(handle, 7) }
+                Self.bind(handle, 8, reals.0)
+                Self.bind(handle, 9, reals.1)
+                Self.bind(handle, 10, reals.2)
             }
         }
     }
 
-    private static func real(_ handle: OpaquePointer, _ index: Int32, _ value: Double?) {
+    private mutating func append(_ text: String?) -> Range<Int>? {
+        guard let text else { return nil }
+        let start = bytes.count
+        bytes.append(contentsOf: text.utf8)
+        return start..<bytes.count
+    }
+
+    private mutating func appendTimestamp(_ date: Date) -> Range<Int> {
+        let start = bytes.count
+        StoredTimestamp.append(date, to: &bytes)
+        return start..<bytes.count
+    }
+
+    private static func bind(_ handle: OpaquePointer, _ index: Int32, _ value: Double?) {
         if let value { sqlite3_bind_double(handle, index, value) } else { sqlite3_bind_null(handle, index) }
     }
 }

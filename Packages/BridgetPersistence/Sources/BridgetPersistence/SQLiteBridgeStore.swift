@@ -1,4 +1,5 @@
 import BridgetDTOs
+import CSQLiteSettings
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -19,6 +20,17 @@ public final class SQLiteBridgeStore: BridgeStore {
         /// An existing store, read as it is and never written: for reading a store on a read-only disk or folder.
         /// It must already be at this version's schema, since upgrading it would be a write.
         case readOnly
+    }
+
+    /// Turns off SQLite's memory statistics for the whole process, which a program that never reads them (as
+    /// Bridget's) is better without: they take a global mutex around each of SQLite's allocations and frees. With
+    /// them off, a million-row import took about 7% less time and CPU in alternating runs.
+    ///
+    /// A process-wide setting, so the program decides, not a store: call it first thing in `main`, before any
+    /// thread uses SQLite. Returns whether it took effect (it cannot once SQLite has been used).
+    @discardableResult
+    public static func disableSQLiteMemoryStatistics() -> Bool {
+        bridget_sqlite_disable_memory_statistics() == SQLITE_OK
     }
 
     /// Opens the store at `path`. Read-write (the default) creates it and its folder if needed and applies
@@ -188,18 +200,20 @@ public final class SQLiteBridgeStore: BridgeStore {
                   AND (entity_name IS NOT ?3 OR open_local IS NOT ?4 OR closed_at IS NOT ?5 OR close_local IS NOT ?6
                        OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10)
                 """)
-            // Bound and stepped through SQLite's C API: GRDB's `StatementArguments` box every value, which cost
-            // more than the insert itself at a million rows.
             var counts = UpsertCounts()
+            var row = EventRowBinding()
+            defer {
+                RawStatement.clearBindings(insert)
+                RawStatement.clearBindings(update)
+            }
             for event in events {
-                let openedAt = StoredTimestamp.text(event.openedAt)
-                let closedAt = event.closedAt.map(StoredTimestamp.text)
-                try RawStatement.run(insert, db) { RawStatement.bind($0, event, openedAt: openedAt, closedAt: closedAt) }
+                row.load(event)
+                try row.run(insert, db)
                 if sqlite3_changes(db.sqliteConnection) == 1 {
                     counts.inserted += 1
                     continue
                 }
-                try RawStatement.run(update, db) { RawStatement.bind($0, event, openedAt: openedAt, closedAt: closedAt) }
+                try row.run(update, db)
                 if sqlite3_changes(db.sqliteConnection) == 1 { counts.updated += 1 } else { counts.unchanged += 1 }
             }
             if counts.inserted + counts.updated > 0 {

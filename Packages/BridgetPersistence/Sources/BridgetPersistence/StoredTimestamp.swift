@@ -7,6 +7,32 @@ import Foundation
 /// functions.
 enum StoredTimestamp {
     static func text(_ date: Date) -> String {
+        let (reading, milliseconds) = parts(date)
+        guard (0...9999).contains(reading.year) else { return fallback(reading, milliseconds) }
+        return String(unsafeUninitializedCapacity: width) { buffer in
+            write(reading, milliseconds, into: buffer)
+            return width
+        }
+    }
+
+    /// Appends the text form of `date` to `bytes`, with no string in between: the bulk upsert writes two a row.
+    static func append(_ date: Date, to bytes: inout [UInt8]) {
+        let (reading, milliseconds) = parts(date)
+        guard (0...9999).contains(reading.year) else {
+            bytes.append(contentsOf: fallback(reading, milliseconds).utf8)
+            return
+        }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: width))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            write(reading, milliseconds, into: UnsafeMutableBufferPointer(rebasing: buffer[start...]))
+        }
+    }
+
+    /// The length of the text form of a year 0 to 9999.
+    private static let width = 24
+
+    private static func parts(_ date: Date) -> (FloatingTimestamp, Int) {
         let interval = date.timeIntervalSince1970
         var seconds = Int64(interval.rounded(.down))
         var milliseconds = Int(((interval - Double(seconds)) * 1000).rounded())
@@ -14,31 +40,36 @@ enum StoredTimestamp {
             seconds += 1
             milliseconds = 0
         }
-        let reading = FloatingTimestamp(wallClockSeconds: seconds)
-        guard (0...9999).contains(reading.year) else {
-            return String(reading.description.prefix(20)) + String(format: "%03dZ", milliseconds)
-        }
-        // Written digit by digit into the string's storage: this runs twice for every stored row.
-        return String(unsafeUninitializedCapacity: 24) { buffer in
-            func put(_ value: Int, _ width: Int, at start: Int) {
-                var value = value
-                for position in stride(from: start + width - 1, through: start, by: -1) {
-                    buffer[position] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                    value /= 10
-                }
+        return (FloatingTimestamp(wallClockSeconds: seconds), milliseconds)
+    }
+
+    private static func fallback(_ reading: FloatingTimestamp, _ milliseconds: Int) -> String {
+        String(reading.description.prefix(20)) + String(format: "%03dZ", milliseconds)
+    }
+
+    /// Writes the 24 bytes of a year 0 to 9999 digit by digit.
+    private static func write(_ reading: FloatingTimestamp, _ milliseconds: Int, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        func put(_ value: Int, _ width: Int, at start: Int) {
+            var value = value
+            for position in stride(from: start + width - 1, through: start, by: -1) {
+                buffer[position] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
             }
-            put(reading.year, 4, at: 0)
-            put(reading.month, 2, at: 5)
-            put(reading.day, 2, at: 8)
-            put(reading.hour, 2, at: 11)
-            put(reading.minute, 2, at: 14)
-            put(reading.second, 2, at: 17)
-            put(milliseconds, 3, at: 20)
-            for (position, byte) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
-                buffer[position] = UInt8(byte.value)
-            }
-            return 24
         }
+        put(reading.year, 4, at: 0)
+        put(reading.month, 2, at: 5)
+        put(reading.day, 2, at: 8)
+        put(reading.hour, 2, at: 11)
+        put(reading.minute, 2, at: 14)
+        put(reading.second, 2, at: 17)
+        put(milliseconds, 3, at: 20)
+        buffer[4] = UInt8(ascii: "-")
+        buffer[7] = UInt8(ascii: "-")
+        buffer[10] = UInt8(ascii: "T")
+        buffer[13] = UInt8(ascii: ":")
+        buffer[16] = UInt8(ascii: ":")
+        buffer[19] = UInt8(ascii: ".")
+        buffer[23] = UInt8(ascii: "Z")
     }
 
     static func date(_ text: String) -> Date? {
