@@ -62,9 +62,9 @@ public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, Cust
     private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ length: Int) -> Int? {
         var value = 0
         for index in start..<(start + length) {
-            let digit = Int(bytes[index]) - 48
-            guard (0...9).contains(digit) else { return nil }
-            value = value * 10 + digit
+            let digit = bytes[index] &- UInt8(ascii: "0") // wraps below '0', so one comparison checks both ends
+            guard digit < 10 else { return nil }
+            value = value &* 10 &+ Int(digit) // at most 4 digits
         }
         return value
     }

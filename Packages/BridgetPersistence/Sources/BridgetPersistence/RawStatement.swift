@@ -25,6 +25,29 @@ enum RawStatement {
     }
 }
 
+/// Reading a column of the row a statement stands on, in place.
+enum RawColumn {
+    /// Whole seconds since 1970 of a stored time text: an instant (`StoredTimestamp`, ending in `Z`) or a raw
+    /// Seattle reading read as UTC (`FloatingTimestamp.wallClockSeconds`); `nil` for NULL or a text that is neither.
+    static func seconds(_ handle: OpaquePointer, _ column: Int32, instant: Bool) -> Int64? {
+        guard let text = sqlite3_column_text(handle, column) else { return nil }
+        var bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+        if instant {
+            guard bytes.last == UInt8(ascii: "Z") else { return nil }
+            bytes = UnsafeBufferPointer(rebasing: bytes.dropLast())
+        }
+        return FloatingTimestamp(utf8: bytes)?.wallClockSeconds
+    }
+
+    /// Sets `string` to the column's text, keeping the string it holds when the bytes are the same.
+    static func reuse(_ string: inout String, _ handle: OpaquePointer, _ column: Int32) {
+        let bytes = UnsafeBufferPointer(start: sqlite3_column_text(handle, column),
+                                        count: Int(sqlite3_column_bytes(handle, column)))
+        let same = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? false
+        if !same { string = String(decoding: bytes, as: UTF8.self) }
+    }
+}
+
 /// One event laid out for the ten parameters of the events upsert statements, its six texts end to end in a buffer
 /// that is reused from row to row.
 ///
