@@ -59,11 +59,12 @@ public struct EventValidator: Sendable {
         outcome.events.reserveCapacity(rows.count)
         var seen = Set<EventKey>()
         seen.reserveCapacity(rows.count)
+        var coordinates = CoordinateMemo()
         for (index, row) in rows.enumerated() {
             let result = if let firstPass, index < firstPass.count, !Self.mayDependOnBatch(row) {
                 firstPass[index]
             } else {
-                validate(row, taken: seen)
+                validate(row, taken: seen, coordinates: &coordinates)
             }
             switch result {
             case .success(let event):
@@ -82,6 +83,13 @@ public struct EventValidator: Sendable {
     /// Validates one row on its own (every rule except duplicates). `taken` holds keys already used in the batch,
     /// so an ambiguous reading can take its other occurrence.
     public func validate(_ row: SocrataRow, taken: Set<EventKey> = []) -> Result<BridgeEventDTO, RejectedRow> {
+        var coordinates = CoordinateMemo()
+        return validate(row, taken: taken, coordinates: &coordinates)
+    }
+
+    private func validate(_ row: SocrataRow, taken: Set<EventKey>, coordinates memo: inout CoordinateMemo)
+        -> Result<BridgeEventDTO, RejectedRow>
+    {
         func reject(_ reason: RejectionReason) -> Result<BridgeEventDTO, RejectedRow> {
             .failure(RejectedRow(reason: reason, row: row))
         }
@@ -119,14 +127,21 @@ public struct EventValidator: Sendable {
         var latitude: Double?
         var longitude: Double?
         if row.latitude != nil || row.longitude != nil {
-            guard let lat = row.latitude.flatMap(Self.number), let lon = row.longitude.flatMap(Self.number),
-                  (-90...90).contains(lat), (-180...180).contains(lon)
-            else { return reject(.coordinatesOutOfRange) }
-            let distance = Geodesy.distanceMeters(
-                latitude1: lat, longitude1: lon, latitude2: bridge.latitude, longitude2: bridge.longitude)
-            guard distance <= maximumDistanceMeters else { return reject(.coordinatesFarFromBridge) }
-            latitude = lat
-            longitude = lon
+            switch memo.verdict(bridgeID: bridge.id, latitude: row.latitude, longitude: row.longitude, judge: {
+                guard let lat = row.latitude.flatMap(Self.number), let lon = row.longitude.flatMap(Self.number),
+                      (-90...90).contains(lat), (-180...180).contains(lon)
+                else { return .rejected(.coordinatesOutOfRange) }
+                let distance = Geodesy.distanceMeters(
+                    latitude1: lat, longitude1: lon, latitude2: bridge.latitude, longitude2: bridge.longitude)
+                guard distance <= maximumDistanceMeters else { return .rejected(.coordinatesFarFromBridge) }
+                return .accepted(latitude: lat, longitude: lon)
+            }) {
+            case .accepted(let lat, let lon):
+                latitude = lat
+                longitude = lon
+            case .rejected(let reason):
+                return reject(reason)
+            }
         }
         return .success(BridgeEventDTO(
             bridgeID: bridge.id, bridgeName: name, openedAt: openedAt, openLocal: openText,
@@ -170,6 +185,40 @@ extension EventValidator {
 }
 
 extension RejectedRow: Error {}
+
+/// A row's coordinates as numbers, or the rule they break.
+enum CoordinateVerdict {
+    case accepted(latitude: Double, longitude: Double)
+    case rejected(RejectionReason)
+}
+
+/// The coordinate texts last judged for each bridge, with the verdict. A bridge's rows repeat the same texts
+/// (shared by the scanner, so comparing them is mostly a pointer comparison), and reading a 17-digit longitude
+/// (`strtod`) and a great-circle distance for every row was a tenth of validation.
+struct CoordinateMemo {
+    private struct Entry {
+        var bridgeID: String
+        var latitude: String?
+        var longitude: String?
+        var verdict: CoordinateVerdict
+    }
+
+    private var entries: [Entry] = []
+
+    /// The verdict on these texts for this bridge: remembered when the bridge's last texts were the same, otherwise
+    /// `judge`'s, which is remembered in their place.
+    mutating func verdict(bridgeID: String, latitude: String?, longitude: String?,
+                          judge: () -> CoordinateVerdict) -> CoordinateVerdict {
+        let index = entries.firstIndex { $0.bridgeID == bridgeID }
+        if let index, entries[index].latitude == latitude, entries[index].longitude == longitude {
+            return entries[index].verdict
+        }
+        let verdict = judge()
+        let entry = Entry(bridgeID: bridgeID, latitude: latitude, longitude: longitude, verdict: verdict)
+        if let index { entries[index] = entry } else { entries.append(entry) }
+        return verdict
+    }
+}
 
 extension EventValidator {
     /// `text` without leading and trailing characters of `set`. Nearly every value has nothing to trim, which shows

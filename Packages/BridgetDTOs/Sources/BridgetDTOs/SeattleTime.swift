@@ -50,9 +50,15 @@ public struct SeattleTime: Sendable {
     /// lookups and no array.
     public func unambiguousInstant(for reading: FloatingTimestamp) -> Date? {
         let wall = reading.wallClockSeconds
-        let offset = offset(atEpoch: wall - 86_400)
-        // Offsets change months apart, so equal offsets a day either side mean none changes in between.
-        guard offset == self.offset(atEpoch: wall + 86_400) else { return nil }
+        // Offsets change months apart, so equal offsets a day either side mean none changes in between. One lookup
+        // answers when no transition lies between the two (nearly always); otherwise both offsets are compared.
+        let offset: Int64
+        if let constant = Self.transitions.constantOffset(from: wall - 86_400, through: wall + 86_400) {
+            offset = constant
+        } else {
+            offset = self.offset(atEpoch: wall - 86_400)
+            guard offset == self.offset(atEpoch: wall + 86_400) else { return nil }
+        }
         return Date(timeIntervalSince1970: Double(wall - offset) + Double(reading.millisecond) / 1000)
     }
 
@@ -146,12 +152,26 @@ struct OffsetTable: Sendable {
     /// The offset at an instant, or `nil` outside the table's range.
     func offset(atEpoch seconds: Int64) -> Int64? {
         guard covered.contains(seconds) else { return nil }
+        return offsets[interval(containing: seconds)]
+    }
+
+    /// The offset in force from `from` through `through`, when no transition lies between them and the table
+    /// covers both; otherwise `nil`.
+    func constantOffset(from: Int64, through: Int64) -> Int64? {
+        guard covered.contains(from), covered.contains(through) else { return nil }
+        let index = interval(containing: from)
+        guard index + 1 == starts.count || starts[index + 1] > through else { return nil }
+        return offsets[index]
+    }
+
+    /// The index of the last start at or before `seconds`.
+    private func interval(containing seconds: Int64) -> Int {
         var low = 0
         var high = starts.count - 1
-        while low < high { // the last start at or before `seconds`
+        while low < high {
             let middle = (low + high + 1) / 2
             if starts[middle] <= seconds { low = middle } else { high = middle - 1 }
         }
-        return offsets[low]
+        return low
     }
 }

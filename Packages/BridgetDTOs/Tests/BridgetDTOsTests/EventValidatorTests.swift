@@ -92,6 +92,41 @@ struct EventValidatorTests {
         #expect(outcome.rejected.first?.row == row)
     }
 
+    @Test("in a batch, each row's coordinates are judged as its own, whatever the bridge's rows before it had")
+    func coordinatesJudgedPerRow() {
+        // One bridge whose coordinates change from row to row, with another bridge's rows in between: a verdict
+        // remembered for one row's coordinates must not stand in for the next row's.
+        func row(_ minute: Int, bridge: String = "3", latitude: String?, longitude: String?) -> SocrataRow {
+            var row = Self.good
+            row.entityid = bridge
+            row.entityname = bridge == "3" ? "Fremont" : "Ballard"
+            row.opendatetime = "2026-09-23T22:\(minute):00.000"
+            row.closedatetime = "2026-09-23T22:\(minute + 4):00.000"
+            row.latitude = latitude
+            row.longitude = longitude
+            return row
+        }
+        let (lat, lon) = (Self.good.latitude, Self.good.longitude)
+        let rows = [
+            row(10, latitude: lat, longitude: lon),
+            row(11, latitude: "47.7", longitude: lon), // far
+            row(12, bridge: "2", latitude: "47.65981674194336", longitude: "-122.37619018554688"),
+            row(13, latitude: lat, longitude: lon),
+            row(14, latitude: lat, longitude: nil), // half missing
+            row(15, latitude: lat, longitude: lon),
+            row(16, latitude: nil, longitude: nil), // none: not checked
+            row(17, latitude: "47.64760208129883", longitude: "-122.3497314453126"), // equal value, other text
+            row(18, bridge: "2", latitude: lat, longitude: lon), // Fremont's place, Ballard's row: far
+        ]
+        let outcome = validator.validate(rows)
+        #expect(outcome.events.map(\.openLocal) == [10, 12, 13, 15, 16, 17].map { "2026-09-23T22:\($0):00.000" })
+        #expect(outcome.rejected.map(\.reason) == [.coordinatesFarFromBridge, .coordinatesOutOfRange,
+                                                    .coordinatesFarFromBridge])
+        #expect(outcome.events[4].latitude == nil && outcome.events[5].longitude == -122.3497314453126)
+        // The same rows one at a time (no memory between them) give the same outcome.
+        #expect(rows.map { (try? validator.validate($0).get()) != nil } == [true, false, true, true, false, true, true, true, false])
+    }
+
     @Test func minutesOpenWithinOneMinuteIsAccepted() throws {
         var row = Self.good
         row.minutesopen = "5"
