@@ -35,7 +35,7 @@ def main():
     days = (dates.max() - dates.min()).days + 1
     openings["hour"] = openings["local"].str[11:13].astype(int)
     local_dates = pd.to_datetime(openings["local"].str[:10])
-    openings["weekday"] = local_dates.dt.weekday
+    openings["weekday"] = local_dates.dt.day_of_week  # Monday = 0 (`.dt.weekday` is deprecated)
     openings["month"] = local_dates.dt.month
     openings["ym"] = openings["local"].str[:7]
     openings["year"] = openings["local"].str[:4]
