@@ -16,6 +16,8 @@ struct LiveProviderTests {
         let provider = LiveProvider(client: fixture.client(cache: try fixture.cache()), query: try fixture.query,
                                     pageSize: 100)
         let store = try fixture.store()
+        // As a production server: Nagle's algorithm off, or a page's end may wait 40 ms for a delayed ACK.
+        #expect(fixture.server.sendsWithoutDelay)
         let report = try await fixture.pipeline(provider: provider, store: store).run(full: true)
         let expected = fixture.expected
         #expect(report.fetched == fixture.dataset.records.count)

@@ -32,6 +32,11 @@ public final class SocrataFixtureServer: Sendable {
     private let state: Mutex<State>
     private let server: HTTPServer
     private let runner = Mutex<Task<Void, any Error>?>(nil)
+    private let nagleOff = Mutex(false)
+
+    /// Whether `start` turned Nagle's algorithm off for its connections (see `disableNagle`); when false, a client
+    /// may wait 40 ms at the end of a response, and timings measure that.
+    public var sendsWithoutDelay: Bool { nagleOff.withLock { $0 } }
 
     /// Creates a server on 127.0.0.1:`port` (0 picks a free port).
     public init(dataset: FixtureDataset, datasetID: String = "gm8h-9449", port: UInt16 = 0, requiredToken: String? = nil)
@@ -51,7 +56,8 @@ public final class SocrataFixtureServer: Sendable {
         try await server.waitUntilListening(timeout: 10)
         guard case .ip4(_, let port)? = await server.listeningAddress, let url = URL(string: "http://127.0.0.1:\(port)")
         else { throw URLError(.cannotConnectToHost) }
-        Self.disableNagle(onListenerAt: port)
+        let turnedOff = Self.disableNagle(onListenerAt: port)
+        nagleOff.withLock { $0 = turnedOff }
         return url
     }
 
@@ -59,8 +65,10 @@ public final class SocrataFixtureServer: Sendable {
     /// Linux), as production HTTP servers do (nginx's `tcp_nodelay`, Socrata's front end). FlyingFox writes a
     /// response's header and body separately and has no hook for its sockets' options; with Nagle on, the end of
     /// a response waited for the client's delayed ACK, and 17 of 40 pages of 5,000 rows took 40 ms more than the
-    /// other 23 (curl, one at a time). Done before the URL is handed out, so no connection comes before it.
-    private static func disableNagle(onListenerAt port: UInt16) {
+    /// other 23 (curl, one at a time). Done before the URL is handed out, so no connection comes before it (with a
+    /// fixed port, a client that guessed it could come first). Returns whether the listening socket was found and
+    /// changed (never on a system without `/proc`).
+    private static func disableNagle(onListenerAt port: UInt16) -> Bool {
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         for descriptor in descriptors.compactMap(Int32.init) {
             var listening: Int32 = 0
@@ -74,8 +82,9 @@ public final class SocrataFixtureServer: Sendable {
             guard named == 0, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == port
             else { continue }
             var on: Int32 = 1
-            setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+            return setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size)) == 0
         }
+        return false
     }
 
     /// Stops at once, dropping open connections.

@@ -41,6 +41,13 @@ for item in (options["faults"] ?? "").split(separator: ",") {
 let server = try SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed), port: port, requiredToken: options["token"])
 server.inject(faults)
 let url = try await server.start()
+if !server.sendsWithoutDelay {
+    FileHandle.standardError.write(Data("""
+        socrata-fixture-server: could not turn Nagle's algorithm off (no /proc/self/fd?): a response may end \
+        with a 40 ms wait for the client's delayed ACK, and timings will include it
+
+        """.utf8))
+}
 // Written unbuffered: whoever started the server may be waiting for this line on a pipe.
 FileHandle.standardOutput.write(Data("serving \(rows) rows of gm8h-9449 at \(url)/resource/gm8h-9449.json (Ctrl-C stops)\n".utf8))
 while true { try await Task.sleep(for: .seconds(3600)) }

@@ -39,7 +39,7 @@ public struct ParallelProcessor: BackgroundProcessing {
         let firstPass = await withTaskGroup(of: (Int, [Result<BridgeEventDTO, RejectedRow>]).self) { group in
             for start in stride(from: 0, to: rows.count, by: chunk) {
                 group.addTask {
-                    (start, rows[start..<min(start + chunk, rows.count)].map { validator.validate($0) })
+                    (start, validator.firstPass(rows[start..<min(start + chunk, rows.count)]))
                 }
             }
             var parts: [(Int, [Result<BridgeEventDTO, RejectedRow>])] = []

@@ -83,8 +83,15 @@ public struct EventValidator: Sendable {
     /// Validates one row on its own (every rule except duplicates). `taken` holds keys already used in the batch,
     /// so an ambiguous reading can take its other occurrence.
     public func validate(_ row: SocrataRow, taken: Set<EventKey> = []) -> Result<BridgeEventDTO, RejectedRow> {
-        var coordinates = CoordinateMemo()
+        var coordinates = CoordinateMemo(remembering: false)
         return validate(row, taken: taken, coordinates: &coordinates)
+    }
+
+    /// Each row validated on its own (every rule except duplicates, as `validate(_:taken:)` with nothing taken): a
+    /// first pass for `validate(_:firstPass:)`, computed a chunk at a time by concurrent tasks.
+    public func firstPass(_ rows: ArraySlice<SocrataRow>) -> [Result<BridgeEventDTO, RejectedRow>] {
+        var coordinates = CoordinateMemo()
+        return rows.map { validate($0, taken: [], coordinates: &coordinates) }
     }
 
     private func validate(_ row: SocrataRow, taken: Set<EventKey>, coordinates memo: inout CoordinateMemo)
@@ -193,9 +200,11 @@ enum CoordinateVerdict {
 }
 
 /// The coordinate texts last judged for each bridge, with the verdict. A bridge's rows repeat the same texts
-/// (shared by the scanner, so comparing them is mostly a pointer comparison), and reading a 17-digit longitude
-/// (`strtod`) and a great-circle distance for every row was a tenth of validation.
+/// (the scanner hands out one shared string for a repeated value, so most comparisons find the same storage), and
+/// reading a 17-digit longitude (`strtod`) and a great-circle distance for every row was a tenth of validation.
 struct CoordinateMemo {
+    /// False for a single row: nothing to remember for, so nothing is kept.
+    let remembering: Bool
     private struct Entry {
         var bridgeID: String
         var latitude: String?
@@ -205,10 +214,15 @@ struct CoordinateMemo {
 
     private var entries: [Entry] = []
 
+    init(remembering: Bool = true) {
+        self.remembering = remembering
+    }
+
     /// The verdict on these texts for this bridge: remembered when the bridge's last texts were the same, otherwise
     /// `judge`'s, which is remembered in their place.
     mutating func verdict(bridgeID: String, latitude: String?, longitude: String?,
                           judge: () -> CoordinateVerdict) -> CoordinateVerdict {
+        guard remembering else { return judge() }
         let index = entries.firstIndex { $0.bridgeID == bridgeID }
         if let index, entries[index].latitude == latitude, entries[index].longitude == longitude {
             return entries[index].verdict

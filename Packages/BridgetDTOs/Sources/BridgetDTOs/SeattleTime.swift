@@ -46,8 +46,8 @@ public struct SeattleTime: Sendable {
     }
 
     /// The one instant a reading denotes when no offset change lies within a day of it, else `nil` (the reading
-    /// may then be ambiguous or in the spring gap: ask `candidateInstants`). The cheap common case: two table
-    /// lookups and no array.
+    /// may then be ambiguous or in the spring gap: ask `candidateInstants`). The cheap common case: one table
+    /// lookup (two near a change) and no array.
     public func unambiguousInstant(for reading: FloatingTimestamp) -> Date? {
         let wall = reading.wallClockSeconds
         // Offsets change months apart, so equal offsets a day either side mean none changes in between. One lookup

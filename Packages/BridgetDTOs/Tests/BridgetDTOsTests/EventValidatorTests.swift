@@ -109,22 +109,32 @@ struct EventValidatorTests {
         let (lat, lon) = (Self.good.latitude, Self.good.longitude)
         let rows = [
             row(10, latitude: lat, longitude: lon),
-            row(11, latitude: "47.7", longitude: lon), // far
-            row(12, bridge: "2", latitude: "47.65981674194336", longitude: "-122.37619018554688"),
-            row(13, latitude: lat, longitude: lon),
-            row(14, latitude: lat, longitude: nil), // half missing
+            row(11, latitude: lat, longitude: lon), // the same again: remembered
+            row(12, latitude: "47.7", longitude: lon), // far
+            row(13, latitude: "47.7", longitude: lon), // far again: remembered
+            row(14, bridge: "2", latitude: "47.65981674194336", longitude: "-122.37619018554688"),
             row(15, latitude: lat, longitude: lon),
-            row(16, latitude: nil, longitude: nil), // none: not checked
-            row(17, latitude: "47.64760208129883", longitude: "-122.3497314453126"), // equal value, other text
-            row(18, bridge: "2", latitude: lat, longitude: lon), // Fremont's place, Ballard's row: far
+            row(16, latitude: lat, longitude: nil), // half missing
+            row(17, latitude: lat, longitude: lon),
+            row(18, latitude: nil, longitude: nil), // none: not checked
+            row(19, latitude: lat, longitude: lon), // after none
+            row(20, latitude: "47.64760208129883", longitude: "-122.3497314453126"), // equal value, other text
+            row(21, bridge: "2", latitude: lat, longitude: lon), // Fremont's place, Ballard's row: far
+            row(22, bridge: "2", latitude: lat, longitude: lon), // far again
         ]
         let outcome = validator.validate(rows)
-        #expect(outcome.events.map(\.openLocal) == [10, 12, 13, 15, 16, 17].map { "2026-09-23T22:\($0):00.000" })
-        #expect(outcome.rejected.map(\.reason) == [.coordinatesFarFromBridge, .coordinatesOutOfRange,
+        #expect(outcome.events.map(\.openLocal) == [10, 11, 14, 15, 17, 18, 19, 20].map { "2026-09-23T22:\($0):00.000" })
+        #expect(outcome.rejected.map(\.reason) == [.coordinatesFarFromBridge, .coordinatesFarFromBridge,
+                                                    .coordinatesOutOfRange, .coordinatesFarFromBridge,
                                                     .coordinatesFarFromBridge])
-        #expect(outcome.events[4].latitude == nil && outcome.events[5].longitude == -122.3497314453126)
-        // The same rows one at a time (no memory between them) give the same outcome.
-        #expect(rows.map { (try? validator.validate($0).get()) != nil } == [true, false, true, true, false, true, true, true, false])
+        #expect(outcome.events[5].latitude == nil && outcome.events[7].longitude == -122.3497314453126)
+        // The same rows one at a time (nothing remembered between them) give exactly the same outcome, and so
+        // does the concurrent first pass, whole or in chunks.
+        let alone = rows.map { validator.validate($0) }
+        #expect(outcome.events == alone.compactMap { try? $0.get() })
+        #expect(outcome.rejected == alone.compactMap { if case .failure(let rejection) = $0 { rejection } else { nil } })
+        #expect(validator.firstPass(rows[...]) == alone)
+        #expect(validator.firstPass(rows[..<6]) + validator.firstPass(rows[6...]) == alone)
     }
 
     @Test func minutesOpenWithinOneMinuteIsAccepted() throws {

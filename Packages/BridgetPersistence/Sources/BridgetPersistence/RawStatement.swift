@@ -27,22 +27,26 @@ enum RawStatement {
 
 /// Reading a column of the row a statement stands on, in place.
 enum RawColumn {
-    /// Whole seconds since 1970 of a stored time text: an instant (`StoredTimestamp`, ending in `Z`) or a raw
-    /// Seattle reading read as UTC (`FloatingTimestamp.wallClockSeconds`); `nil` for NULL or a text that is neither.
-    static func seconds(_ handle: OpaquePointer, _ column: Int32, instant: Bool) -> Int64? {
+    /// The column's text as SQLite holds it, valid until the statement steps again; `nil` for NULL.
+    static func text(_ handle: OpaquePointer, _ column: Int32) -> UnsafeBufferPointer<UInt8>? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
-        var bytes = UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+        return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// Whole seconds since 1970 of a stored time text: an instant (`StoredTimestamp`, ending in `Z`) or a raw
+    /// Seattle reading read as UTC (`FloatingTimestamp.wallClockSeconds`); `nil` for a text that is neither.
+    static func seconds(_ text: UnsafeBufferPointer<UInt8>, instant: Bool) -> Int64? {
+        var text = text
         if instant {
-            guard bytes.last == UInt8(ascii: "Z") else { return nil }
-            bytes = UnsafeBufferPointer(rebasing: bytes.dropLast())
+            guard text.last == UInt8(ascii: "Z") else { return nil }
+            text = UnsafeBufferPointer(rebasing: text.dropLast())
         }
-        return FloatingTimestamp(utf8: bytes)?.wallClockSeconds
+        return FloatingTimestamp(utf8: text)?.wallClockSeconds
     }
 
     /// Sets `string` to the column's text, keeping the string it holds when the bytes are the same.
     static func reuse(_ string: inout String, _ handle: OpaquePointer, _ column: Int32) {
-        let bytes = UnsafeBufferPointer(start: sqlite3_column_text(handle, column),
-                                        count: Int(sqlite3_column_bytes(handle, column)))
+        let bytes = text(handle, column) ?? UnsafeBufferPointer(start: nil, count: 0)
         let same = string.utf8.withContiguousStorageIfAvailable { $0.elementsEqual(bytes) } ?? false
         if !same { string = String(decoding: bytes, as: UTF8.self) }
     }

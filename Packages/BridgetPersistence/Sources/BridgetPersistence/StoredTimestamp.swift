@@ -43,8 +43,11 @@ enum StoredTimestamp {
         return (FloatingTimestamp(wallClockSeconds: seconds), milliseconds)
     }
 
+    /// A year outside 0...9999 is written as `description` gives it, with the milliseconds (a wider year would
+    /// otherwise lose the seconds' point to a fixed cut).
     private static func fallback(_ reading: FloatingTimestamp, _ milliseconds: Int) -> String {
-        String(reading.description.prefix(20)) + String(format: "%03dZ", milliseconds)
+        let text = reading.description
+        return String(text[..<(text.firstIndex(of: ".") ?? text.endIndex)]) + String(format: ".%03dZ", milliseconds)
     }
 
     /// Writes the 24 bytes of a year 0 to 9999 digit by digit.

@@ -120,6 +120,32 @@ struct BridgeStoreConformanceTests {
         #expect(records[0].closedAt == nil && records[2].openedAt == 1_780_315_740)
     }
 
+    @Test("texts of any length, empty ones included, are stored exactly, inserted and then updated",
+          arguments: StoreKind.allCases)
+    func textsOfAnyLength(_ kind: StoreKind) async throws {
+        // The SQLite store binds texts in place from one buffer reused row after row: rows far longer than the
+        // buffer's first size make it move between rows, and '' must stay '' (not NULL).
+        let store = try kind.make()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        func event(_ minute: Int, name: String, closeLocal: String?) -> BridgeEventDTO {
+            let base = Fixture.event(minute: minute)
+            return BridgeEventDTO(bridgeID: base.bridgeID, bridgeName: name, openedAt: base.openedAt,
+                                  openLocal: base.openLocal, closedAt: base.closedAt, closeLocal: closeLocal,
+                                  minutesOpen: base.minutesOpen, latitude: base.latitude, longitude: base.longitude)
+        }
+        let long = String(repeating: "Fremont Avenue North ", count: 40) // 840 bytes
+        let first = [event(1, name: "F", closeLocal: ""), event(2, name: long, closeLocal: nil),
+                     event(3, name: "", closeLocal: long + "é"), event(4, name: "Fremont", closeLocal: "x")]
+        #expect(try await store.upsertEvents(first) == UpsertCounts(inserted: 4))
+        let second = [event(1, name: long, closeLocal: long), event(2, name: "", closeLocal: ""),
+                      event(3, name: "", closeLocal: long + "é"), event(4, name: "F", closeLocal: nil)]
+        #expect(try await store.upsertEvents(second) == UpsertCounts(updated: 3, unchanged: 1))
+        let stored = try await store.allEvents()
+        #expect(stored.map(\.bridgeName) == second.map(\.bridgeName))
+        #expect(stored.map(\.closeLocal) == second.map(\.closeLocal))
+        #expect(stored.map(\.openLocal) == second.map(\.openLocal))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func emptyStore(_ kind: StoreKind) async throws {
         let store = try kind.make()

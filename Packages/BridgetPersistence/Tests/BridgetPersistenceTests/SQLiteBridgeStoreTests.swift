@@ -28,6 +28,26 @@ struct SQLiteBridgeStoreTests {
         }
     }
 
+    @Test("a stored time that does not read is reported as damage, not left out of the records",
+          arguments: [("closed_at", "yesterday"), ("open_local", "2026-06-01 05:10"),
+                      ("opened_at", "2026-06-01T12:10:00.000")])
+    func unreadableTime(_ column: String, _ text: String) async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let store = try SQLiteBridgeStore(path: path)
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        _ = try await store.upsertEvents([Fixture.event(minute: 0), Fixture.event(minute: 10)])
+        #expect(try await store.openingRecords().count == 2)
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE events SET \(column) = ? WHERE opened_at = ?",
+                           arguments: [text, "2026-06-01T12:10:00.000Z"])
+        }
+        try queue.close()
+        let error = await #expect(throws: BridgetError.self) { try await store.openingRecords() }
+        #expect(error?.code == "data.store-corrupt")
+        #expect(error?.message.contains("unreadable \(column) '\(text)'") == true)
+    }
+
     @Test("a file that is not SQLite gives a clear error and is left as it was")
     func corruptFile() throws {
         let path = TemporaryFolder().path + "/store.sqlite"
