@@ -7,12 +7,19 @@ import Testing
 /// What only the SQLite file can show: its schema, its pragmas, and how it fails.
 @Suite("SQLite store")
 struct SQLiteBridgeStoreTests {
+    /// A new store at `path` holding the catalog and `events`.
+    @discardableResult
+    static func store(at path: String, with events: [BridgeEventDTO]) async throws -> SQLiteBridgeStore {
+        let store = try SQLiteBridgeStore(path: path)
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        _ = try await store.upsertEvents(events)
+        return store
+    }
+
     @Test("the file is WAL, sound, and readable with plain SQL")
     func schemaAndPragmas() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        let store = try SQLiteBridgeStore(path: path)
-        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
-        _ = try await store.upsertEvents([Fixture.event(minute: 0, minutes: 4)])
+        let store = try await Self.store(at: path, with: [Fixture.event(minute: 0, minutes: 4)])
         #expect(try await store.integrityCheck() == "ok")
 
         let queue = try DatabaseQueue(path: path)
@@ -33,9 +40,7 @@ struct SQLiteBridgeStoreTests {
                       ("opened_at", "2026-06-01T12:10:00.000")])
     func unreadableTime(_ column: String, _ text: String) async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        let store = try SQLiteBridgeStore(path: path)
-        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
-        _ = try await store.upsertEvents([Fixture.event(minute: 0), Fixture.event(minute: 10)])
+        let store = try await Self.store(at: path, with: [Fixture.event(minute: 0), Fixture.event(minute: 10)])
         #expect(try await store.openingRecords().count == 2)
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
@@ -90,11 +95,7 @@ struct SQLiteBridgeStoreTests {
     @Test("read-only: reads the store as it is and writes nothing; a missing or outdated store is refused")
     func readOnly() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        do {
-            let store = try SQLiteBridgeStore(path: path)
-            try await store.upsertBridges(BridgeCatalog.seattle.bridges)
-            _ = try await store.upsertEvents((0..<3).map { Fixture.event(minute: $0) })
-        }
+        try await Self.store(at: path, with: (0..<3).map { Fixture.event(minute: $0) })
         let reader = try SQLiteBridgeStore(path: path, access: .readOnly)
         #expect(reader.isReadOnly)
         #expect(try await reader.eventCount(bridgeID: nil) == 3)
@@ -129,11 +130,7 @@ struct SQLiteBridgeStoreTests {
     @Test("reopening keeps the data and applies no migration twice")
     func reopen() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        do {
-            let store = try SQLiteBridgeStore(path: path)
-            try await store.upsertBridges(BridgeCatalog.seattle.bridges)
-            _ = try await store.upsertEvents((0..<3).map { Fixture.event(minute: $0) })
-        }
+        try await Self.store(at: path, with: (0..<3).map { Fixture.event(minute: $0) })
         let reopened = try SQLiteBridgeStore(path: path)
         #expect(try await reopened.eventCount(bridgeID: nil) == 3)
     }
