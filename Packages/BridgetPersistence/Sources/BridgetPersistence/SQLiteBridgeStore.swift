@@ -12,6 +12,8 @@ public final class SQLiteBridgeStore: BridgeStore {
     /// Whether this store only reads (see `Access.readOnly`).
     public let isReadOnly: Bool
     let pool: DatabasePool
+    /// Checkpoints the log beside bulk writes; `nil` for a read-only store.
+    private let checkpointer: BackgroundCheckpointer?
 
     /// How a store is opened.
     public enum Access: Sendable {
@@ -61,8 +63,15 @@ public final class SQLiteBridgeStore: BridgeStore {
             try db.execute(sql: "PRAGMA cache_size = -8192")
         }
         switch access {
-        case .readWrite: pool = try Self.openReadWrite(path, configuration)
-        case .readOnly: pool = try Self.openReadOnly(path, configuration)
+        case .readWrite:
+            configuration.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(BackgroundCheckpointer.writerThreshold)")
+            }
+            pool = try Self.openReadWrite(path, configuration)
+            checkpointer = BackgroundCheckpointer(path: path)
+        case .readOnly:
+            pool = try Self.openReadOnly(path, configuration)
+            checkpointer = nil
         }
     }
 
@@ -188,6 +197,8 @@ public final class SQLiteBridgeStore: BridgeStore {
 
     public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
         guard !events.isEmpty || checkpoint != nil else { return UpsertCounts() }
+        // Bulk writes fill the log: it is copied into the file beside the next batch, not inside a commit.
+        defer { checkpointer?.request() }
         return try await write("save events") { db in
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,

@@ -53,6 +53,28 @@ struct SQLiteBridgeStoreTests {
         #expect(error?.message.contains("unreadable \(column) '\(text)'") == true)
     }
 
+    @Test("bulk writes are copied from the log into the file in the background, not left to a commit")
+    func backgroundCheckpoint() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let store = try await Self.store(at: path, with: [])
+        func size(_ file: String) -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int) ?? 0
+        }
+        let empty = size(path)
+        // A few hundred log pages: far under the writer's own threshold (4,000), so only the background copies them.
+        for batch in 0..<4 {
+            _ = try await store.upsertEvents((0..<5_000).map { Fixture.event(minute: batch * 5_000 + $0) })
+        }
+        var waited = 0
+        while size(path) < 4_000_000, waited < 200 { // up to 10 s
+            try await Task.sleep(for: .milliseconds(50))
+            waited += 1
+        }
+        #expect(size(path) >= 4_000_000, "the database file stayed at \(size(path)) bytes (\(empty) when empty)")
+        #expect(try await store.eventCount(bridgeID: "3") == 20_000)
+        #expect(try await store.integrityCheck() == "ok")
+    }
+
     @Test("a file that is not SQLite gives a clear error and is left as it was")
     func corruptFile() throws {
         let path = TemporaryFolder().path + "/store.sqlite"
