@@ -56,8 +56,15 @@ public struct LiveProvider: NetworkProcessing {
     }
 }
 
-/// Walks one fetch's pages, asking for each next page while the one before is consumed.
+/// Walks one fetch's pages, asking for each next page, and reading its rows, while the one before is consumed.
 private actor LivePageCursor {
+    /// A page's body and its rows, read off the consumer's path.
+    private struct Fetched: Sendable {
+        let url: URL
+        let body: Data
+        let rows: [SocrataRow]
+    }
+
     private let client: SocrataClient
     private let query: SocrataQuery
     private let since: FloatingTimestamp?
@@ -66,8 +73,8 @@ private actor LivePageCursor {
     private var index = 0
     private var finished = false
     private var previousPage: Data?
-    /// The next page, already asked for while the consumer validates and stores this one.
-    private var prefetch: Task<Data, any Error>?
+    /// The next page, already asked for and read while the consumer validates and stores this one.
+    private var prefetch: Task<Fetched, any Error>?
 
     init(client: SocrataClient, query: SocrataQuery, since: FloatingTimestamp?, pageSize: Int) {
         self.client = client
@@ -80,36 +87,40 @@ private actor LivePageCursor {
 
     func nextPage() async throws -> EventPage? {
         guard !finished else { return nil }
-        let url = query.pageURL(since: since, limit: pageSize, offset: offset)
-        let body: Data
+        let page: Fetched
         if let pending = prefetch {
             prefetch = nil
-            body = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
+            page = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
         } else {
-            body = try await client.get(url)
+            page = try await Self.fetch(query.pageURL(since: since, limit: pageSize, offset: offset), client)
         }
         // A full page identical to the one before means the server ignores $offset: paging would never end.
-        guard body != previousPage else {
-            throw BridgetError.network("paging", "\(url.absoluteString) returned the same page as the previous offset",
+        guard page.body != previousPage else {
+            throw BridgetError.network("paging", "\(page.url.absoluteString) returned the same page as the previous offset",
                                        hint: "the server ignores $offset; check provider.live.base_url")
         }
-        previousPage = body
-        let rows: [SocrataRow]
+        previousPage = page.body
+        if page.rows.count < pageSize { finished = true }
+        guard !page.rows.isEmpty else { return nil }
+        offset += page.rows.count
+        if !finished {
+            // Ask for the next page now, so the server's work, the network and reading the rows overlap the
+            // consumer's. One page ahead is enough to hide the wait (two ahead measured no faster), and bounds
+            // memory at two pages.
+            let (client, next) = (client, query.pageURL(since: since, limit: pageSize, offset: offset))
+            prefetch = Task { try await Self.fetch(next, client) }
+        }
+        defer { index += 1 }
+        return EventPage(index: index, rows: page.rows)
+    }
+
+    /// A page and its rows; a body that is not an array of rows is a malformed page.
+    private static func fetch(_ url: URL, _ client: SocrataClient) async throws -> Fetched {
+        let body = try await client.get(url)
         do {
-            rows = try SocrataJSONScanner.decodeArray(body)
+            return Fetched(url: url, body: body, rows: try SocrataJSONScanner.decodeArray(body))
         } catch {
             throw BridgetError.network("malformed-body", "\(url.absoluteString) is not an array of rows: \(error)")
         }
-        if rows.count < pageSize { finished = true }
-        guard !rows.isEmpty else { return nil }
-        offset += rows.count
-        if !finished {
-            // Ask for the next page now, so the server's work and the network overlap the consumer's. One page
-            // ahead is enough to hide the wait, and bounds memory at two pages.
-            let (client, next) = (client, query.pageURL(since: since, limit: pageSize, offset: offset))
-            prefetch = Task { try await client.get(next) }
-        }
-        defer { index += 1 }
-        return EventPage(index: index, rows: rows)
     }
 }
