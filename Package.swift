@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgetCLITests",
-            dependencies: ["BridgetCLI"],
+            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift")],
             path: "Apps/BridgetCLI/Tests/BridgetCLITests",
             swiftSettings: strictSettings
         ),

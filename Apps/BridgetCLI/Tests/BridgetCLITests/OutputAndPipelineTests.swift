@@ -2,6 +2,7 @@
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
+import GRDB
 import Testing
 
 @Suite("Output formats and arguments")
@@ -116,6 +117,37 @@ struct SyncPipelineTests {
         let runs = try await store.syncRuns(limit: 10)
         #expect(runs.map(\.status) == [.succeeded, .succeeded, .succeeded])
         #expect(runs.last?.counts.inserted == first.inserted)
+    }
+
+    @Test("a sync whose model rebuild fails on a damaged store keeps its rows and is recorded as failed")
+    func failedRebuildIsRecorded() async throws {
+        let path = NSTemporaryDirectory() + "bridget-pipeline-" + UUID().uuidString + "/store.sqlite"
+        let assembly = try assembly(Self.yaml.replacingOccurrences(of: "kind: memory", with: "path: \(path)"))
+        let store = try assembly.makeStore()
+        let first = try await assembly.makeSyncPipeline(store: store).run(full: false)
+        // A damaged row the sync never sends (and so never repairs), and ten rows it will insert again, so the
+        // model must be rebuilt.
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO events (bridge_id, opened_at, entity_name, open_local)
+                VALUES ('3', '2001-01-01T08:00:00.000Z', 'Fremont', 'noon')
+                """)
+            try db.execute(sql: """
+                DELETE FROM events WHERE (bridge_id, opened_at) IN
+                    (SELECT bridge_id, opened_at FROM events ORDER BY opened_at DESC LIMIT 10)
+                """)
+        }
+        try queue.close()
+        let error = await #expect(throws: BridgetError.self) {
+            try await assembly.makeSyncPipeline(store: store).run(full: true)
+        }
+        #expect(error?.code == "data.store-corrupt")
+        let runs = try await store.syncRuns(limit: 2)
+        #expect(runs.map(\.status) == [.failed, .succeeded])
+        #expect(runs.first?.finishedAt != nil && runs.first?.error?.contains("open_local") == true)
+        #expect(runs.first?.counts.inserted == 10) // the rows deleted above are back
+        #expect(try await store.eventCount(bridgeID: nil) == first.inserted + 1)
     }
 
     @Test("a cancelled sync keeps its committed batches and is recorded as cancelled")

@@ -97,6 +97,12 @@ struct SyncPipeline: Sendable {
             }
             // A cancelled stream may simply end; that is not a complete sync.
             try Task.checkCancellation()
+            // Keep the opening model in step with the history, so predictions read a small table. Inside the run:
+            // a rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that never
+            // finished; the stored rows stay, and the stale model is rebuilt when next asked for.
+            if record.counts.inserted + record.counts.updated > 0 {
+                try await OpeningModelRefresh.rebuild(store: store, processor: processor)
+            }
             record.status = .succeeded
         } catch {
             let interrupted = error is CancellationError || Task.isCancelled
@@ -116,10 +122,6 @@ struct SyncPipeline: Sendable {
             guard interrupted else { throw error }
             return report(closing, startedAt: startedAt, full: full, since: since, pages: pages, sourceUnchanged: false,
                           completed: false)
-        }
-        // Keep the opening model in step with the history, so predictions read a small table.
-        if record.counts.inserted + record.counts.updated > 0 {
-            try await OpeningModelRefresh.rebuild(store: store, processor: processor)
         }
         record.finishedAt = now()
         record.watermarkAfter = try await store.latestOpening()
