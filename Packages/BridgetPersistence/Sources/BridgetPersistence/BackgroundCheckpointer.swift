@@ -7,8 +7,9 @@ import Synchronization
 ///
 /// SQLite's automatic checkpoint runs inside the commit that fills the log past its threshold: the writer copies the
 /// log into the file (and syncs both) while every stage of a bulk import or sync waits for it. A passive checkpoint
-/// from another connection takes no lock a writer or reader needs, so it runs beside the next batch. The writer's
-/// own automatic checkpoint stays on, at a higher threshold, for when this one falls behind or fails.
+/// from another connection never waits for a lock and blocks neither the writer nor readers, so it runs beside the
+/// next batch. The writer's own automatic checkpoint stays on, at a higher threshold, for when this one falls behind
+/// or fails.
 final class BackgroundCheckpointer: Sendable {
     /// The writer's automatic checkpoint threshold, in pages, while a checkpointer serves it (SQLite's default is
     /// 1,000): a log this long means the checkpointer has fallen behind.
@@ -18,6 +19,20 @@ final class BackgroundCheckpointer: Sendable {
         var connection: DatabaseQueue?
         var running = false
         var again = false
+
+        /// A request: whether it starts a run (else the run under way goes once more).
+        mutating func begin() -> Bool {
+            again = running
+            running = true
+            return !again
+        }
+
+        /// The end of a run: whether the checkpointer is done (else it runs once more for requests made meanwhile).
+        mutating func finish() -> Bool {
+            running = again
+            again = false
+            return !running
+        }
     }
 
     private let path: String
@@ -30,30 +45,14 @@ final class BackgroundCheckpointer: Sendable {
 
     /// Asks for a checkpoint after a commit. Requests made while one runs are folded into one more run after it.
     func request() {
-        let start = state.withLock { state -> Bool in
-            if state.running {
-                state.again = true
-                return false
-            }
-            state.running = true
-            return true
-        }
-        if start { queue.async { self.run() } }
+        if state.withLock({ $0.begin() }) { queue.async { self.run() } }
     }
 
     private func run() {
         while true {
             // Best effort: a checkpoint that fails leaves its pages to the writer's automatic checkpoint.
             _ = try? connection()?.writeWithoutTransaction { db in try db.checkpoint(.passive) }
-            let done = state.withLock { state -> Bool in
-                if state.again {
-                    state.again = false
-                    return false
-                }
-                state.running = false
-                return true
-            }
-            if done { return }
+            if state.withLock({ $0.finish() }) { return }
         }
     }
 
