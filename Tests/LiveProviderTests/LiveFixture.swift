@@ -31,7 +31,7 @@ struct LiveFixture {
     }
 
     func client(
-        cache: DiskCache?, policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 1,
+        cache: DiskCache?, policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 10,
         attempts: Int = 4, maxBytes: Int = 5_000_000, sleeps: SleepRecorder? = nil
     ) -> SocrataClient {
         let settings = SocrataClient.Settings(

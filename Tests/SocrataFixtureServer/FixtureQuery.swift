@@ -43,6 +43,27 @@ struct FixtureQuery {
     }
 
     func evaluate(on dataset: FixtureDataset) throws -> Data {
+        let records = matching(dataset)
+        if let select {
+            let latest = records.compactMap(\.row.opendatetime).max()
+            var object: [String: String] = ["n": String(records.count)]
+            switch select.lowercased().replacingOccurrences(of: " ", with: "") {
+            case "count(*)asn,max(opendatetime)aslatest": if let latest { object["latest"] = latest }
+            case "count(*)asn": break
+            default: throw Failure(message: "Unsupported $select \(select)")
+            }
+            return try JSONSerialization.data(withJSONObject: [object], options: [.sortedKeys])
+        }
+        return Self.encode(rows(on: dataset))
+    }
+
+    /// The page of rows the query asks for.
+    func rows(on dataset: FixtureDataset) -> [SocrataRow] {
+        matching(dataset).dropFirst(offset).prefix(limit).map(\.row)
+    }
+
+    /// The records the `$where` clause keeps, in the query's order.
+    private func matching(_ dataset: FixtureDataset) -> [FixtureDataset.Record] {
         var records = ordered ? dataset.ordered : dataset.records
         if let (op, value) = whereClause {
             records = records.filter { record in
@@ -50,16 +71,7 @@ struct FixtureQuery {
                 return op == ">=" ? open >= value : open > value
             }
         }
-        if let select {
-            guard select.lowercased().replacingOccurrences(of: " ", with: "") == "count(*)asn,max(opendatetime)aslatest"
-            else { throw Failure(message: "Unsupported $select \(select)") }
-            let latest = records.compactMap(\.row.opendatetime).max()
-            var object: [String: String] = ["n": String(records.count)]
-            if let latest { object["latest"] = latest }
-            return try JSONSerialization.data(withJSONObject: [object], options: [.sortedKeys])
-        }
-        let page = records.dropFirst(offset).prefix(limit)
-        return Self.encode(page.map(\.row))
+        return records
     }
 
     /// Socrata's 2.1 body layout: `[{…}\n,{…}\n]\n`, keys in column order, null fields omitted.

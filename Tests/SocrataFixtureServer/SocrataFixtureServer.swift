@@ -22,6 +22,7 @@ public final class SocrataFixtureServer: Sendable {
         var version = 1
         var faults: [FixtureFault] = []
         var ignoresOffset = false
+        var maximumLimit: Int?
         var log: [LoggedRequest] = []
     }
 
@@ -107,6 +108,10 @@ public final class SocrataFixtureServer: Sendable {
     /// Misbehave like a broken proxy: answer every page as if `$offset` were 0.
     public func ignoreOffset(_ ignore: Bool) { state.withLock { $0.ignoresOffset = ignore } }
 
+    /// Answer at most `limit` rows a page whatever `$limit` asks (as a server with a lower cap does); `nil` honours
+    /// `$limit`.
+    public func capLimit(at limit: Int?) { state.withLock { $0.maximumLimit = limit } }
+
     /// Every request so far.
     public var requests: [LoggedRequest] { state.withLock { $0.log } }
 
@@ -134,19 +139,28 @@ public final class SocrataFixtureServer: Sendable {
 
     private func makeResponse(path: String, query: [String: String], headers: [String: String],
                               fault: FixtureFault?) async -> HTTPResponse {
-        if let fault, let faulty = await faultResponse(fault) { return faulty }
+        if let fault, let faulty = await faultResponse(fault, path: path, query: query) { return faulty }
         guard path == "/resource/\(datasetID).json" else {
             return errorResponse(404, shape: 2, message: "Dataset not found", code: "not_found")
         }
         if let requiredToken, headers["x-app-token"] != requiredToken {
             return errorResponse(403, shape: 2, message: "You must be logged in to access this resource", code: nil)
         }
-        let (dataset, version, ignoresOffset) = state.withLock { ($0.dataset, $0.version, $0.ignoresOffset) }
+        let (dataset, version, ignoresOffset, cap) = state.withLock {
+            ($0.dataset, $0.version, $0.ignoresOffset, $0.maximumLimit)
+        }
         var query = query
         if ignoresOffset { query["$offset"] = nil }
-        let body: Data
+        if let cap, query["$select"] == nil, Int(query["$limit"] ?? "1000").map({ $0 > cap }) ?? true {
+            query["$limit"] = String(cap)
+        }
+        var body: Data
         do {
             body = try FixtureQuery(parameters: query).evaluate(on: dataset)
+            if case .shortPage(let rows)? = fault, query["$select"] == nil {
+                let page = try FixtureQuery(parameters: query).rows(on: dataset)
+                body = FixtureQuery.encode(Array(page.prefix(rows)))
+            }
         } catch let failure as FixtureQuery.Failure {
             return errorResponse(400, shape: 0, message: failure.message, code: "query.compiler.malformed")
         } catch {
@@ -169,8 +183,21 @@ public final class SocrataFixtureServer: Sendable {
                             body: HTTPBodySequence(data: body, suggestedBufferSize: 1 << 20))
     }
 
-    private func faultResponse(_ fault: FixtureFault) async -> HTTPResponse? {
+    private func faultResponse(_ fault: FixtureFault, path: String, query: [String: String]) async -> HTTPResponse? {
         switch fault {
+        case .pass, .shortPage:
+            return nil
+        case .emptyBody:
+            return HTTPResponse(statusCode: .ok, headers: [.contentType: "application/json"], body: Data())
+        case .redirect(let port):
+            var components = URLComponents()
+            components.scheme = "http"
+            components.host = "127.0.0.1"
+            components.port = port
+            components.path = path
+            components.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            return HTTPResponse(statusCode: HTTPStatusCode(302, phrase: "Found"),
+                                headers: [HTTPHeader("Location"): components.url?.absoluteString ?? "/"])
         case .status(let status, let retryAfter, let shape):
             var response = errorResponse(status, shape: shape, message: "injected \(status)", code: "fault.injected")
             if let retryAfter { response.headers[HTTPHeader("Retry-After")] = retryAfter }

@@ -3,15 +3,20 @@ import SocrataFixtureServer
 
 // socrata-fixture-server: the tests' Socrata-shaped server, on its own, for benchmarks, drills and offline tries.
 //   socrata-fixture-server [--port 8080] [--rows 20000] [--seed 1] [--faults 429:1,500,truncated] [--token T]
-// Point a config at it: provider.kind: live, provider.live.base_url: http://127.0.0.1:8080
+//                          [--max-limit N] [--wire-faults cut,eof,drip:0.1,gzipbomb,declared:BYTES]
+// Point a config at it: provider.kind: live, provider.live.base_url: http://127.0.0.1:8080 (with --wire-faults,
+// the URL it prints: a proxy in front of the server breaks the next responses on the wire).
 
 var options: [String: String] = [:]
 var arguments = CommandLine.arguments.dropFirst()
 while let name = arguments.popFirst() {
     guard name.hasPrefix("--"), let value = arguments.popFirst() else {
         if name == "--help" || name == "-h" {
-            print("usage: socrata-fixture-server [--port N] [--rows N] [--seed N] [--faults a,b,…] [--token T]")
-            print("faults: 429[:retry-after] 500 503 202 hang:SECONDS truncated html:STATUS oversized malformed text 400:shapeN")
+            print("usage: socrata-fixture-server [--port N] [--rows N] [--seed N] [--faults a,b,…] [--token T] "
+                  + "[--max-limit N] [--wire-faults a,b,…]")
+            print("faults: 429[:retry-after] 500 503 202 hang:SECONDS truncated html:STATUS oversized malformed text "
+                  + "400:shapeN ok short:ROWS empty redirect:PORT")
+            print("wire faults (a proxy in front): cut eof drip[:SECONDS] gzipbomb[:BYTES] declared:BYTES")
             exit(0)
         }
         FileHandle.standardError.write(Data("socrata-fixture-server: unexpected argument \(name)\n".utf8))
@@ -19,7 +24,7 @@ while let name = arguments.popFirst() {
     }
     options[String(name.dropFirst(2))] = value
 }
-let unknown = Set(options.keys).subtracting(["port", "rows", "seed", "faults", "token"])
+let unknown = Set(options.keys).subtracting(["port", "rows", "seed", "faults", "token", "max-limit", "wire-faults"])
 guard unknown.isEmpty else {
     FileHandle.standardError.write(Data("socrata-fixture-server: unknown option --\(unknown.sorted()[0])\n".utf8))
     exit(64)
@@ -38,9 +43,30 @@ for item in (options["faults"] ?? "").split(separator: ",") {
     }
     faults.append(fault)
 }
-let server = try SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed), port: port, requiredToken: options["token"])
+var wireFaults: [WireFault] = []
+for item in (options["wire-faults"] ?? "").split(separator: ",") {
+    guard let fault = WireFault(plan: String(item)) else {
+        FileHandle.standardError.write(Data("socrata-fixture-server: unknown wire fault '\(item)'\n".utf8))
+        exit(64)
+    }
+    wireFaults.append(fault)
+}
+let maximumLimit = options["max-limit"].flatMap(Int.init)
+if options["max-limit"] != nil, maximumLimit.map({ $0 < 1 }) ?? true {
+    FileHandle.standardError.write(Data("socrata-fixture-server: --max-limit takes a positive number\n".utf8))
+    exit(64)
+}
+// With wire faults the proxy takes the port asked for, and the server a free one behind it.
+let server = try SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed), port: wireFaults.isEmpty ? port : 0,
+                                      requiredToken: options["token"])
 server.inject(faults)
-let url = try await server.start()
+server.capLimit(at: maximumLimit)
+var url = try await server.start()
+let proxy = WireFaultProxy(upstream: url)
+if !wireFaults.isEmpty {
+    url = try proxy.start(port: port)
+    proxy.inject(wireFaults)
+}
 if !server.sendsWithoutDelay {
     FileHandle.standardError.write(Data("""
         socrata-fixture-server: could not turn Nagle's algorithm off (no /proc/self/fd?): a response may end \

@@ -4,9 +4,11 @@ import Foundation
 
 /// The `live` provider: the Socrata SODA 2 API (by default Seattle's `gm8h-9449` on data.seattle.gov).
 ///
-/// Pages are ordered by `opendatetime` then the hidden `:id` and walked with `$limit`/`$offset` until a short or
-/// empty page, so no row is skipped or repeated within a walk. The catalog is the embedded one: the dataset has no
-/// catalog endpoint, and its coordinates are the dataset's own.
+/// Pages are ordered by `opendatetime` then the hidden `:id` and walked with `$limit`/`$offset` until an empty
+/// page, so no row is skipped or repeated within a walk. A short page does not end the walk (a server or proxy may
+/// cap `$limit`, or cut one page short once); and the walk is checked against the server's count of the rows it
+/// covers, so a walk that ended early goes on, or fails, and never passes for complete. The catalog is the embedded
+/// one: the dataset has no catalog endpoint, and its coordinates are the dataset's own.
 public struct LiveProvider: NetworkProcessing {
     public let name = "live"
     public let client: SocrataClient
@@ -65,12 +67,16 @@ private actor LivePageCursor {
         let rows: [SocrataRow]
     }
 
+    /// Times a walk that met an empty page before the server's count goes on from where it stopped.
+    static let resumptions = 3
+
     private let client: SocrataClient
     private let query: SocrataQuery
     private let since: FloatingTimestamp?
     private let pageSize: Int
     private var offset = 0
     private var index = 0
+    private var resumed = 0
     private var finished = false
     private var previousPage: Data?
     /// The next page, already asked for and read while the consumer validates and stores this one.
@@ -86,32 +92,53 @@ private actor LivePageCursor {
     deinit { prefetch?.cancel() } // the consumer stopped early: the page asked for ahead is not wanted
 
     func nextPage() async throws -> EventPage? {
-        guard !finished else { return nil }
-        let page: Fetched
-        if let pending = prefetch {
-            prefetch = nil
-            page = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
-        } else {
-            page = try await Self.fetch(query.pageURL(since: since, limit: pageSize, offset: offset), client)
-        }
-        // A full page identical to the one before means the server ignores $offset: paging would never end.
-        guard page.body != previousPage else {
-            throw BridgetError.network("paging", "\(page.url.absoluteString) returned the same page as the previous offset",
-                                       hint: "the server ignores $offset; check provider.live.base_url")
-        }
-        previousPage = page.body
-        if page.rows.count < pageSize { finished = true }
-        guard !page.rows.isEmpty else { return nil }
-        offset += page.rows.count
-        if !finished {
+        while !finished {
+            let page: Fetched
+            if let pending = prefetch {
+                prefetch = nil
+                page = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
+            } else {
+                page = try await Self.fetch(query.pageURL(since: since, limit: pageSize, offset: offset), client)
+            }
+            // A page identical to the one before means the server ignores $offset: paging would never end.
+            guard page.rows.isEmpty || page.body != previousPage else {
+                throw BridgetError.network("paging", "\(page.url.absoluteString) returned the same page as the previous offset",
+                                           hint: "the server ignores $offset; check provider.live.base_url")
+            }
+            previousPage = page.body
+            guard !page.rows.isEmpty else {
+                try await endOfPages(at: page.url)
+                continue
+            }
+            offset += page.rows.count
             // Ask for the next page now, so the server's work, the network and reading the rows overlap the
             // consumer's. One page ahead is enough to hide the wait (two ahead measured no faster), and bounds
             // memory at two pages.
             let (client, next) = (client, query.pageURL(since: since, limit: pageSize, offset: offset))
             prefetch = Task { try await Self.fetch(next, client) }
+            defer { index += 1 }
+            return EventPage(index: index, rows: page.rows, source: page.url.absoluteString)
         }
-        defer { index += 1 }
-        return EventPage(index: index, rows: page.rows)
+        return nil
+    }
+
+    /// An empty page: the walk is complete when it reached every row the server counts in its range (rows are only
+    /// ever added, so a whole walk reaches at least the count). Otherwise the walk goes on from where it stopped, a
+    /// few times, and then fails rather than pass for complete.
+    private func endOfPages(at url: URL) async throws {
+        let expected = try await Self.count(query.countURL(since: since), client)
+        if offset >= expected {
+            finished = true
+            return
+        }
+        guard resumed < Self.resumptions else {
+            throw BridgetError.network(
+                "incomplete", "paging \(query.resourcePrefix) reached \(offset) rows, but the server counts \(expected) "
+                    + "in the range; \(url.absoluteString) was empty \(resumed + 1) times",
+                hint: "the server or a proxy ends pages early; try again later")
+        }
+        resumed += 1
+        previousPage = nil
     }
 
     /// A page and its rows; a body that is not an array of rows is a malformed page.
@@ -122,5 +149,16 @@ private actor LivePageCursor {
         } catch {
             throw BridgetError.network("malformed-body", "\(url.absoluteString) is not an array of rows: \(error)")
         }
+    }
+
+    /// The server's count of rows (`[{"n":"…"}]`), asked of the server itself, never a stale copy.
+    private static func count(_ url: URL, _ client: SocrataClient) async throws -> Int {
+        let body = try await client.get(url, revalidate: true)
+        guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]],
+              let text = rows.first?["n"].map({ "\($0)" }), let count = Int(text)
+        else {
+            throw BridgetError.network("malformed-body", "the row count at \(url.absoluteString) is not [{\"n\": count}]")
+        }
+        return count
     }
 }

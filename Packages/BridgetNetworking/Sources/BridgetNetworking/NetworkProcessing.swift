@@ -9,12 +9,15 @@ public struct EventPage: Sendable, Equatable {
     public let rows: [SocrataRow]
     /// Road traffic observations for the same period, when the source has them.
     public let trafficFlows: [TrafficFlowDTO]
+    /// Where the rows came from, for a report of rejected rows (a page's URL).
+    public let source: String?
 
     /// Creates a page.
-    public init(index: Int, rows: [SocrataRow], trafficFlows: [TrafficFlowDTO] = []) {
+    public init(index: Int, rows: [SocrataRow], trafficFlows: [TrafficFlowDTO] = [], source: String? = nil) {
         self.index = index
         self.rows = rows
         self.trafficFlows = trafficFlows
+        self.source = source
     }
 }
 

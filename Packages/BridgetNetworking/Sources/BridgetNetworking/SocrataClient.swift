@@ -11,12 +11,18 @@ import FoundationNetworking
 /// - Cache: follows a `CachePolicy` over an optional `DiskCache`; sends `If-None-Match`/`If-Modified-Since` with a
 ///   cached entry's validators and reuses its body on 304 (an optimisation only: a 304 without a usable cached body
 ///   is refetched unconditionally).
-/// - Retries: 202, 408, 429, 5xx, timeouts, dropped connections and truncated bodies, with `RetryPolicy` backoff and
-///   `Retry-After`; never 400/401/403/404. Waiting is cancellable, so Ctrl-C stops a fetch promptly.
+/// - Retries: 202, 408, 429, 5xx, a 200 whose body is not JSON (cut off, empty), and every transport failure not
+///   known to be permanent (timeouts, refused or dropped connections, bodies cut short), with `RetryPolicy` backoff
+///   and `Retry-After`. Never retried: 400/401/403/404 and other 4xx, a wrong `Content-Type`, a body over the size
+///   limit, and the permanent transport failures (`permanentTransportFailures`: a bad URL, an unsupported scheme, a
+///   refused TLS certificate, cancellation). Waiting is cancellable, so Ctrl-C stops a fetch promptly.
+/// - Limits: `timeout` is a deadline for each exchange (connect, headers and body), `maximumBodyBytes` holds while
+///   the body arrives; both are the transport's (`HTTPTransport`).
 /// - Checks: status, a JSON `Content-Type`, the body size limit, and that the body parses as JSON; each failure is a
 ///   distinct `BridgetError` naming the URL, the status and the server's message.
 /// - Deduplication: concurrent identical requests share one network call.
-/// The app token travels only in the `X-App-Token` header: never in a URL, a cache key, a message or a file.
+/// The app token travels only in the `X-App-Token` header, to the configured origin only (a redirect elsewhere
+/// drops it): never in a URL, a cache key, a message or a file.
 public actor SocrataClient {
     /// Settings of a client.
     public struct Settings: Sendable {
@@ -70,8 +76,9 @@ public actor SocrataClient {
     }
 
     /// The JSON body at `url`, following the cache policy. Identical concurrent calls share one fetch; it is
-    /// cancelled only when every caller waiting on it is. `revalidate` asks the server even under cache-first (for
-    /// answers that must be current, such as the change check).
+    /// cancelled only when every caller waiting on it is. `revalidate` asks for an answer that must be current (the
+    /// change check): the server is asked even under cache-first, and a failure is never answered from a stale copy
+    /// under stale-if-error.
     public func get(_ url: URL, revalidate: Bool = false) async throws -> Data {
         let key = url.absoluteString + (revalidate ? " (revalidate)" : "")
         let shared: SharedFetch
@@ -89,7 +96,13 @@ public actor SocrataClient {
     /// One unconditional attempt, no cache, no retry: for reachability checks.
     public func probe(_ url: URL) async throws -> HTTPResponse {
         networkRequests += 1
-        return try await transport.send(HTTPRequest(url: url, headers: baseHeaders, timeout: settings.timeout))
+        return try await transport.send(request(url, headers: baseHeaders))
+    }
+
+    /// The request for `url`, with the client's limits and the token marked as a credential.
+    private func request(_ url: URL, headers: [String: String]) -> HTTPRequest {
+        HTTPRequest(url: url, headers: headers, timeout: settings.timeout, maximumBodyBytes: settings.maximumBodyBytes,
+                    credentialHeaders: ["X-App-Token"])
     }
 
     private var baseHeaders: [String: String] {
@@ -124,7 +137,7 @@ public actor SocrataClient {
             let body = try await fetchFromNetwork(url, cached: cached)
             await memory?.insert(body, forKey: key)
             return body
-        } catch let error as BridgetError where settings.cachePolicy == .staleIfError {
+        } catch let error as BridgetError where settings.cachePolicy == .staleIfError && !revalidate {
             guard let cached else { throw error }
             warn("serving the cached copy of \(key) from \(cached.metadata.fetchedAt) because: \(error.message)")
             return cached.body
@@ -145,17 +158,30 @@ public actor SocrataClient {
             networkRequests += 1
             let response: HTTPResponse
             do {
-                response = try await transport.send(HTTPRequest(url: url, headers: headers, timeout: settings.timeout))
+                response = try await transport.send(request(url, headers: headers))
+            } catch let error as HTTPBodyTooLarge {
+                throw Self.tooLarge(error, url: key)
             } catch let error as URLError {
                 if error.code == .cancelled || Task.isCancelled { throw CancellationError() }
-                guard let retryable = Self.transportError(error, url: key) else { throw Self.permanentError(error, url: key) }
-                lastError = retryable
+                guard !Self.permanentTransportFailures.contains(error.code) else {
+                    throw Self.permanentError(error, url: key)
+                }
+                lastError = Self.transportError(error, url: key)
                 if attempt < settings.retry.maxAttempts { try await wait(afterAttempt: attempt, retryAfter: nil) }
                 continue
             }
             switch response.status {
             case 200:
-                let body = try check(response, url: key)
+                let body: Data
+                do {
+                    body = try check(response, url: key)
+                } catch let error as BridgetError where error.code == "network.malformed-body" {
+                    // A body cut short or garbled on the way (a proxy, a dropped connection the server reported as
+                    // complete) is usually whole the next time.
+                    lastError = error
+                    if attempt < settings.retry.maxAttempts { try await wait(afterAttempt: attempt, retryAfter: nil) }
+                    continue
+                }
                 if let cache {
                     try await cache.store(body, forKey: key, etag: response.header("ETag"),
                                           lastModified: response.header("Last-Modified"),
@@ -201,14 +227,13 @@ public actor SocrataClient {
                 hint: "check provider.live.base_url: it should be the Socrata site, e.g. https://data.seattle.gov")
         }
         guard response.body.count <= settings.maximumBodyBytes else {
-            throw BridgetError.network(
-                "too-large", "\(url) sent \(response.body.count) bytes, over the limit of \(settings.maximumBodyBytes)",
-                hint: "lower provider.live.page_size or raise provider.live.max_page_bytes")
+            // A transport keeps to the limit while receiving; this guards one that does not.
+            throw Self.tooLarge(HTTPBodyTooLarge(limit: settings.maximumBodyBytes, declaredLength: nil), url: url)
         }
         // A structural check in one pass: a cut-off or garbled body must not reach the cache.
         guard JSONSyntax.isValid(response.body) else {
-            throw BridgetError.network("malformed-body", "\(url) sent a body that is not valid JSON "
-                                       + "(\(response.body.count) bytes)")
+            throw BridgetError.network("malformed-body", response.body.isEmpty ? "\(url) sent an empty body"
+                                       : "\(url) sent a body that is not valid JSON (\(response.body.count) bytes)")
         }
         return response.body
     }
@@ -227,17 +252,31 @@ public actor SocrataClient {
                                     hint: hint)
     }
 
-    /// A retryable transport failure as an error, or `nil` when the failure is permanent.
-    static func transportError(_ error: URLError, url: String) -> BridgetError? {
+    /// Transport failures that another attempt cannot mend: the request itself is wrong, the server's identity was
+    /// refused, or the user cancelled. Every other failure (timeouts, refused, reset or dropped connections, a body
+    /// cut short, libcurl's unclassified -1) is retried.
+    static let permanentTransportFailures: Set<URLError.Code> = [
+        .badURL, .unsupportedURL, .cancelled, .userCancelledAuthentication, .userAuthenticationRequired,
+        .serverCertificateHasBadDate, .serverCertificateUntrusted, .serverCertificateHasUnknownRoot,
+        .serverCertificateNotYetValid, .clientCertificateRejected, .clientCertificateRequired,
+        .appTransportSecurityRequiresSecureConnection, .fileDoesNotExist, .fileIsDirectory,
+        .noPermissionsToReadFile, .dataLengthExceedsMaximum, .httpTooManyRedirects, .redirectToNonExistentLocation,
+    ]
+
+    /// A retryable transport failure as an error.
+    static func transportError(_ error: URLError, url: String) -> BridgetError {
         switch error.code {
         case .timedOut:
             return .network("timeout", "\(url) did not answer in time")
-        case .networkConnectionLost, .cannotConnectToHost, .notConnectedToInternet, .dnsLookupFailed,
-             .cannotFindHost, .cannotParseResponse, .badServerResponse, .zeroByteResource, .resourceUnavailable:
-            return .network("connection", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
         default:
-            return nil
+            return .network("connection", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
         }
+    }
+
+    static func tooLarge(_ error: HTTPBodyTooLarge, url: String) -> BridgetError {
+        let what = error.declaredLength.map { "declared a body of \($0) bytes" } ?? "sent a body"
+        return .network("too-large", "\(url) \(what), over the limit of \(error.limit) bytes",
+                        hint: "lower provider.live.page_size or raise provider.live.max_page_bytes")
     }
 
     static func permanentError(_ error: URLError, url: String) -> BridgetError {

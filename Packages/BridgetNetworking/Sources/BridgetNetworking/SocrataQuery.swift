@@ -38,6 +38,13 @@ public struct SocrataQuery: Sendable, Equatable {
     /// A one-row summary of the whole dataset: its row count and latest opening, a cheap change check.
     public var changeCheckURL: URL { url([("$select", "count(*) AS n, max(opendatetime) AS latest")]) }
 
+    /// The number of rows a walk of `pageURL(since:…)` pages must reach (`[{"n":"…"}]`).
+    public func countURL(since: FloatingTimestamp?) -> URL {
+        var parameters = [("$select", "count(*) AS n")]
+        if let since { parameters.append(("$where", "opendatetime >= " + Self.literal(since.description))) }
+        return url(parameters)
+    }
+
     /// A SoQL string literal: single quotes, an embedded quote doubled.
     public static func literal(_ text: String) -> String {
         "'" + text.replacingOccurrences(of: "'", with: "''") + "'"

@@ -1,0 +1,276 @@
+@testable import BridgetCLI
+import BridgetCaching
+import BridgetDTOs
+import BridgetNetworking
+import BridgetPersistence
+import Foundation
+import SocrataFixtureServer
+import Testing
+
+/// What a hostile network did to a sync (the hardening review), each through real HTTP on 127.0.0.1: the fixture
+/// server, and a proxy in front of it that breaks responses on the wire.
+@Suite("Hostile network")
+struct HostileNetworkTests {
+    /// A live provider on `baseURL` (the fixture's own, or a proxy's in front of it).
+    private func provider(_ fixture: LiveFixture, baseURL: URL? = nil, pageSize: Int = 100, cache: DiskCache? = nil,
+                          policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 10,
+                          attempts: Int = 4) throws -> LiveProvider {
+        LiveProvider(client: fixture.client(cache: cache, policy: policy, token: token, timeout: timeout, attempts: attempts),
+                     query: try SocrataQuery(baseURL: baseURL ?? fixture.baseURL, dataset: "gm8h-9449"), pageSize: pageSize)
+    }
+
+    private func expectExact(_ store: SQLiteBridgeStore, _ fixture: LiveFixture) async throws {
+        let stored = try await store.allEvents()
+        #expect(stored.count == fixture.expected.events.count)
+        #expect(Set(stored.map(\.key)) == Set(fixture.expected.events.map(\.key)))
+    }
+
+    // MARK: 1. Short pages
+
+    @Test("a server that caps $limit at 60 while the client asks 5,000 still gives every row, and the next sync is exact")
+    func cappedLimit() async throws {
+        let fixture = try await LiveFixture.start(rows: 700)
+        defer { Task { await fixture.stop() } }
+        fixture.server.capLimit(at: 60)
+        let provider = try provider(fixture, pageSize: 5_000)
+        let store = try fixture.store()
+        let report = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        #expect(report.fetched == 700)
+        #expect(report.pages == 12) // 11 pages of 60 and one of 40: none of them ended the walk
+        try await expectExact(store, fixture)
+        let again = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        #expect(again.sourceUnchanged)
+        try await expectExact(store, fixture)
+    }
+
+    @Test("one page cut short on the first attempt only: the walk goes on and the count is exact")
+    func oneShortPage() async throws {
+        let fixture = try await LiveFixture.start(rows: 500)
+        defer { Task { await fixture.stop() } }
+        fixture.server.inject([.pass, .pass, .shortPage(7)]) // change check, page 0, then page 1 cut to 7 rows
+        let store = try fixture.store()
+        let report = try await fixture.pipeline(provider: try provider(fixture), store: store).run(full: true)
+        #expect(report.fetched == 500)
+        try await expectExact(store, fixture)
+    }
+
+    @Test("a walk that keeps ending early fails, records no fingerprint, and the next sync fetches everything")
+    func walkEndingEarlyIsNotComplete() async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        // The change check, then page 0 empty four times with the count between: the walk resumes three times.
+        fixture.server.inject([.pass] + Array(repeating: [FixtureFault.shortPage(0), .pass], count: 4).flatMap { $0 })
+        let store = try fixture.store()
+        let provider = try provider(fixture)
+        await #expect(throws: BridgetError.self) {
+            try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        }
+        let run = try #require(try await store.syncRuns(limit: 1).first)
+        #expect(run.status == .failed)
+        #expect(run.error?.contains("reached 0 rows, but the server counts 300") == true, "\(run.error ?? "")")
+        #expect(try await store.lastSucceededRun(provider: "live") == nil)
+        let next = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        #expect(!next.sourceUnchanged && next.fetched == 300)
+        try await expectExact(store, fixture)
+    }
+
+    // MARK: 2. A failed change check under stale-if-error
+
+    @Test("stale-if-error never answers the change check from the cache: a failed check fetches pages and says so")
+    func changeCheckIsNeverStale() async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        let cache = try fixture.cache()
+        let provider = try provider(fixture, cache: cache, policy: .staleIfError, attempts: 2)
+        let store = try fixture.store()
+        _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        fixture.server.append([FixtureDataset.row(BridgeCatalog.seattle.bridges[2], open: "2026-03-01T10:00:00.000",
+                                                  close: "2026-03-01T10:05:00.000", minutes: "5")])
+        fixture.server.inject([.status(503), .status(503)]) // the change check fails twice: both its attempts
+        let report = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        #expect(!report.sourceUnchanged)
+        #expect(report.inserted == 1)
+        #expect(report.warnings.contains { $0.contains("the change check failed, so every page is fetched instead") })
+        #expect(try await store.lastSucceededRun(provider: "live")?.fingerprint == nil)
+    }
+
+    // MARK: 5. The token and other origins
+
+    @Test("a redirect to another origin does not carry the app token there")
+    func tokenStaysWithItsOrigin() async throws {
+        let fixture = try await LiveFixture.start(rows: 200)
+        defer { Task { await fixture.stop() } }
+        let elsewhere = WireFaultProxy(upstream: fixture.baseURL) // another port: another origin
+        let other = try elsewhere.start()
+        defer { elsewhere.stop() }
+        fixture.server.inject([.pass, .redirect(port: other.port ?? 0)]) // page 0 moves to the other origin
+        let store = try fixture.store()
+        let token = "s3cret-token-\(UUID().uuidString)"
+        let provider = try provider(fixture, token: token)
+        let report = try await fixture.pipeline(provider: provider, store: store).run(full: true)
+        #expect(report.fetched == 200)
+        let redirected = try #require(elsewhere.requests.first)
+        #expect(redirected.target.contains("$offset=0") || redirected.target.contains("%24offset=0"))
+        #expect(elsewhere.requests.allSatisfy { $0.headers["x-app-token"] == nil })
+        #expect(fixture.server.requests.first?.headers["x-app-token"] == token) // its own origin still gets it
+    }
+
+    // MARK: 6. Body size while receiving
+
+    @Test("a gzip body that expands past the limit is cut off while it arrives: memory stays near the limit")
+    func gzipBombIsCutOff() async throws {
+        let fixture = try await LiveFixture.start(rows: 100)
+        defer { Task { await fixture.stop() } }
+        let proxy = WireFaultProxy(upstream: fixture.baseURL)
+        let front = try proxy.start()
+        defer { proxy.stop() }
+        let expanded = 2_000_000_000 // 12.6 MB on the wire
+        proxy.inject([.gzipBomb(expandedBytes: expanded)])
+        let client = fixture.client(cache: nil, timeout: 20, maxBytes: 2_000_000)
+        // The peak resident size from here on (writing 5 to clear_refs resets it): the whole body held at once, as
+        // before the limit was kept while receiving, is 2 GB.
+        try "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        let baseline = try #require(Self.residentKilobytes("VmRSS"))
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.get(try SocrataQuery(baseURL: front, dataset: "gm8h-9449").changeCheckURL)
+            Issue.record("expected network.too-large")
+        } catch let error as BridgetError {
+            #expect(error.code == "network.too-large")
+            #expect(error.message.contains("over the limit of 2000000 bytes"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // libcurl may go on reading the connection after the error (the task's cancellation waits for its queue);
+        // what it reads is dropped. Wait until the proxy is done, so the whole body had its chance to pile up.
+        _ = await Self.firstRequest(proxy)
+        let peak = try #require(Self.residentKilobytes("VmHWM"))
+        #expect(peak - baseline < 300_000, "the resident size grew by \(peak - baseline) kB")
+        #expect(proxy.requests.count == 1) // not retried
+    }
+
+    /// A `/proc/self/status` figure in kB.
+    private static func residentKilobytes(_ field: String) -> Int? {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+        return line?.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            ?? line?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap { Int($0) }
+    }
+
+    @Test("a declared Content-Length over the limit is refused before the body is read")
+    func declaredLengthIsRefused() async throws {
+        let fixture = try await LiveFixture.start(rows: 100)
+        defer { Task { await fixture.stop() } }
+        let proxy = WireFaultProxy(upstream: fixture.baseURL)
+        let front = try proxy.start()
+        defer { proxy.stop() }
+        proxy.inject([.declaredLength(10_000_000_000)])
+        let client = fixture.client(cache: nil, timeout: 20, maxBytes: 2_000_000)
+        let started = ContinuousClock.now
+        do {
+            _ = try await client.get(try SocrataQuery(baseURL: front, dataset: "gm8h-9449").changeCheckURL)
+            Issue.record("expected network.too-large")
+        } catch let error as BridgetError {
+            #expect(error.code == "network.too-large")
+            #expect(error.message.contains("declared a body of 10000000000 bytes"), "\(error.message)")
+        }
+        // "declared": refused on the response's head, before any of the body was taken in.
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(proxy.requests.count <= 1) // not retried
+    }
+
+    // MARK: 7. The timeout is a deadline
+
+    @Test("a body dripped a byte at a time ends at the deadline and is retried")
+    func dripIsADeadline() async throws {
+        let fixture = try await LiveFixture.start(rows: 200)
+        defer { Task { await fixture.stop() } }
+        let proxy = WireFaultProxy(upstream: fixture.baseURL)
+        let front = try proxy.start()
+        defer { proxy.stop() }
+        // The change check's body (about 50 bytes) at 4 bytes a second: 12 s without a deadline, while each byte
+        // comes well within the session's idle timeout.
+        proxy.inject([.drip(interval: 0.25)])
+        let store = try fixture.store()
+        let started = ContinuousClock.now
+        let report = try await fixture.pipeline(provider: try provider(fixture, baseURL: front, timeout: 2), store: store)
+            .run(full: true)
+        #expect(ContinuousClock.now - started < .seconds(11))
+        #expect(report.fetched == 200)
+        #expect(proxy.requests.count >= 2) // the dripped attempt ended, and the change check was asked again
+        #expect(proxy.requests.contains { $0.fault == .drip(interval: 0.25) } || proxy.pendingFaults == 0)
+        try await expectExact(store, fixture)
+    }
+
+    // MARK: 9. Cut-off bodies are retried
+
+    static let cutOff: [WireFault] = [.cutBody, .closeMidBody]
+
+    @Test("a body cut short is retried and the sync is exact", arguments: cutOff)
+    func cutBodyOnce(_ fault: WireFault) async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        let proxy = WireFaultProxy(upstream: fixture.baseURL)
+        let front = try proxy.start()
+        defer { proxy.stop() }
+        let store = try fixture.store()
+        let provider = try provider(fixture, baseURL: front)
+        proxy.inject([fault, fault]) // the change check, then its retry
+        let report = try await fixture.pipeline(provider: provider, store: store).run(full: true)
+        #expect(report.fetched == 300)
+        #expect(proxy.requests.prefix(2).allSatisfy { $0.fault == fault })
+        try await expectExact(store, fixture)
+    }
+
+    @Test("a body cut short every time fails with a clear error and leaves the store as it was", arguments: cutOff)
+    func cutBodyAlways(_ fault: WireFault) async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        let proxy = WireFaultProxy(upstream: fixture.baseURL)
+        let front = try proxy.start()
+        defer { proxy.stop() }
+        let store = try fixture.store()
+        let provider = try provider(fixture, baseURL: front, attempts: 3)
+        _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+        let before = try await store.allEvents()
+        fixture.server.append([FixtureDataset.row(BridgeCatalog.seattle.bridges[0], open: "2026-02-01T10:00:00.000",
+                                                  close: "2026-02-01T10:04:00.000", minutes: "4")])
+        proxy.inject(Array(repeating: fault, count: 6)) // every attempt of the change check, then of page 0
+        do {
+            _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
+            Issue.record("expected the sync to fail")
+        } catch let error as BridgetError {
+            #expect(error.message.contains("gave up on \(front.absoluteString)/resource/gm8h-9449.json"), "\(error.message)")
+            #expect(error.message.contains("after 3 attempts"))
+        }
+        #expect(try await store.allEvents() == before)
+        #expect(try await store.syncRuns(limit: 1).first?.status == .failed)
+    }
+
+    @Test("an empty 200 body is retried once and fails clearly when it never mends")
+    func emptyBody() async throws {
+        let fixture = try await LiveFixture.start(rows: 200)
+        defer { Task { await fixture.stop() } }
+        let store = try fixture.store()
+        fixture.server.inject([.pass, .emptyBody]) // page 0 empty once
+        let report = try await fixture.pipeline(provider: try provider(fixture, attempts: 2), store: store).run(full: true)
+        #expect(report.fetched == 200)
+        try await expectExact(store, fixture)
+
+        let client = fixture.client(cache: nil, attempts: 2)
+        fixture.server.inject([.emptyBody, .emptyBody])
+        do {
+            _ = try await client.get(try fixture.query.changeCheckURL)
+            Issue.record("expected the request to fail")
+        } catch let error as BridgetError {
+            #expect(error.code == "network.malformed-body")
+            #expect(error.message.contains("sent an empty body"), "\(error.message)")
+        }
+    }
+
+    /// The proxy's first request once it has finished answering it (its log entry is written at the end).
+    private static func firstRequest(_ proxy: WireFaultProxy) async -> WireFaultProxy.LoggedRequest? {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while proxy.requests.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        return proxy.requests.first
+    }
+}
