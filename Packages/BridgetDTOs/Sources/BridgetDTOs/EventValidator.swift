@@ -15,7 +15,7 @@ public struct EventValidator: Sendable {
     public struct Outcome: Sendable, Equatable {
         /// Accepted events, in input order.
         public var events: [BridgeEventDTO]
-        /// Rejected rows with their reasons, in input order.
+        /// Rejected rows with their reasons and positions in the batch, in input order.
         public var rejected: [RejectedRow]
 
         /// Rejections counted by reason.
@@ -71,9 +71,10 @@ public struct EventValidator: Sendable {
                 if seen.insert(event.key).inserted {
                     outcome.events.append(event)
                 } else {
-                    outcome.rejected.append(RejectedRow(reason: .duplicateInBatch, row: row))
+                    outcome.rejected.append(RejectedRow(reason: .duplicateInBatch, row: row, index: index))
                 }
-            case .failure(let rejection):
+            case .failure(var rejection):
+                rejection.index = index
                 outcome.rejected.append(rejection)
             }
         }

@@ -44,11 +44,14 @@ public struct RejectedRow: Sendable, Codable, Equatable {
     public let reason: RejectionReason
     /// The row as received.
     public let row: SocrataRow
+    /// The row's 0-based position in the batch it was judged in, when judged in a batch.
+    public var index: Int?
 
     /// Creates a rejection record.
-    public init(reason: RejectionReason, row: SocrataRow) {
+    public init(reason: RejectionReason, row: SocrataRow, index: Int? = nil) {
         self.reason = reason
         self.row = row
+        self.index = index
     }
 }
 

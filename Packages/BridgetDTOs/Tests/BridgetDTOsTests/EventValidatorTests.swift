@@ -132,7 +132,11 @@ struct EventValidatorTests {
         // does the concurrent first pass, whole or in chunks.
         let alone = rows.map { validator.validate($0) }
         #expect(outcome.events == alone.compactMap { try? $0.get() })
-        #expect(outcome.rejected == alone.compactMap { if case .failure(let rejection) = $0 { rejection } else { nil } })
+        #expect(outcome.rejected == alone.enumerated().compactMap { index, result in
+            guard case .failure(var rejection) = result else { return nil }
+            rejection.index = index // a batch says where in it each rejected row was
+            return rejection
+        })
         #expect(validator.firstPass(rows[...]) == alone)
         #expect(validator.firstPass(rows[..<6]) + validator.firstPass(rows[6...]) == alone)
     }

@@ -63,6 +63,7 @@ struct BridgetAssembly: Sendable {
                     + "\(live.maximumPageBytes) (rows are up to ~400 bytes)",
                 hint: "use a page_size of at most \(live.maximumPageBytes / 400)")
         }
+        try checkTokenTransport()
         guard let policy = CachePolicy(name: configuration.cache.policy, maxAge: configuration.cache.maximumAge) else {
             throw BridgetError.configuration("cache-policy", "unknown cache.policy '\(configuration.cache.policy)'")
         }
@@ -74,6 +75,26 @@ struct BridgetAssembly: Sendable {
         return SocrataClient(transport: URLSessionTransport(timeout: live.timeout), cache: try makeDiskCache(), settings: settings,
                              seed: UInt64(truncatingIfNeeded: Int64(now().timeIntervalSince1970)),
                              warn: { Terminal.note($0) })
+    }
+
+    /// Refuses a live provider whose app token would cross the network unencrypted: a plain-http base URL is fine
+    /// for loopback only. Checked when a command starts, before anything is written.
+    func checkTokenTransport() throws {
+        let live = configuration.live
+        guard configuration.provider == .live, configuration.appToken != nil, let url = URL(string: live.baseURL),
+              url.scheme?.lowercased() == "http", !Self.isLoopback(host: url.host ?? "")
+        else { return }
+        throw BridgetError.configuration(
+            "insecure-token", "provider.live.base_url '\(live.baseURL)' is plain http, and an app token is set "
+                + "($\(live.appTokenVariable)): the token would cross the network unencrypted",
+            hint: "use an https:// base_url, or unset $\(live.appTokenVariable)")
+    }
+
+    /// Whether `host` is this machine: `localhost`, 127.0.0.0/8 or ::1.
+    static func isLoopback(host: String) -> Bool {
+        let host = host.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        return host == "localhost" || host == "::1" || host.hasPrefix("127.")
+            && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil }
     }
 
     /// The configured store, opened and migrated. For a command that only reads, a SQLite store that cannot be
@@ -110,10 +131,10 @@ struct BridgetAssembly: Sendable {
     }
 
     /// A sync pipeline over the configured parts.
-    func makeSyncPipeline(store: any BridgeStore) throws -> SyncPipeline {
+    func makeSyncPipeline(store: any BridgeStore, rejects: RejectedRowLog? = nil) throws -> SyncPipeline {
         SyncPipeline(
             provider: try makeProvider(), processor: makeProcessor(store: store), store: store,
-            batchSize: configuration.batchSize, overlap: configuration.overlap, now: now)
+            batchSize: configuration.batchSize, overlap: configuration.overlap, now: now, rejects: rejects)
     }
 
     /// Describes where data lives, for messages: the file path, or "memory".

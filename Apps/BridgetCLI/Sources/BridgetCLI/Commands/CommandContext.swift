@@ -31,7 +31,9 @@ struct CommandContext: Sendable {
                 hint: "install the tzdata package")
         }
         let configuration = try ConfigurationLoader(environment: environment).load(explicitPath: options.config)
-        return CommandContext(assembly: BridgetAssembly(configuration: configuration), environment: environment)
+        let assembly = BridgetAssembly(configuration: configuration)
+        try assembly.checkTokenTransport()
+        return CommandContext(assembly: assembly, environment: environment)
     }
 
     /// Opens the store; with the in-memory store, first syncs so read commands have data to show.
@@ -97,8 +99,34 @@ enum Terminal {
 
     static func note(_ message: String) { writeError("note: " + message + "\n") }
 
-    static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.utf8)) }
+    /// Writes lines to standard error, each made safe for a terminal (`terminalSafe`).
+    static func writeError(_ text: String) { FileHandle.standardError.write(Data(text.terminalSafeLines.utf8)) }
 
     /// True when standard error is an interactive terminal (progress is drawn only then).
     static var isInteractive: Bool { isatty(STDERR_FILENO) == 1 }
+}
+
+/// The options of commands that reject rows (`sync`, `import`): where the rejected rows go.
+struct RejectOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "Append each rejected row to this file as NDJSON: the row as received, its reason and where it came from "
+            + "(default: the config's rejects_path, else nowhere).", valueName: "file"))
+    var rejects: String?
+
+    @Flag(name: .long, help: "Print up to three rejected rows of each reason.")
+    var verbose = false
+
+    /// The log for this run: to `--rejects`, else the configured path; examples only, with `--verbose` and no file.
+    func log(configured: String?) throws -> RejectedRowLog? {
+        let path = rejects ?? configured
+        guard path != nil || verbose else { return nil }
+        return try RejectedRowLog(path: path)
+    }
+
+    /// After the summary: the examples (with `--verbose`) and where the rows went, on standard error.
+    func report(_ log: RejectedRowLog?, rejected: Int) {
+        guard let log, rejected > 0 else { return }
+        if verbose { for line in log.exampleLines { Terminal.writeError(line + "\n") } }
+        if let path = log.path { Terminal.note("\(log.written) rejected rows appended to \(path)") }
+    }
 }

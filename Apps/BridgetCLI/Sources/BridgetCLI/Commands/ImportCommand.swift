@@ -16,7 +16,9 @@ struct ImportCommand: AsyncParsableCommand {
             batches (import.batch_size), each in one transaction with a checkpoint of where it
             ended in the file: an import stopped at any moment (Ctrl-C, kill, power loss)
             leaves a consistent store, and running the same command again continues after
-            the last committed batch. Importing a file twice adds nothing.
+            the last committed batch. Importing a file twice adds nothing. --rejects FILE (or
+            import.rejects_path) appends each rejected row to FILE as NDJSON with its reason
+            and line; --verbose prints up to three of each reason.
 
               bridget import openings.ndjson
               bridget export --format csv --out - | bridget import - --format csv
@@ -39,15 +41,19 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "No progress line.")
     var quiet = false
 
+    @OptionGroup var rejectOptions: RejectOptions
+
     func run() async throws {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let source = try ImportSource.open(file, format: format)
             defer { source.close() }
             let store = try context.assembly.makeStore()
+            let rejects = try rejectOptions.log(configured: context.assembly.configuration.importRejectsPath)
+            defer { rejects?.close() }
             let pipeline = ImportPipeline(
                 processor: context.assembly.makeProcessor(store: store), store: store,
-                batchSize: context.assembly.configuration.importBatchSize, now: context.assembly.now)
+                batchSize: context.assembly.configuration.importBatchSize, now: context.assembly.now, rejects: rejects)
             let meter = ProgressMeter(verb: "importing", total: source.size.map { .bytes($0) },
                                       enabled: !quiet && Terminal.isInteractive)
             let restart = self.restart
@@ -59,6 +65,7 @@ struct ImportCommand: AsyncParsableCommand {
             }
             meter.finish()
             try write(report, storeDescription: context.assembly.storeDescription)
+            rejectOptions.report(rejects, rejected: report.rejected)
             if !report.completed {
                 Terminal.error("interrupted after \(report.rowsRead) rows; run the same command again to continue")
                 throw ExitCode(130)

@@ -53,7 +53,7 @@ struct RouteCommand: AsyncParsableCommand {
                     throw BridgetError.validation("bad-order", "crossings must be given in travel order (minutes rising)")
                 }
                 try await store.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
-                print("saved route \(name) with \(crossings.count) crossings")
+                print("saved route \(name.terminalSafe) with \(crossings.count) crossings")
             }
         }
     }
@@ -116,7 +116,7 @@ struct RouteCommand: AsyncParsableCommand {
                 guard try await store.removeRoute(named: name) else {
                     throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
                 }
-                print("removed route \(name)")
+                print("removed route \(name.terminalSafe)")
             }
         }
     }
@@ -133,7 +133,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let store = try CommandContext.load(global).assembly.makeStore()
                 let route = try await RouteCommand.route(name, in: store)
                 try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
-                print(off ? "\(name) is no longer a favourite" : "★ \(name)")
+                print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
             }
         }
     }

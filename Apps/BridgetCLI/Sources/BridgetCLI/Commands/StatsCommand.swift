@@ -38,7 +38,7 @@ struct StatsCommand: AsyncParsableCommand {
                     map.render(title: "\(bridge.bridgeName) (\(bridge.openings) openings, Seattle time)",
                                counts: bridge.hourOfWeek)
                 }
-                print(sections.joined(separator: "\n\n"))
+                print(sections.joined(separator: "\n\n").terminalSafeLines)
                 print("\n" + map.legend())
                 return
             }

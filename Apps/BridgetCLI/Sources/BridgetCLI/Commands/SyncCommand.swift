@@ -12,8 +12,14 @@ struct SyncCommand: AsyncParsableCommand {
             Incremental by default: starts from the newest stored opening, less
             sync.overlap_hours, and relies on the store's idempotent upsert, so running it
             twice stores the same rows (the second run inserts 0). Every row is validated;
-            invalid rows are counted by reason and not stored. Each batch is committed on
-            its own, so an interrupted sync keeps what it wrote and the next one resumes.
+            invalid rows are counted by reason and not stored; --rejects FILE (or
+            sync.rejects_path) appends each of them to FILE as NDJSON, as received, with its
+            reason and the page it came from, and --verbose prints up to three of each reason.
+            Each batch is committed on its own, so an interrupted sync keeps what it wrote and
+            the next one resumes.
+
+              bridget sync
+              bridget sync --rejects rejected.ndjson --verbose
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -25,11 +31,15 @@ struct SyncCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "No progress line.")
     var quiet = false
 
+    @OptionGroup var rejectOptions: RejectOptions
+
     func run() async throws {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let store = try context.assembly.makeStore()
-            let pipeline = try context.assembly.makeSyncPipeline(store: store)
+            let rejects = try rejectOptions.log(configured: context.assembly.configuration.syncRejectsPath)
+            defer { rejects?.close() }
+            let pipeline = try context.assembly.makeSyncPipeline(store: store, rejects: rejects)
             let meter = ProgressMeter(verb: "syncing", total: nil, enabled: !quiet && Terminal.isInteractive)
             let full = self.full
             let report = try await cancellingOnInterrupt {
@@ -38,7 +48,9 @@ struct SyncCommand: AsyncParsableCommand {
                 }
             }
             meter.finish()
+            for warning in report.warnings { Terminal.note(warning) }
             try write(report, storeDescription: context.assembly.storeDescription)
+            rejectOptions.report(rejects, rejected: report.rejected)
             if !report.completed {
                 Terminal.error("interrupted after \(report.fetched) rows; the committed batches are kept and the next sync resumes")
                 throw ExitCode(130)

@@ -88,6 +88,9 @@ struct BridgetConfiguration: Sendable {
     var batchSize: Int
     /// Rows per transaction of `bridget import`.
     var importBatchSize: Int
+    /// Where `sync` and `import` append rejected rows when no `--rejects` is given.
+    var syncRejectsPath: String?
+    var importRejectsPath: String?
     var overlap: TimeInterval
     var maximumDistanceMeters: Double
     /// Rows of one bridge closer than this (seconds) are one opening.
@@ -124,6 +127,8 @@ struct BridgetConfiguration: Sendable {
         storePath = Self.resolveStorePath(resolved.text("store.path"), environment: environment)
         batchSize = resolved.integer("sync.batch_size")
         importBatchSize = resolved.integer("import.batch_size")
+        syncRejectsPath = resolved.text("sync.rejects_path")
+        importRejectsPath = resolved.text("import.rejects_path")
         overlap = TimeInterval(resolved.integer("sync.overlap_hours")) * 3600
         maximumDistanceMeters = resolved.number("validation.max_distance_meters")
         mergeGap = resolved.number("analysis.merge_gap_minutes") * 60

@@ -48,9 +48,11 @@ cache:                      # HTTP responses of the live provider (the cached pr
 sync:
   batch_size: 5000          # events written per transaction
   overlap_hours: 48         # an incremental sync re-reads this much before the newest stored opening
+  rejects_path: null        # append every rejected row to this NDJSON file (as --rejects does)
 
 import:
   batch_size: 10000         # rows validated and written per transaction (and per checkpoint) by `bridget import`
+  rejects_path: null        # append every rejected row to this NDJSON file (as --rejects does)
 
 analysis:
   merge_gap_minutes: 2      # rows of one bridge closer than this are one physical opening (0: no merging)

@@ -75,10 +75,12 @@ struct Tabular: Sendable {
 
     /// Aligned columns, numbers to the right, two spaces apart.
     func renderTable() -> String {
+        let columns = columns.map(\.terminalSafe)
+        let rows = rows.map { $0.map(\.display.terminalSafe) }
         var widths = columns.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], cell.display.count)
+                widths[index] = max(widths[index], cell.count)
             }
         }
         func line(_ cells: [String], numeric: [Bool]) -> String {
@@ -87,10 +89,10 @@ struct Tabular: Sendable {
                 return numeric[index] ? padding + text : text + padding
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
-        let numericColumns = columns.indices.map { index in rows.first.map { $0[index].numeric } ?? false }
+        let numericColumns = columns.indices.map { index in self.rows.first.map { $0[index].numeric } ?? false }
         var lines = [line(columns, numeric: numericColumns)]
         lines.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
-        lines += rows.map { line($0.map(\.display), numeric: numericColumns) }
+        lines += rows.map { line($0, numeric: numericColumns) }
         return lines.joined(separator: "\n")
     }
 
@@ -102,7 +104,9 @@ struct Tabular: Sendable {
     }
 
     static func escape(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        // By byte, not by Character: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard field.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D })
+        else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
@@ -120,7 +124,7 @@ struct OutputWriter: Sendable {
             print(tabular.renderCSV())
         case .table:
             print(tabular.renderTable())
-            for note in notes { print(note) }
+            for note in notes { print(note.terminalSafeLines) }
         }
     }
 

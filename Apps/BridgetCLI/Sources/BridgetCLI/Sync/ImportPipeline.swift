@@ -102,6 +102,8 @@ struct ImportPipeline: Sendable {
     let batchSize: Int
     let now: @Sendable () -> Date
     var chunkSize = 1 << 20
+    /// Where rejected rows go (a file and `--verbose` examples), if anywhere.
+    var rejects: RejectedRowLog?
 
     /// Progress after each committed batch.
     struct Progress: Sendable {
@@ -144,7 +146,7 @@ struct ImportPipeline: Sendable {
         var pending: [UInt8] = []
         var inFlight: Task<UpsertCounts, any Error>?
         // The batch being validated while the next is read: reading, validating and writing overlap.
-        var validating: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition)?
+        var validating: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition, lines: [Int])?
         var totals = checkpoint.counts
         let startCounts = checkpoint.counts
         var interrupted = false
@@ -160,8 +162,11 @@ struct ImportPipeline: Sendable {
         }
 
         /// Waits for a validated batch and the write before it, then starts its write with its checkpoint.
-        func write(_ batch: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition)) async throws {
+        func write(_ batch: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition, lines: [Int])) async throws {
             let processed = try await batch.task.value
+            try rejects?.record(processed.rejections, run: runID) { rejection in
+                RejectedRowOrigin(file: source.label, line: rejection.index.map { batch.lines[$0] })
+            }
             if let inFlight { totals = totals + (try await inFlight.value) }
             inFlight = nil
             // The batch before is freed by now: hand its pages back, so the peak stays that of a few batches.
@@ -218,7 +223,7 @@ struct ImportPipeline: Sendable {
                             bridges: catalog, rows: rows, syncTimestamp: now(), source: "import"))
                     }
                     if let previous = validating { try await write(previous) }
-                    validating = (next, batch.rows.count, batch.end)
+                    validating = (next, batch.rows.count, batch.end, batch.lines)
                 }
                 if let syntaxError {
                     if let last = validating { try await write(last) }
@@ -273,28 +278,34 @@ struct ImportPipeline: Sendable {
 private struct Batcher {
     let batchSize: Int
     private var current: [SocrataRow] = []
+    /// The line each row of `current` ends on, for the report of rejected rows.
+    private var lines: [Int] = []
     private var end = RowPosition(offset: 0, line: 1)
-    private var ready: [(rows: [SocrataRow], end: RowPosition)] = []
+    private var ready: [(rows: [SocrataRow], end: RowPosition, lines: [Int])] = []
 
     init(batchSize: Int) {
         self.batchSize = batchSize
         current.reserveCapacity(batchSize)
+        lines.reserveCapacity(batchSize)
     }
 
     mutating func add(_ row: SocrataRow, at position: RowPosition) {
         if current.count >= batchSize, !EventValidator.mayDependOnBatch(row) { flush() }
         current.append(row)
+        lines.append(position.line)
         end = position
     }
 
     mutating func flush() {
         guard !current.isEmpty else { return }
-        ready.append((current, end))
+        ready.append((current, end, lines))
         current = []
         current.reserveCapacity(batchSize)
+        lines = []
+        lines.reserveCapacity(batchSize)
     }
 
-    mutating func takeReady() -> [(rows: [SocrataRow], end: RowPosition)] {
+    mutating func takeReady() -> [(rows: [SocrataRow], end: RowPosition, lines: [Int])] {
         defer { ready = [] }
         return ready
     }

@@ -25,6 +25,8 @@ struct SyncReport: Sendable, Codable, Equatable {
     var sourceUnchanged: Bool
     /// False when interrupted (Ctrl-C): the committed batches stay, and the next sync resumes from the watermark.
     var completed: Bool = true
+    /// What went wrong without failing the sync (a change check that failed, so every page was fetched instead).
+    var warnings: [String] = []
 }
 
 /// Progress of a running sync, reported after each committed batch.
@@ -42,6 +44,8 @@ struct SyncPipeline: Sendable {
     let batchSize: Int
     let overlap: TimeInterval
     let now: @Sendable () -> Date
+    /// Where rejected rows go (a file and `--verbose` examples), if anywhere.
+    var rejects: RejectedRowLog?
 
     func run(full: Bool, progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
         let startedAt = now()
@@ -56,12 +60,19 @@ struct SyncPipeline: Sendable {
             id: runID, provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
         var pages = 0
         var sourceUnchanged = false
+        var warnings: [String] = []
         // The write of one page runs while the next page is validated: at most one write is in flight. It is not a
         // child task, so an interruption lets it commit whole before the run stops.
         var inFlight: Task<UpsertCounts, any Error>?
         do {
-            // A cheap change check first: an unchanged source costs one small request and stores nothing.
-            record.fingerprint = try await provider.changeFingerprint()
+            // A cheap change check first: an unchanged source costs one small request and stores nothing. A check that
+            // fails says nothing about the source, so every page is fetched instead (and no fingerprint is recorded).
+            do {
+                record.fingerprint = try await provider.changeFingerprint()
+            } catch let error as BridgetError {
+                try Task.checkCancellation()
+                warnings.append("the change check failed, so every page is fetched instead: \(error.message)")
+            }
             if !full, watermarkBefore != nil, let fingerprint = record.fingerprint,
                try await store.lastSucceededRun(provider: provider.name)?.fingerprint == fingerprint {
                 sourceUnchanged = true
@@ -81,6 +92,9 @@ struct SyncPipeline: Sendable {
                 try await store.upsertTrafficFlows(processed.trafficFlows)
                 record.fetched += page.rows.count
                 record.rejections.merge(processed.rejectionCounts)
+                try rejects?.record(processed.rejections, run: runID) { rejection in
+                    RejectedRowOrigin(provider: provider.name, page: page.index, url: page.source, index: rejection.index)
+                }
                 let (store, events, size) = (self.store, processed.events, max(batchSize, 1))
                 inFlight = Task {
                     var counts = UpsertCounts()
@@ -121,17 +135,17 @@ struct SyncPipeline: Sendable {
             }.value
             guard interrupted else { throw error }
             return report(closing, startedAt: startedAt, full: full, since: since, pages: pages, sourceUnchanged: false,
-                          completed: false)
+                          completed: false, warnings: warnings)
         }
         record.finishedAt = now()
         record.watermarkAfter = try await store.latestOpening()
         try await store.finishSyncRun(record)
         return report(record, startedAt: startedAt, full: full, since: since, pages: pages,
-                      sourceUnchanged: sourceUnchanged, completed: true)
+                      sourceUnchanged: sourceUnchanged, completed: true, warnings: warnings)
     }
 
     private func report(_ record: SyncRunRecord, startedAt: Date, full: Bool, since: Date?, pages: Int,
-                        sourceUnchanged: Bool, completed: Bool) -> SyncReport {
+                        sourceUnchanged: Bool, completed: Bool, warnings: [String]) -> SyncReport {
         SyncReport(
             runID: record.id, provider: provider.name, full: full, startedAt: startedAt,
             finishedAt: record.finishedAt ?? startedAt, since: since, watermarkBefore: record.watermarkBefore,
@@ -139,7 +153,7 @@ struct SyncPipeline: Sendable {
             inserted: record.counts.inserted, updated: record.counts.updated, unchanged: record.counts.unchanged,
             rejected: record.rejections.total,
             rejectedByReason: Dictionary(uniqueKeysWithValues: record.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
-            sourceUnchanged: sourceUnchanged, completed: completed)
+            sourceUnchanged: sourceUnchanged, completed: completed, warnings: warnings)
     }
 }
 
