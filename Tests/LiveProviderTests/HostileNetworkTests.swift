@@ -54,6 +54,22 @@ struct HostileNetworkTests {
         try await expectExact(store, fixture)
     }
 
+    @Test("an empty page before the end, cached with its ETag, is asked for again unconditionally: the sync is exact")
+    func emptyPageIsNotRevalidated() async throws {
+        let fixture = try await LiveFixture.start(rows: 300)
+        defer { Task { await fixture.stop() } }
+        // The change check, page 0 empty (cached with the page's ETag), the count, page 0 empty again, the count.
+        fixture.server.inject([.pass, .shortPage(0), .pass, .shortPage(0)])
+        let store = try fixture.store()
+        let report = try await fixture.pipeline(provider: try provider(fixture, cache: try fixture.cache()), store: store)
+            .run(full: true)
+        #expect(report.fetched == 300)
+        try await expectExact(store, fixture)
+        let pageZero = fixture.server.requests.filter { $0.query["$offset"] == "0" }
+        #expect(pageZero.count == 3)
+        #expect(pageZero.dropFirst().allSatisfy { $0.headers["if-none-match"] == nil })
+    }
+
     @Test("a walk that keeps ending early fails, records no fingerprint, and the next sync fetches everything")
     func walkEndingEarlyIsNotComplete() async throws {
         let fixture = try await LiveFixture.start(rows: 300)
@@ -61,7 +77,7 @@ struct HostileNetworkTests {
         // The change check, then page 0 empty four times with the count between: the walk resumes three times.
         fixture.server.inject([.pass] + Array(repeating: [FixtureFault.shortPage(0), .pass], count: 4).flatMap { $0 })
         let store = try fixture.store()
-        let provider = try provider(fixture)
+        let provider = try provider(fixture, cache: try fixture.cache())
         await #expect(throws: BridgetError.self) {
             try await fixture.pipeline(provider: provider, store: store).run(full: false)
         }

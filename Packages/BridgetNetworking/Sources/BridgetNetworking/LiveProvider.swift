@@ -35,7 +35,7 @@ public struct LiveProvider: NetworkProcessing {
     }
 
     public func changeFingerprint() async throws -> String? {
-        let body = try await client.get(query.changeCheckURL, revalidate: true)
+        let body = try await client.get(query.changeCheckURL, freshness: .current)
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]], let row = rows.first else {
             throw BridgetError.network("malformed-body", "the change check of \(query.resourcePrefix) is not a one-row array")
         }
@@ -77,6 +77,9 @@ private actor LivePageCursor {
     private var offset = 0
     private var index = 0
     private var resumed = 0
+    /// The page after a resumption is asked for unconditionally: the empty answer may be in the cache with the
+    /// page's ETag, and a conditional request would get it back as a 304.
+    private var reloadNext = false
     private var finished = false
     private var previousPage: Data?
     /// The next page, already asked for and read while the consumer validates and stores this one.
@@ -98,7 +101,9 @@ private actor LivePageCursor {
                 prefetch = nil
                 page = try await withTaskCancellationHandler { try await pending.value } onCancel: { pending.cancel() }
             } else {
-                page = try await Self.fetch(query.pageURL(since: since, limit: pageSize, offset: offset), client)
+                page = try await Self.fetch(query.pageURL(since: since, limit: pageSize, offset: offset), client,
+                                            freshness: reloadNext ? .reloaded : .policy)
+                reloadNext = false
             }
             // A page identical to the one before means the server ignores $offset: paging would never end.
             guard page.rows.isEmpty || page.body != previousPage else {
@@ -139,11 +144,14 @@ private actor LivePageCursor {
         }
         resumed += 1
         previousPage = nil
+        reloadNext = true
     }
 
     /// A page and its rows; a body that is not an array of rows is a malformed page.
-    private static func fetch(_ url: URL, _ client: SocrataClient) async throws -> Fetched {
-        let body = try await client.get(url)
+    private static func fetch(_ url: URL, _ client: SocrataClient, freshness: SocrataClient.Freshness = .policy)
+        async throws -> Fetched
+    {
+        let body = try await client.get(url, freshness: freshness)
         do {
             return Fetched(url: url, body: body, rows: try SocrataJSONScanner.decodeArray(body))
         } catch {
@@ -153,7 +161,7 @@ private actor LivePageCursor {
 
     /// The server's count of rows (`[{"n":"…"}]`), asked of the server itself, never a stale copy.
     private static func count(_ url: URL, _ client: SocrataClient) async throws -> Int {
-        let body = try await client.get(url, revalidate: true)
+        let body = try await client.get(url, freshness: .current)
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]],
               let text = rows.first?["n"].map({ "\($0)" }), let count = Int(text)
         else {

@@ -75,17 +75,27 @@ public actor SocrataClient {
         self.random = SeededGenerator(seed: seed)
     }
 
-    /// The JSON body at `url`, following the cache policy. Identical concurrent calls share one fetch; it is
-    /// cancelled only when every caller waiting on it is. `revalidate` asks for an answer that must be current (the
-    /// change check): the server is asked even under cache-first, and a failure is never answered from a stale copy
-    /// under stale-if-error.
-    public func get(_ url: URL, revalidate: Bool = false) async throws -> Data {
-        let key = url.absoluteString + (revalidate ? " (revalidate)" : "")
+    /// How current an answer must be.
+    public enum Freshness: String, Sendable {
+        /// As the cache policy says.
+        case policy
+        /// From the server, even under cache-first (a 304 to the cached validators is fine), and never a stale copy
+        /// under stale-if-error: for answers that must be current, such as the change check.
+        case current
+        /// From the server, unconditionally (no cached validators sent), and never a stale copy: for a response the
+        /// cache may hold wrongly, such as a page that came back cut short with its ETag.
+        case reloaded
+    }
+
+    /// The JSON body at `url`, as current as `freshness` asks. Identical concurrent calls share one fetch; it is
+    /// cancelled only when every caller waiting on it is.
+    public func get(_ url: URL, freshness: Freshness = .policy) async throws -> Data {
+        let key = url.absoluteString + " (\(freshness.rawValue))"
         let shared: SharedFetch
         if let running = inFlight[key] {
             shared = running
         } else {
-            shared = SharedFetch(Task { try await self.fetch(url, revalidate: revalidate) })
+            shared = SharedFetch(Task { try await self.fetch(url, freshness: freshness) })
             inFlight[key] = shared
         }
         shared.join()
@@ -111,8 +121,9 @@ public actor SocrataClient {
         return headers
     }
 
-    private func fetch(_ url: URL, revalidate: Bool) async throws -> Data {
+    private func fetch(_ url: URL, freshness: Freshness) async throws -> Data {
         let key = url.absoluteString
+        let revalidate = freshness != .policy
         if !revalidate, let recent = await memory?.value(forKey: key) { return recent }
         let cached = await cache?.response(forKey: key)
         switch settings.cachePolicy {
@@ -134,7 +145,7 @@ public actor SocrataClient {
             break
         }
         do {
-            let body = try await fetchFromNetwork(url, cached: cached)
+            let body = try await fetchFromNetwork(url, cached: freshness == .reloaded ? nil : cached)
             await memory?.insert(body, forKey: key)
             return body
         } catch let error as BridgetError where settings.cachePolicy == .staleIfError && !revalidate {
