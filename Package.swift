@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
-// The root package: builds every local package once and runs every test with a single `swift test`.
-// Each package under Packages/ also stands alone (`swift test --package-path Packages/<Name>`).
+// The root package: builds every local package once, runs every test with a single `swift test`, and exports each
+// package as a library product, so another project can depend on this repository by URL and pick the products it
+// needs (`.product(name: "BridgetNetworking", package: "Bridget")`).
+//
+// SwiftPM can only export a product made of the package's own targets, so the packages' targets are declared here
+// as well, over the same source folders. Each package under Packages/ (and the CLI under Apps/BridgetCLI) still
+// stands alone with its own manifest (`swift test --package-path Packages/<Name>`); a change of a package's
+// dependencies or settings goes in both manifests.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -10,16 +16,18 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "Bridget",
+    // The packages' own floors (Mutex needs macOS 15 / iOS 18); the CLI and its tools run on Linux and macOS.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .executable(name: "bridget", targets: ["bridget"]),
         .executable(name: "socrata-fixture-server", targets: ["SocrataFixtureServerTool"]),
+        .library(name: "BridgetDTOs", targets: ["BridgetDTOs"]),
+        .library(name: "BridgetCaching", targets: ["BridgetCaching"]),
+        .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
+        .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
+        .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
     ],
     dependencies: [
-        .package(path: "Packages/BridgetDTOs"),
-        .package(path: "Packages/BridgetCaching"),
-        .package(path: "Packages/BridgetNetworking"),
-        .package(path: "Packages/BridgetPersistence"),
-        .package(path: "Packages/BridgetAnalysis"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -27,17 +35,38 @@ let package = Package(
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
     ],
     targets: [
+        // The packages (each also in Packages/<Name>/Package.swift).
+        .target(name: "BridgetDTOs", path: "Packages/BridgetDTOs/Sources/BridgetDTOs", swiftSettings: strictSettings),
+        .target(name: "BridgetCaching", dependencies: ["BridgetDTOs"], path: "Packages/BridgetCaching/Sources/BridgetCaching",
+                swiftSettings: strictSettings),
+        .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching"],
+                path: "Packages/BridgetNetworking/Sources/BridgetNetworking", swiftSettings: strictSettings),
+        // sqlite3_config, which is variadic and so out of Swift's reach.
+        .target(name: "CSQLiteSettings", path: "Packages/BridgetPersistence/Sources/CSQLiteSettings",
+                linkerSettings: [.linkedLibrary("sqlite3")]),
+        .target(
+            name: "BridgetPersistence",
+            dependencies: [
+                "BridgetDTOs", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
+            path: "Packages/BridgetPersistence/Sources/BridgetPersistence",
+            swiftSettings: strictSettings
+        ),
+        .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
+                swiftSettings: strictSettings),
+        // The CLI (also in Apps/BridgetCLI/Package.swift).
         // glibc's malloc_trim, which Swift's Glibc module does not export.
         .target(name: "CBridgetMemory", path: "Apps/BridgetCLI/Sources/CBridgetMemory"),
         .target(
             name: "BridgetCLI",
             dependencies: [
                 "CBridgetMemory",
-                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
-                .product(name: "BridgetCaching", package: "BridgetCaching"),
-                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
-                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
-                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                "BridgetDTOs",
+                "BridgetCaching",
+                "BridgetNetworking",
+                "BridgetPersistence",
+                "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -46,7 +75,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "bridget",
-            dependencies: ["BridgetCLI", .product(name: "BridgetPersistence", package: "BridgetPersistence")],
+            dependencies: ["BridgetCLI", "BridgetPersistence"],
             path: "Apps/BridgetCLI/Sources/bridget",
             swiftSettings: strictSettings
         ),
@@ -55,8 +84,8 @@ let package = Package(
             name: "SocrataFixtureServer",
             dependencies: [
                 .product(name: "FlyingFox", package: "FlyingFox"),
-                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
-                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                "BridgetDTOs",
+                "BridgetNetworking",
             ],
             path: "Tests/SocrataFixtureServer",
             swiftSettings: strictSettings
@@ -70,26 +99,26 @@ let package = Package(
         // One test target per package's own Tests/ folder, so one build runs them all.
         .testTarget(
             name: "DTOsPackageTests",
-            dependencies: [.product(name: "BridgetDTOs", package: "BridgetDTOs")],
+            dependencies: ["BridgetDTOs"],
             path: "Packages/BridgetDTOs/Tests/BridgetDTOsTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "CachingPackageTests",
-            dependencies: [.product(name: "BridgetCaching", package: "BridgetCaching")],
+            dependencies: ["BridgetCaching"],
             path: "Packages/BridgetCaching/Tests/BridgetCachingTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "NetworkingPackageTests",
-            dependencies: [.product(name: "BridgetNetworking", package: "BridgetNetworking")],
+            dependencies: ["BridgetNetworking"],
             path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PersistencePackageTests",
             dependencies: [
-                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                "BridgetPersistence",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",
@@ -97,7 +126,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnalysisPackageTests",
-            dependencies: [.product(name: "BridgetAnalysis", package: "BridgetAnalysis")],
+            dependencies: ["BridgetAnalysis"],
             path: "Packages/BridgetAnalysis/Tests/BridgetAnalysisTests",
             swiftSettings: strictSettings
         ),
@@ -122,9 +151,9 @@ let package = Package(
             name: "LiveProviderTests",
             dependencies: [
                 "BridgetCLI", "SocrataFixtureServer",
-                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
-                .product(name: "BridgetCaching", package: "BridgetCaching"),
-                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                "BridgetNetworking",
+                "BridgetCaching",
+                "BridgetPersistence",
             ],
             path: "Tests/LiveProviderTests",
             swiftSettings: strictSettings

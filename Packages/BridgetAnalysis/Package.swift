@@ -8,6 +8,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "BridgetAnalysis",
+    // Clock and Duration.
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [.library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"])],
     dependencies: [.package(path: "../BridgetDTOs")],
     targets: [

@@ -8,6 +8,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "BridgetNetworking",
+    // Synchronization's Mutex (the client's in-flight table, the transport's exchanges).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [.library(name: "BridgetNetworking", targets: ["BridgetNetworking"])],
     dependencies: [
         .package(path: "../BridgetDTOs"),

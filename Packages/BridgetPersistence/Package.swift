@@ -8,6 +8,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "BridgetPersistence",
+    // Synchronization's Mutex (the background checkpointer).
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [.library(name: "BridgetPersistence", targets: ["BridgetPersistence"])],
     dependencies: [
         .package(path: "../BridgetDTOs"),

@@ -1,0 +1,53 @@
+// swift-tools-version:6.1
+// The `bridget` command on its own: the composition root and its commands, over the packages by path.
+// `swift test --package-path Apps/BridgetCLI` runs its tests; the root manifest builds the same targets with the rest.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "BridgetCLI",
+    platforms: [.macOS(.v15)],
+    products: [.executable(name: "bridget", targets: ["bridget"])],
+    dependencies: [
+        .package(path: "../../Packages/BridgetDTOs"),
+        .package(path: "../../Packages/BridgetCaching"),
+        .package(path: "../../Packages/BridgetNetworking"),
+        .package(path: "../../Packages/BridgetPersistence"),
+        .package(path: "../../Packages/BridgetAnalysis"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // glibc's malloc_trim, which Swift's Glibc module does not export (a no-op elsewhere).
+        .target(name: "CBridgetMemory"),
+        .target(
+            name: "BridgetCLI",
+            dependencies: [
+                "CBridgetMemory",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "bridget",
+            dependencies: ["BridgetCLI", .product(name: "BridgetPersistence", package: "BridgetPersistence")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetCLITests",
+            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSettings
+        ),
+    ]
+)
