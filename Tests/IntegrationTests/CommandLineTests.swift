@@ -263,7 +263,7 @@ struct CommandLineTests {
         try garbage.write(to: URL(fileURLWithPath: bridget.storePath))
         let result = try bridget.run(["sync", "--config", config])
         #expect(result.status == 74)
-        #expect(result.stderr.contains("not a readable SQLite database"))
+        #expect(result.stderr.contains("is not a SQLite database"), "\(result.stderr)")
         #expect(FileManager.default.contents(atPath: bridget.storePath) == garbage)
     }
 

@@ -104,6 +104,64 @@ struct ImportExportTests {
         #expect(count == 2)
     }
 
+    @Test("a text holding a NUL or another control character is rejected and counted; what is stored is what is exported")
+    func controlCharacters() throws {
+        let bridget = BridgetProcess()
+        let store = bridget.home + "/store.sqlite"
+        let config = try Self.config(bridget, store: store)
+        func row(_ hour: Int, name: String = "Fremont", minutes: String = "5", latitude: String = "47.64760208129883")
+            -> String
+        {
+            let open = String(format: "2025-10-01T%02d:00:00.000", hour)
+            let close = String(format: "2025-10-01T%02d:05:00.000", hour)
+            return #"{"entitytype":"Bridge","entityname":"\#(name)","entityid":"3","opendatetime":"\#(open)","#
+                + #""closedatetime":"\#(close)","minutesopen":"\#(minutes)","latitude":"\#(latitude)","#
+                + #""longitude":"-122.3497314453125"}"#
+        }
+        let accepted = row(10)
+        let file = try bridget.write("rows.ndjson", [
+            accepted,
+            row(11, name: #"Fre\u0000mont"#), // once stored whole and printed cut: "Fre"
+            row(12, name: #"Fremont\u0000"#),
+            row(13, minutes: #"5\u0000"#), // once read as 5
+            row(14, latitude: #"47.64760208129883\u0000junk"#), // once read as 47.6476…
+            row(15, name: #"Fremont\u001b[2J"#), // a terminal's clear-screen
+            row(16, name: #"Fre\tmont"#),
+        ].joined(separator: "\n") + "\n")
+        let imported = try bridget.run(["import", file, "--config", config, "--summary", "json"])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let summary = try decodeJSON(ImportSummary.self, imported.stdout)
+        #expect(summary.rowsRead == 7)
+        #expect(summary.inserted == 1)
+        #expect(summary.rejectedByReason == ["control-character": 6])
+        let table = try bridget.run(["import", file, "--config", config])
+        #expect(table.stdout.contains("control-character"), "\(table.stdout)")
+
+        let stored = try DatabaseQueue(path: store).read { db in
+            try String.fetchAll(db, sql: "SELECT hex(entity_name) FROM events")
+        }
+        #expect(stored == [Data("Fremont".utf8).map { String(format: "%02X", $0) }.joined()])
+        let exported = try bridget.run(["export", "--config", config, "--format", "ndjson"])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout == accepted + "\n")
+
+        // The same through CSV, where a NUL arrives as a raw byte.
+        var csv = Data(SocrataRowCSV.header.utf8)
+        csv.append(Data(#""Bridge","Fre"#.utf8) + Data([0]) + Data(#"mont","3","2025-10-02T10:00:00.000",,,,"#.utf8))
+        csv.append(Data("\n".utf8))
+        let csvFile = bridget.home + "/rows.csv"
+        try csv.write(to: URL(fileURLWithPath: csvFile))
+        let fromCSV = try decodeJSON(ImportSummary.self, try bridget.run(["import", csvFile, "--config", config,
+                                                                          "--summary", "json"]).stdout)
+        #expect(fromCSV.inserted == 0 && fromCSV.rejectedByReason == ["control-character": 1])
+    }
+
+    /// The API's CSV header.
+    enum SocrataRowCSV {
+        static let header = #""entitytype","entityname","entityid","opendatetime","closedatetime","minutesopen","latitude","longitude""#
+            + "\n"
+    }
+
     @Test("a malformed line stops the import with its line number; the batches before it stay, whole")
     func malformedInput() throws {
         let bridget = BridgetProcess()

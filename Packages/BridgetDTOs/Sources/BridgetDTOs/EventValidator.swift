@@ -98,8 +98,11 @@ public struct EventValidator: Sendable {
     private func validate(_ row: SocrataRow, taken: Set<EventKey>, coordinates memo: inout CoordinateMemo)
         -> Result<BridgeEventDTO, RejectedRow>
     {
+        // A control character is the first rule, so a row holding one is rejected for it whatever else it breaks; it
+        // is looked for on the way out of a rejection, and in the name of a row that passes, since every other field
+        // a passing row has is parsed strictly (an id of the catalog, timestamps, plain numbers) and holds none.
         func reject(_ reason: RejectionReason) -> Result<BridgeEventDTO, RejectedRow> {
-            .failure(RejectedRow(reason: reason, row: row))
+            .failure(RejectedRow(reason: Self.holdsControlCharacter(row) ? .controlCharacter : reason, row: row))
         }
         guard let id = row.entityid.map({ Self.trimmed($0, newlines: false) }), let bridge = catalog.bridge(id: id) else {
             return reject(.unknownBridgeID)
@@ -107,6 +110,7 @@ public struct EventValidator: Sendable {
         guard let name = row.entityname.map({ Self.trimmed($0, newlines: true) }), !name.isEmpty else {
             return reject(.emptyName)
         }
+        if Self.hasControlCharacter(name) { return reject(.controlCharacter) }
         guard let openText = row.opendatetime, let openReading = FloatingTimestamp(openText) else {
             return reject(.unparseableOpenTime)
         }
@@ -236,6 +240,45 @@ struct CoordinateMemo {
 }
 
 extension EventValidator {
+    /// Whether a field Bridget reads holds a control character inside its text (`entitytype` is neither read nor
+    /// stored). A NUL would be stored whole and printed cut (C strings end at it), or cut a number short (`strtod`
+    /// reads "4\0junk" as 4); a line break or an escape would break a table or CSV line or drive the terminal. The
+    /// whitespace that validation trims from around a value (tabs and line breaks included) stays accepted.
+    static func holdsControlCharacter(_ row: SocrataRow) -> Bool {
+        inside(row.entityid, .whitespace) || inside(row.entityname, .whitespaceAndNewlines)
+            || inside(row.opendatetime, .nothing) || inside(row.closedatetime, .nothing)
+            || inside(row.minutesopen, .whitespace) || inside(row.latitude, .nothing) || inside(row.longitude, .nothing)
+    }
+
+    /// What validation trims from around a field before reading it.
+    private enum Trimmed { case nothing, whitespace, whitespaceAndNewlines }
+
+    /// Whether `text` holds a control character once trimmed as validation trims it.
+    private static func inside(_ text: String?, _ trimming: Trimmed) -> Bool {
+        guard let text, hasControlCharacter(text) else { return false }
+        switch trimming {
+        case .nothing: return true
+        case .whitespace: return hasControlCharacter(trimmed(text, newlines: false))
+        case .whitespaceAndNewlines: return hasControlCharacter(trimmed(text, newlines: true))
+        }
+    }
+
+    /// Whether `text` holds a Unicode control character (category Cc): U+0000-U+001F, U+007F, or U+0080-U+009F
+    /// (UTF-8 C2 80 to C2 9F).
+    static func hasControlCharacter(_ text: String) -> Bool {
+        func scan<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+            var afterC2 = false
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
+                afterC2 = byte == 0xC2
+            }
+            return false
+        }
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8)
+    }
+}
+
+extension EventValidator {
     /// `text` without leading and trailing characters of `set`. Nearly every value has nothing to trim, which shows
     /// in its first and last bytes: that case skips Foundation, whose trimming bridges through NSString.
     static func trimmed(_ text: String, newlines: Bool) -> String {
@@ -253,7 +296,10 @@ extension EventValidator {
     /// doubles, so it equals what `Double(text)` gives. Anything else goes to `Double(text)`.
     static func number(_ text: String) -> Double? {
         var text = text
-        return text.withUTF8(plainDecimal) ?? Double(text)
+        if let value = text.withUTF8(plainDecimal) { return value }
+        // `Double(_:)` hands the text to `strtod` as a C string, which ends at a NUL: "4\0junk" would read as 4.
+        guard !text.utf8.contains(0) else { return nil }
+        return Double(text)
     }
 
     private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }

@@ -2,6 +2,7 @@ import Foundation
 
 /// Why a row was not accepted. Each reason is counted separately in every sync and import summary.
 public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable, Comparable {
+    case controlCharacter = "control-character"
     case unknownBridgeID = "unknown-bridge-id"
     case emptyName = "empty-name"
     case unparseableOpenTime = "unparseable-open-time"
@@ -18,6 +19,7 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
     /// A sentence for people.
     public var explanation: String {
         switch self {
+        case .controlCharacter: "a field holds a control character (NUL, a line break, an escape…) inside its text"
         case .unknownBridgeID: "entityid is missing or not a bridge in the catalog"
         case .emptyName: "entityname is missing or blank"
         case .unparseableOpenTime: "opendatetime is missing or not YYYY-MM-DDTHH:MM:SS.fff"

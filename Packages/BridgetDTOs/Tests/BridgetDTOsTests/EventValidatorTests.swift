@@ -55,6 +55,18 @@ struct EventValidatorTests {
     }
 
     static let broken: [(RejectionReason, @Sendable (inout SocrataRow) -> Void)] = [
+        (.controlCharacter, { $0.entityname = "Fre\u{0}mont" }),
+        (.controlCharacter, { $0.entityname = "\u{0}" }),
+        (.controlCharacter, { $0.entityname = "Fremont\u{1B}[2J" }),
+        (.controlCharacter, { $0.entityname = "Fre\nmont" }),
+        (.controlCharacter, { $0.entityname = "Fremont\u{7F}" }),
+        (.controlCharacter, { $0.entityname = "Fremont\u{9B}2J" }),
+        (.controlCharacter, { $0.entityid = "3\u{0}" }),
+        (.controlCharacter, { $0.opendatetime = "2026-09-23T22:35:00.000\u{0}" }),
+        (.controlCharacter, { $0.closedatetime = "2026-09-23T22:39:00.000\u{0}" }),
+        (.controlCharacter, { $0.minutesopen = "4\u{0}" }),
+        (.controlCharacter, { $0.latitude = "47.64760208129883\u{0}1" }),
+        (.controlCharacter, { $0.longitude = "-122.3497314453125\u{0}" }),
         (.unknownBridgeID, { $0.entityid = "99" }),
         (.unknownBridgeID, { $0.entityid = nil }),
         (.emptyName, { $0.entityname = "  " }),
@@ -80,6 +92,17 @@ struct EventValidatorTests {
         (.coordinatesOutOfRange, { $0.longitude = nil }),
         (.coordinatesFarFromBridge, { $0.latitude = "47.7" }),
     ]
+
+    @Test("whitespace around a value (tabs and line breaks included) is trimmed as before, not a control character")
+    func surroundingWhitespaceIsTrimmed() throws {
+        var row = Self.good
+        row.entityname = "\tFremont\r\n"
+        row.entityid = " 3\t"
+        row.minutesopen = "4\t"
+        row.entitytype = "Bridge\u{0}" // a field Bridget neither reads nor stores
+        let event = try validator.validate(row).get()
+        #expect(event.bridgeName == "Fremont" && event.bridgeID == "3" && event.minutesOpen == 4)
+    }
 
     @Test("each broken rule is rejected with its own reason", arguments: broken.indices)
     func rejectsBrokenRows(_ index: Int) {

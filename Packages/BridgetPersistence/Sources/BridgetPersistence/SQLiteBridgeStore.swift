@@ -37,16 +37,25 @@ public final class SQLiteBridgeStore: BridgeStore {
         bridget_sqlite_disable_memory_statistics() == SQLITE_OK
     }
 
+    /// Bridget's `PRAGMA application_id`, "BRDG" in ASCII: set in a store's header as it is made, so that a SQLite file
+    /// of another application is told apart and left alone.
+    public static let applicationID: Int32 = 0x4252_4447
+
     /// Opens the store at `path`. Read-write (the default) creates it and its folder if needed and applies
     /// migrations; read-only opens an existing, current store without writing anything, not even SQLite's
     /// shared-memory file when the store is on a read-only file system.
     ///
-    /// Throws a `BridgetError` (exit 74) when the folder cannot be created or written, or the file is not a
-    /// Bridget database, or was written by a newer Bridget; read-only, also when the file is missing (exit 66) or
-    /// needs an upgrade.
+    /// Before anything is written, the path is looked at (`StoreFile`): a folder, a device, a file that is not SQLite
+    /// or another application's SQLite database is refused and left as it was (a `BridgetError`, exit 78, or 74 for a
+    /// file that is not SQLite, which may be a damaged store). A store made before Bridget marked its stores is
+    /// recognised by its schema and marked when opened read-write.
+    ///
+    /// Also throws a `BridgetError` (exit 74) when the folder cannot be created or written, or the file is damaged,
+    /// or was written by a newer Bridget; read-only, also when there is no store yet (exit 66) or it needs an upgrade.
     public init(path: String, busyTimeout: TimeInterval = 10, access: Access = .readWrite) throws {
         self.path = path
         isReadOnly = access == .readOnly
+        let contents = try StoreFile.inspect(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
@@ -64,12 +73,28 @@ public final class SQLiteBridgeStore: BridgeStore {
         }
         switch access {
         case .readWrite:
+            if contents != .marked {
+                // The writer connection marks the file as it opens, before the pool switches it to WAL: a new store
+                // then carries the mark in its own header from its first write, where `StoreFile` reads it even when
+                // the rest is still in the log. (Readers are read-only and skip it.)
+                configuration.prepareDatabase { db in
+                    guard !db.configuration.readonly else { return }
+                    try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
+                }
+            }
             configuration.prepareDatabase { db in
                 try db.execute(sql: "PRAGMA wal_autocheckpoint = \(BackgroundCheckpointer.writerThreshold)")
             }
             pool = try Self.openReadWrite(path, configuration)
             checkpointer = BackgroundCheckpointer(path: path)
         case .readOnly:
+            guard contents == .marked || contents == .unmarked else {
+                throw BridgetError.data(
+                    "store-missing",
+                    contents == .absent ? "there is no store at \(path) to read"
+                        : "there is no store at \(path) to read (the file is empty)",
+                    hint: "run `bridget sync` or `bridget import` where the store can be written", exitCode: 66)
+            }
             pool = try Self.openReadOnly(path, configuration)
             checkpointer = nil
         }
@@ -111,11 +136,6 @@ public final class SQLiteBridgeStore: BridgeStore {
     }
 
     private static func openReadOnly(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw BridgetError.data("store-missing", "there is no store at \(path) to read",
-                                    hint: "run `bridget sync` or `bridget import` where the store can be written",
-                                    exitCode: 66)
-        }
         var configuration = configuration
         configuration.readonly = true
         let migrator = StoreSchema.migrator
@@ -146,11 +166,7 @@ public final class SQLiteBridgeStore: BridgeStore {
                         hint: "open it once where it can be written (any bridget command), then read it here",
                         exitCode: 74)
                 }
-                var components = URLComponents()
-                components.scheme = "file"
-                components.path = URL(fileURLWithPath: path).path
-                components.queryItems = [URLQueryItem(name: "immutable", value: "1")]
-                return try open(components.string ?? path)
+                return try open(StoreFile.immutableURI(path))
             }
         } catch let error as BridgetError {
             throw error

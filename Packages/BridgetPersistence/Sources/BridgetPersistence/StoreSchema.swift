@@ -2,6 +2,18 @@ import GRDB
 
 /// The SQLite schema, as versioned migrations. Never edit a shipped migration: add one.
 enum StoreSchema {
+    /// The tables the migrations make (SQLite's own `sqlite_` tables aside), `grdb_migrations` included: read from
+    /// an in-memory database migrated once, so the list cannot fall behind a new migration. Empty if that failed,
+    /// which makes no unmarked file pass for a Bridget store.
+    static let tableNames: Set<String> = {
+        let names = try? {
+            let queue = try DatabaseQueue()
+            try migrator.migrate(queue)
+            return try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") }
+        }()
+        return Set((names ?? []).filter { !$0.hasPrefix("sqlite_") })
+    }()
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: bridges, events, sync runs") { db in

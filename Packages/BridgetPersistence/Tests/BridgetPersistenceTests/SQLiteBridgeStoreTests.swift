@@ -149,6 +149,118 @@ struct SQLiteBridgeStoreTests {
         } != last)
     }
 
+    /// The files SQLite leaves beside a database while it writes or reads one in WAL mode.
+    static func sideFiles(_ path: String) -> [String] {
+        ["-wal", "-shm", "-journal"].map { path + $0 }.filter { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    @Test("another application's database is refused before anything writes, read-write and read-only alike")
+    func foreignDatabase() async throws {
+        let path = TemporaryFolder().path + "/places.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                PRAGMA journal_mode = WAL;
+                CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT);
+                INSERT INTO moz_places (url) VALUES ('https://example.org/');
+                """)
+        }
+        try queue.close()
+        let original = FileManager.default.contents(atPath: path)
+        for access in [SQLiteBridgeStore.Access.readWrite, .readOnly] {
+            let error = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: path, access: access) }
+            #expect(error?.code == "config.store-foreign")
+            #expect(error?.exitCode == 78)
+            #expect(error?.message.contains("is a SQLite database of another application (application_id 0, "
+                + "tables: moz_places), not a Bridget store") == true, "\(error?.message ?? "")")
+            #expect(FileManager.default.contents(atPath: path) == original)
+            #expect(Self.sideFiles(path).isEmpty)
+        }
+    }
+
+    @Test("a new store and an empty file are marked with Bridget's application_id before the switch to WAL")
+    func marked() async throws {
+        let folder = TemporaryFolder().path
+        try Data().write(to: URL(fileURLWithPath: folder + "/empty.sqlite"))
+        for name in ["new.sqlite", "empty.sqlite"] {
+            let path = folder + "/" + name
+            _ = try SQLiteBridgeStore(path: path)
+            // The mark is in the file itself, not only in its log: read the header's bytes 68-71.
+            let header = try #require(FileManager.default.contents(atPath: path)?.prefix(72))
+            #expect(Array(header.suffix(4)) == Array("BRDG".utf8))
+            #expect(SQLiteBridgeStore.applicationID == 0x4252_4447)
+        }
+    }
+
+    @Test("a store made before the mark is recognised by its schema and marked; one with a table of its own is not")
+    func unmarkedStores() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        try await Self.store(at: path, with: [Fixture.event(minute: 0)])
+        let queue = try DatabaseQueue(path: path)
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA application_id = 0") }
+        let reader = try SQLiteBridgeStore(path: path, access: .readOnly)
+        #expect(try await reader.eventCount(bridgeID: nil) == 1)
+        #expect(try await queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") } == 0)
+        #expect(try await SQLiteBridgeStore(path: path).eventCount(bridgeID: nil) == 1)
+        #expect(try await queue.read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") }
+                == SQLiteBridgeStore.applicationID)
+
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA application_id = 0; CREATE TABLE notes (text TEXT)")
+        }
+        try queue.close()
+        let error = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: path) }
+        #expect(error?.code == "config.store-foreign")
+        #expect(error?.message.contains("tables of another application (notes)") == true, "\(error?.message ?? "")")
+        #expect(error?.hint?.contains("PRAGMA application_id = 1112687687") == true, "\(error?.hint ?? "")")
+    }
+
+    @Test("a database whose tables are still only in its write-ahead log is read with its log, or refused without its index")
+    func tablesOnlyInTheLog() async throws {
+        let folder = TemporaryFolder().path
+        let path = folder + "/live.sqlite"
+        let queue = try DatabaseQueue(path: path)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0")
+            try db.execute(sql: "CREATE TABLE moz_places (id INTEGER PRIMARY KEY)")
+        }
+        // Copies while it is open: the file has no table yet, its log has one (as after a crash, or while it is used).
+        let withIndex = folder + "/with-index.sqlite"
+        let withoutIndex = folder + "/without-index.sqlite"
+        for (copy, suffixes) in [(withIndex, ["", "-wal", "-shm"]), (withoutIndex, ["", "-wal"])] {
+            for suffix in suffixes { try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix) }
+        }
+        try queue.close()
+        for copy in [withIndex, withoutIndex] {
+            let original = (FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: copy + "-wal"))
+            let error = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: copy) }
+            if copy == withIndex {
+                #expect(error?.code == "config.store-foreign")
+                #expect(error?.message.contains("tables: moz_places") == true, "\(error?.message ?? "")")
+            } else {
+                #expect(error?.code == "data.store-unverifiable")
+                #expect(error?.message.contains("write-ahead log") == true, "\(error?.message ?? "")")
+                #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
+            }
+            #expect(FileManager.default.contents(atPath: copy) == original.0)
+            #expect(FileManager.default.contents(atPath: copy + "-wal") == original.1)
+        }
+    }
+
+    @Test("a folder or a device at the store path is named for what it is")
+    func notAFile() throws {
+        let folder = TemporaryFolder().path
+        for access in [SQLiteBridgeStore.Access.readWrite, .readOnly] {
+            let asFolder = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: folder, access: access) }
+            #expect(asFolder?.message == "the store path \(folder) is a folder, not a file")
+            #expect(asFolder?.exitCode == 78)
+            let device = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: "/dev/null", access: access) }
+            #expect(device?.message == "the store path /dev/null is a character device, not a regular file")
+            #expect(device?.exitCode == 78)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test("reopening keeps the data and applies no migration twice")
     func reopen() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"

@@ -67,7 +67,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore()
+                let store = try context.assembly.makeStore(forReading: true)
                 let routes = try await store.routes()
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = routes.map { route in
@@ -90,7 +90,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore()
+                let store = try context.assembly.makeStore(forReading: true)
                 let route = try await RouteCommand.route(name, in: store)
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = route.crossings.enumerated().map { index, crossing in
