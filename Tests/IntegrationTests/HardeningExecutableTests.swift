@@ -1,7 +1,11 @@
 import BridgetDTOs
 import Foundation
 import GRDB
+import SocrataFixtureServer
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The hardening review's findings that a user meets at the executable: rejected rows kept, terminal escapes in
 /// data, a token over plain HTTP.
@@ -135,5 +139,42 @@ struct HardeningExecutableTests {
         #expect(result.stderr.contains("is plain http, and an app token is set"), "\(result.stderr)")
         #expect(!result.stderr.contains(token) && !result.stdout.contains(token))
         #expect(!FileManager.default.fileExists(atPath: bridget.home + "/live.sqlite"))
+    }
+
+    // MARK: 6. The body-size limit holds while receiving
+
+    @Test("a gzip body that expands to 2 GB is cut off as it arrives: bridget's peak memory stays near the limit")
+    func gzipBombIsCutOff() async throws {
+        let server = try SocrataFixtureServer(dataset: .generate(rows: 500, seed: 4))
+        let upstream = try await server.start()
+        defer { Task { await server.stop() } }
+        let proxy = WireFaultProxy(upstream: upstream)
+        let front = try proxy.start()
+        defer { proxy.stop() }
+        proxy.inject([.gzipBomb(expandedBytes: 2_000_000_000)]) // the change check: 12.6 MB that inflate to 2 GB
+        let bridget = BridgetProcess()
+        let config = try bridget.write("bomb.yaml", """
+            provider:
+              kind: live
+              live:
+                base_url: \(front.absoluteString)
+                page_size: 500
+                timeout_seconds: 30
+                retry_base_delay_seconds: 0.01
+            store:
+              path: \(bridget.home)/bomb.sqlite
+            cache:
+              path: \(bridget.home)/cache
+            """)
+        // The largest resident size of any child this process has waited for, before and after: the bomb held whole,
+        // as before the limit was kept while receiving, is 2 GB.
+        let result = try bridget.run(["sync", "--config", config, "--quiet"])
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("the change check failed, so every page is fetched instead"))
+        #expect(result.stderr.contains("over the limit of 5000000 bytes"), "\(result.stderr)")
+        #expect(usage.ru_maxrss < 600_000, "a child of the tests reached \(usage.ru_maxrss) kB")
+        #expect(proxy.requests.first?.fault == .gzipBomb(expandedBytes: 2_000_000_000) || proxy.pendingFaults == 0)
     }
 }
