@@ -123,10 +123,11 @@ struct ConfigurationLoader: Sendable {
             case .success(let value): values[path] = (value, .file(path: origin, line: valueLine))
             case .failure(let reason):
                 if case .choice(let words) = key.type, let text {
-                    problems.append("\(origin):\(valueLine): unknown \(section) '\(text)' at '\(path)'; "
+                    problems.append("\(origin):\(valueLine): unknown \(section) \(ConfigValueType.quoted(text)) at '\(path)'; "
                                     + "valid: \(words.joined(separator: ", "))")
                 } else {
-                    problems.append("\(origin):\(valueLine): '\(path)' has the wrong type: \(reason)")
+                    let what = reason.isWrongType ? "has the wrong type" : "is not valid"
+                    problems.append("\(origin):\(valueLine): '\(path)' \(what): \(reason)")
                 }
             }
         }
