@@ -80,10 +80,14 @@ enum ConfigValueType: Sendable, Equatable {
     }
 
     /// A value as messages show it: quoted, control characters escaped (`\0`, `\n`), cut after 80 characters.
-    static func quoted(_ text: String) -> String {
+    static func quoted(_ text: String) -> String { "'" + escaped(text, limit: 80) + "'" }
+
+    /// Text as messages show it: control characters escaped, so a file's bytes cannot move the terminal's cursor or
+    /// hide in the output, and cut with "…" after `limit` characters, so a huge value gives a short message.
+    static func escaped(_ text: some StringProtocol, limit: Int) -> String {
         var shown = ""
         for (index, scalar) in text.unicodeScalars.enumerated() {
-            guard index < 80 else {
+            guard index < limit else {
                 shown += "…"
                 break
             }
@@ -97,7 +101,7 @@ enum ConfigValueType: Sendable, Equatable {
                     : String(scalar)
             }
         }
-        return "'" + shown + "'"
+        return shown
     }
 }
 
