@@ -194,6 +194,63 @@ struct ImportExportTests {
         #expect(unwritable.stderr.contains("no/such/folder/x.csv"))
     }
 
+    @Test("a UTF-8 byte-order mark at the start of a CSV, NDJSON or JSON file is skipped")
+    func byteOrderMark() throws {
+        let bridget = BridgetProcess()
+        let row = #"{"entityname":"Fremont","entityid":"3","opendatetime":"2025-10-01T10:00:00.000","closedatetime":"2025-10-01T10:05:00.000"}"#
+        let files = [
+            // A spreadsheet's "CSV UTF-8": a mark, then its own column order, unquoted.
+            ("rows.csv", "entityid,entityname,opendatetime,closedatetime\r\n3,Fremont,2025-10-01T10:00:00.000,2025-10-01T10:05:00.000\r\n"),
+            ("rows.ndjson", row + "\n"),
+            ("rows.json", "[" + row + "]\n"),
+        ]
+        for (name, text) in files {
+            let path = bridget.home + "/" + name
+            try Data([0xEF, 0xBB, 0xBF] + Array(text.utf8)).write(to: URL(fileURLWithPath: path))
+            let store = bridget.home + "/\(name).sqlite"
+            let result = try bridget.run(["import", path, "--config", try Self.config(bridget, store: store), "--summary", "json"])
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            guard result.status == 0 else { continue }
+            let summary = try decodeJSON(ImportSummary.self, result.stdout)
+            #expect(summary.rowsRead == 1 && summary.inserted == 1, "\(name)")
+        }
+        // Only at the start: a mark inside the rows is still an error.
+        let inside = try bridget.write("inside.ndjson", row + "\n\u{FEFF}" + row + "\n")
+        let result = try bridget.run(["import", inside, "--config", try Self.config(bridget, store: bridget.home + "/x.sqlite")])
+        #expect(result.status == 65 && result.stderr.contains("line 2"), "\(result.stderr)")
+    }
+
+    @Test("a folder or a missing file is no input: exit 66, saying which, whatever its name")
+    func noInput() throws {
+        let bridget = BridgetProcess()
+        let config = try Self.config(bridget, store: bridget.home + "/store.sqlite")
+        for folder in ["rows", "rows.csv"] {
+            try FileManager.default.createDirectory(atPath: bridget.home + "/" + folder, withIntermediateDirectories: true)
+            for extra in [[], ["--format", "ndjson"]] {
+                let result = try bridget.run(["import", bridget.home + "/" + folder, "--config", config] + extra)
+                #expect(result.status == 66, "\(folder) \(extra): \(result.stderr)")
+                #expect(result.stderr.contains(folder + " is a folder"), "\(result.stderr)")
+            }
+        }
+        for missing in ["nope", "nope.csv", "nope.txt"] {
+            let result = try bridget.run(["import", bridget.home + "/" + missing, "--config", config])
+            #expect(result.status == 66, "\(missing): \(result.stderr)")
+            #expect(result.stderr.contains(missing) && result.stderr.contains("No such file or directory"), "\(result.stderr)")
+        }
+        // A file that exists but whose name says no format is still a usage error.
+        let unnamed = try bridget.write("rows.txt", "")
+        #expect(try bridget.run(["import", unnamed, "--config", config]).status == 64)
+    }
+
+    @Test("exit 66 is listed with the other exit statuses, in the help and the README")
+    func exitStatusListed() throws {
+        let help = try BridgetProcess().run(["--help"])
+        #expect(help.stdout.contains("66 no input"), "\(help.stdout)")
+        let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let sentence = try #require(readme.range(of: "Exit status: 0 ok,").map { String(readme[$0.lowerBound...].prefix(400)) })
+        #expect(sentence.contains("66 no input"), "\(sentence)")
+    }
+
     @Test("an import killed mid-file resumes after its last committed batch and ends with the exact rows")
     func killedImportResumes() throws {
         let bridget = BridgetProcess()

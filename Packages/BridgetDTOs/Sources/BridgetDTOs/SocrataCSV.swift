@@ -4,7 +4,8 @@ import Foundation
 /// then one record per row; quoted fields may hold commas, doubled quotes and line breaks.
 ///
 /// An empty unquoted field is a missing value (`nil`, as the API omits nulls); a quoted empty field is an empty
-/// string. Columns the header does not know are skipped.
+/// string. Columns the header does not know are skipped. A UTF-8 byte-order mark opening the input (a spreadsheet's
+/// "CSV UTF-8") is skipped.
 public struct SocrataCSVScanner: Sendable {
     private var columns: [Field?]?
     private var base: Int64 = 0
@@ -25,6 +26,10 @@ public struct SocrataCSVScanner: Sendable {
         _ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool, row body: (SocrataRow, RowPosition) throws -> Void
     ) throws -> Int {
         var index = 0
+        if columns == nil, base == 0 { // the input's first bytes
+            guard let mark = ByteOrderMark.length(at: bytes, isFinal: isFinal) else { return 0 }
+            index = mark
+        }
         var fields: [(value: Range<Int>, quoted: Bool, escaped: Bool)] = []
         while index < bytes.count {
             let recordStart = index

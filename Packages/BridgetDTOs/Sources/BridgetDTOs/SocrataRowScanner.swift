@@ -13,6 +13,21 @@ public struct RowPosition: Sendable, Equatable {
     }
 }
 
+/// The UTF-8 byte-order mark some editors and spreadsheets write at the start of a file: not part of the rows.
+enum ByteOrderMark {
+    /// How many bytes of a mark open an input's first bytes: 3 for a mark, 0 for none; `nil` when the bytes end
+    /// inside what may be one, so the scanner waits for more input.
+    static func length(at start: UnsafeBufferPointer<UInt8>, isFinal: Bool) -> Int? {
+        let mark: (UInt8, UInt8, UInt8) = (0xEF, 0xBB, 0xBF)
+        switch start.count {
+        case 0: return isFinal ? 0 : nil
+        case 1: return start[0] != mark.0 ? 0 : isFinal ? 0 : nil
+        case 2: return start[0] != mark.0 || start[1] != mark.1 ? 0 : isFinal ? 0 : nil
+        default: return start[0] == mark.0 && start[1] == mark.1 && start[2] == mark.2 ? 3 : 0
+        }
+    }
+}
+
 /// Input that is not well-formed: names the line and what was expected.
 public struct RowSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
@@ -32,7 +47,7 @@ public struct RowSyntaxError: Error, Sendable, Equatable, CustomStringConvertibl
 ///
 /// A row is a flat object. String values are kept as they are; a number, `true` or `false` is kept as its text
 /// (like the lenient `SocrataRow` decoder); `null` and missing fields are `nil`; unknown fields are skipped, whatever
-/// their value. Judging the values is left to `EventValidator`.
+/// their value. Judging the values is left to `EventValidator`. A UTF-8 byte-order mark opening the input is skipped.
 public struct SocrataJSONScanner: Sendable {
     /// The layouts the scanner accepts.
     public enum Layout: Sendable {
@@ -66,6 +81,10 @@ public struct SocrataJSONScanner: Sendable {
     ) throws -> Int {
         var index = 0
         let count = bytes.count
+        if state == .start, base == 0 { // the input's first bytes
+            guard let mark = ByteOrderMark.length(at: bytes, isFinal: isFinal) else { return 0 }
+            index = mark
+        }
         func skipWhitespace() {
             while index < count {
                 switch bytes[index] {

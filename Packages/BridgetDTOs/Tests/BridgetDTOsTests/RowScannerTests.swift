@@ -184,6 +184,37 @@ struct RowScannerTests {
         #expect(rest == Array(Self.awkward.dropFirst()))
     }
 
+    @Test("a UTF-8 byte-order mark at the very start is skipped at every chunk size; positions still count its bytes")
+    func byteOrderMark() throws {
+        var ndjson: [UInt8] = []
+        var array: [UInt8] = Array("[".utf8)
+        var csv: [UInt8] = Array(SocrataRow.csvHeader.utf8)
+        for (index, row) in Self.awkward.enumerated() {
+            row.appendJSON(to: &ndjson)
+            ndjson.append(0x0A)
+            if index > 0 { array += Array(",".utf8) }
+            row.appendJSON(to: &array)
+            row.appendCSV(to: &csv)
+        }
+        array += Array("]".utf8)
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        for (bytes, isCSV) in [(ndjson, false), (array, false), (csv, true)] {
+            let plain = try Self.scanInChunks(bytes, chunk: bytes.count, csv: isCSV)
+            #expect(plain.count == Self.awkward.count)
+            for chunk in [1, 2, 3, 4, 64, bytes.count + 3] {
+                let marked = try Self.scanInChunks(mark + bytes, chunk: chunk, csv: isCSV)
+                #expect(marked.map(\.0) == plain.map(\.0), "chunk \(chunk)")
+                #expect(marked.map(\.1) == plain.map { RowPosition(offset: $0.1.offset + 3, line: $0.1.line) }, "chunk \(chunk)")
+            }
+        }
+        #expect(try Self.scanInChunks(mark, chunk: 1, csv: true).isEmpty)
+        #expect(try Self.scanInChunks(mark, chunk: 1, csv: false, layout: .lines).isEmpty)
+        // Only the start: a mark after the first byte, or half a mark, is input like any other.
+        #expect(throws: RowSyntaxError.self) { try Self.scanInChunks([0x20] + mark + ndjson, chunk: 2, csv: false) }
+        #expect(throws: RowSyntaxError.self) { try Self.scanInChunks([0xEF, 0xBB] + ndjson, chunk: 1, csv: false) }
+        #expect(throws: RowSyntaxError.self) { try Self.scanInChunks(mark + mark + ndjson, chunk: 5, csv: false) }
+    }
+
     @Test("CSV: the API's quoting, CRLF line ends, blank lines and unknown columns")
     func csvDetails() throws {
         let text = "\"entityid\",\"opendatetime\",\"extra\",\"minutesopen\"\r\n\"3\",\"2026-01-01T10:00:00.000\",\"a,b\",\r\n\r\n"

@@ -10,15 +10,34 @@ public struct SocrataQuery: Sendable, Equatable {
 
     /// Creates a query builder; throws a configuration error for a malformed dataset id or base URL.
     public init(baseURL: URL, dataset: String) throws {
-        guard dataset.range(of: "^[a-z0-9]{4}-[a-z0-9]{4}$", options: .regularExpression) != nil else {
+        guard Self.isDatasetID(dataset) else {
             throw BridgetError.configuration(
                 "dataset", "'\(dataset)' is not a Socrata dataset id (four-by-four such as gm8h-9449)")
         }
-        guard let scheme = baseURL.scheme, ["http", "https"].contains(scheme), baseURL.host != nil else {
+        guard Self.isBaseURL(baseURL) else {
             throw BridgetError.configuration("base-url", "'\(baseURL)' is not an http(s) URL")
         }
         self.baseURL = baseURL
         self.dataset = dataset
+    }
+
+    /// Whether a text is a dataset id: four lowercase letters or digits, '-', four more (`gm8h-9449`).
+    ///
+    /// Checked byte by byte: a regular expression's `$` also matches before a final line break.
+    public static func isDatasetID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 9 else { return false }
+        return bytes.indices.allSatisfy { index in
+            index == 4 ? bytes[index] == UInt8(ascii: "-")
+                : (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(bytes[index])
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index])
+        }
+    }
+
+    /// Whether a URL can be a base URL: http or https, with a host.
+    public static func isBaseURL(_ url: URL) -> Bool {
+        guard let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host else { return false }
+        return !host.isEmpty
     }
 
     /// The rows endpoint, `…/resource/<dataset>.json`: every row-page URL starts with it.

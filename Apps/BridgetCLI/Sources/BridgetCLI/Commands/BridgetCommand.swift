@@ -25,8 +25,9 @@ public struct BridgetCommand: AsyncParsableCommand {
             the zone; JSON carries ISO 8601 instants.
 
             Exit status:
-              0 ok                  64 bad argument         65 bad data
-              1 doctor: a problem   69 source unreachable   74 store/cache I/O
+              0 ok                  1 doctor: a problem     64 bad argument
+              65 bad data           66 no input             69 source unreachable
+              73 cannot create output                       74 store/cache I/O
               75 store busy         78 bad configuration    130 interrupted
             """,
         version: "bridget \(version)",

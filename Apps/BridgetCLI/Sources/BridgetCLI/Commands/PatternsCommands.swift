@@ -21,7 +21,7 @@ struct CascadesCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let minutes = try PredictCommand.minutes(within)
+            let minutes = try TimeArgument.minutes(within, option: "--within")
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
             let cascades = try await context.assembly.makeProcessor(store: store)

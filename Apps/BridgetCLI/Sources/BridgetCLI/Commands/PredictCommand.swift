@@ -44,7 +44,7 @@ struct PredictCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let minutes = try Self.minutes(window)
+            let minutes = try TimeArgument.minutes(window, option: "--window")
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
             let target = try await context.bridge(named: bridge, in: store)
@@ -98,18 +98,6 @@ struct PredictCommand: AsyncParsableCommand {
             day -= 7
         }
         return slots
-    }
-
-    static func minutes(_ text: String) throws -> Int {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let value: Int? = if trimmed.hasSuffix("h") { Int(trimmed.dropLast()).flatMap { $0 <= 24 ? $0 * 60 : nil } }
-            else if trimmed.hasSuffix("m") { Int(trimmed.dropLast()) }
-            else { Int(trimmed) }
-        guard let value, (1...1_440).contains(value) else {
-            throw BridgetError.validation("bad-window", "--window '\(text)' is not a duration from 1m to 24h",
-                                          hint: "use minutes (20m, 45) or hours (1h)")
-        }
-        return value
     }
 
     static func percent(_ value: Double) -> String {

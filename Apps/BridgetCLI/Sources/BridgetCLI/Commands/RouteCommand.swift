@@ -31,22 +31,19 @@ struct RouteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
+                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                    throw BridgetError.validation("empty-route-name", "the route name is empty",
+                                                  hint: "e.g. bridget route add commute --via \"Fremont/Ballard@8\"")
+                }
+                guard !via.isEmpty else { throw BridgetError.validation("no-crossing", "give at least one --via crossing") }
+                // Every crossing is checked before the store is opened: a typo creates nothing.
+                let written = try via.map(Self.crossing)
                 let context = try CommandContext.load(global)
                 let store = try context.assembly.makeStore()
-                guard !via.isEmpty else { throw BridgetError.validation("no-crossing", "give at least one --via crossing") }
                 var crossings: [RouteCrossingDTO] = []
-                for text in via {
-                    let parts = text.split(separator: "@", maxSplits: 1).map(String.init)
-                    guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)),
-                          minutes.isFinite, (0...1_440).contains(minutes)
-                    else {
-                        throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES (0 to 1440 minutes)",
-                                                      hint: "e.g. --via \"Fremont/Ballard@8\"")
-                    }
+                for (names, minutes) in written {
                     var ids: [String] = []
-                    for name in parts[0].split(separator: "/") {
-                        ids.append(try await context.bridge(named: String(name), in: store).id)
-                    }
+                    for name in names { ids.append(try await context.bridge(named: name, in: store).id) }
                     crossings.append(RouteCrossingDTO(bridgeIDs: ids, minutesFromStart: minutes))
                 }
                 guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
@@ -55,6 +52,24 @@ struct RouteCommand: AsyncParsableCommand {
                 try await store.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
                 print("saved route \(name.terminalSafe) with \(crossings.count) crossings")
             }
+        }
+
+        /// A `--via` value, `BRIDGES@MINUTES`: the bridge names as written and the minutes from departure.
+        static func crossing(_ text: String) throws -> (names: [String], minutes: Double) {
+            let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)),
+                  minutes.isFinite, (0...1_440).contains(minutes)
+            else {
+                throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES (0 to 1440 minutes)",
+                                              hint: "e.g. --via \"Fremont/Ballard@8\"")
+            }
+            let names = parts[0].split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !names.contains(where: \.isEmpty) else {
+                throw BridgetError.validation("bad-crossing", "--via '\(text)' has an empty bridge name",
+                                              hint: "separate bridge names with one '/', e.g. --via \"Fremont/Ballard@8\"")
+            }
+            return (names, minutes)
         }
     }
 
@@ -200,7 +215,7 @@ struct RouteCommand: AsyncParsableCommand {
                 guard between.count == 2 else {
                     throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 16:00 18:30")
                 }
-                let stepMinutes = try PredictCommand.minutes(step)
+                let stepMinutes = try TimeArgument.minutes(step, option: "--step")
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
                 let route = try await RouteCommand.route(name, in: store)

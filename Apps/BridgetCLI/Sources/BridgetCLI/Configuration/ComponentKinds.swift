@@ -28,9 +28,9 @@ enum ProviderKind: String, CaseIterable, Sendable {
             ]
         case .live:
             [
-                ConfigKey("provider.live.base_url", .text, default: .text("https://data.seattle.gov"),
+                ConfigKey("provider.live.base_url", .httpURL, default: .text("https://data.seattle.gov"),
                           help: "the Socrata site (the cached provider reads the pages fetched from it)"),
-                ConfigKey("provider.live.dataset", .text, default: .text("gm8h-9449"),
+                ConfigKey("provider.live.dataset", .datasetID, default: .text("gm8h-9449"),
                           help: "the dataset id (SDOT Drawbridge Status)"),
                 ConfigKey("provider.live.page_size", .integer(1...50_000), default: .integer(5_000),
                           help: "rows per request ($limit); must fit max_page_bytes"),
@@ -79,9 +79,9 @@ extension ConfigSchema {
                   help: "how analysis work is scheduled"),
         ConfigKey("store.kind", .choice(StoreKind.allCases.map(\.rawValue)), default: .text("sqlite"),
                   help: "where openings are kept"),
-        ConfigKey("store.path", .text, default: .null, nullable: true,
+        ConfigKey("store.path", .path, default: .null, nullable: true,
                   help: "SQLite file; null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/…)"),
-        ConfigKey("cache.path", .text, default: .null, nullable: true,
+        ConfigKey("cache.path", .path, default: .null, nullable: true,
                   help: "HTTP cache folder; null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)"),
         ConfigKey("cache.max_bytes", .integer(1_000_000...100_000_000_000), default: .integer(200_000_000),
                   help: "size budget of the HTTP cache; the oldest entries go first"),

@@ -1,3 +1,4 @@
+import BridgetNetworking
 import Foundation
 
 /// The type of one configuration value, and how text becomes that value.
@@ -9,6 +10,12 @@ enum ConfigValueType: Sendable, Equatable {
     case date
     /// One of a fixed list of words.
     case choice([String])
+    /// An http or https URL with a host: what the live provider can request.
+    case httpURL
+    /// A Socrata dataset id, four-by-four lowercase letters and digits (`gm8h-9449`).
+    case datasetID
+    /// A file or folder path: any text without a NUL, where the system would cut the path short.
+    case path
 
     /// What the type accepts, for error messages.
     var expectation: String {
@@ -18,6 +25,9 @@ enum ConfigValueType: Sendable, Equatable {
         case .text: "a string"
         case .date: "a date YYYY-MM-DD"
         case .choice(let words): "one of " + words.joined(separator: ", ")
+        case .httpURL: "an http or https URL such as https://data.seattle.gov"
+        case .datasetID: "a dataset id of four lowercase letters or digits, '-', four more, such as gm8h-9449"
+        case .path: "a path"
         }
     }
 
@@ -27,35 +37,84 @@ enum ConfigValueType: Sendable, Equatable {
         switch self {
         case .integer(let range):
             guard let value = Int(trimmed.replacingOccurrences(of: "_", with: "")) else {
-                return .failure(ConfigProblem("expected \(expectation), got '\(text)'"))
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))"))
             }
             guard range.contains(value) else { return .failure(ConfigProblem("expected \(expectation), got \(value)")) }
             return .success(.integer(value))
         case .number(let range):
             guard let value = Double(trimmed), value.isFinite else {
-                return .failure(ConfigProblem("expected \(expectation), got '\(text)'"))
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))"))
             }
             guard range.contains(value) else { return .failure(ConfigProblem("expected \(expectation), got \(value)")) }
             return .success(.number(value))
         case .text:
             return .success(.text(text))
         case .date:
-            guard LocalDay(trimmed) != nil else { return .failure(ConfigProblem("expected \(expectation), got '\(text)'")) }
+            guard LocalDay(trimmed) != nil else {
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))"))
+            }
             return .success(.text(trimmed))
         case .choice(let words):
             guard words.contains(trimmed) else {
-                return .failure(ConfigProblem("'\(trimmed)' is not valid; expected \(expectation)"))
+                return .failure(ConfigProblem("\(Self.quoted(trimmed)) is not valid; expected \(expectation)"))
             }
             return .success(.text(trimmed))
+        case .httpURL:
+            // The same test the live provider applies when it builds its first request.
+            guard let url = URL(string: trimmed), SocrataQuery.isBaseURL(url) else {
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))", wrongType: false))
+            }
+            return .success(.text(trimmed))
+        case .datasetID:
+            guard SocrataQuery.isDatasetID(trimmed) else {
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))", wrongType: false))
+            }
+            return .success(.text(trimmed))
+        case .path:
+            guard !text.utf8.contains(0) else {
+                return .failure(ConfigProblem("a path cannot hold a NUL character, got \(Self.quoted(text))",
+                                              wrongType: false))
+            }
+            return .success(.text(text))
         }
+    }
+
+    /// A value as messages show it: quoted, control characters escaped (`\0`, `\n`), cut after 80 characters.
+    static func quoted(_ text: String) -> String { "'" + escaped(text, limit: 80) + "'" }
+
+    /// Text as messages show it: control characters escaped, so a file's bytes cannot move the terminal's cursor or
+    /// hide in the output, and cut with "…" after `limit` characters, so a huge value gives a short message.
+    static func escaped(_ text: some StringProtocol, limit: Int) -> String {
+        var shown = ""
+        for (index, scalar) in text.unicodeScalars.enumerated() {
+            guard index < limit else {
+                shown += "…"
+                break
+            }
+            switch scalar {
+            case "\0": shown += "\\0"
+            case "\n": shown += "\\n"
+            case "\r": shown += "\\r"
+            case "\t": shown += "\\t"
+            default:
+                shown += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true)
+                    : String(scalar)
+            }
+        }
+        return shown
     }
 }
 
 /// Why a text is not a valid value for a key.
 struct ConfigProblem: Error, CustomStringConvertible {
     let description: String
+    /// False when the text has the right type but is not a usable value (a URL the client cannot request).
+    let isWrongType: Bool
 
-    init(_ description: String) { self.description = description }
+    init(_ description: String, wrongType: Bool = true) {
+        self.description = description
+        isWrongType = wrongType
+    }
 }
 
 /// A parsed configuration value.

@@ -27,29 +27,19 @@ struct ConfigurationLoader: Sendable {
 
     func source(explicitPath: String?) throws -> (text: String, origin: String) {
         if let path = explicitPath ?? environment["BRIDGET_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
-            return (try read(path), path)
+            return (try Self.read(path, hint: "check the path given to --config or BRIDGET_CONFIG"), path)
         }
         let configHome = environment["XDG_CONFIG_HOME"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.config"
         let userFile = configHome + "/bridget/bridget.yaml"
-        if FileManager.default.fileExists(atPath: userFile) { return (try read(userFile), userFile) }
+        if FileManager.default.fileExists(atPath: userFile) {
+            return (try Self.read(userFile, hint: "fix or remove it, or name another file with --config"), userFile)
+        }
         return (DefaultConfiguration.yaml, DefaultConfiguration.origin)
-    }
-
-    private func read(_ path: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw BridgetError.configuration(
-                "file-not-found", "cannot read the configuration file \(path)",
-                hint: "check the path given to --config or BRIDGET_CONFIG")
-        }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw BridgetError.configuration("not-utf8", "the configuration file \(path) is not UTF-8 text")
-        }
-        return text
     }
 
     /// Parses YAML text, checks it against the schema, applies defaults and environment overrides.
     func resolve(yaml: String, origin: String) throws -> ResolvedConfiguration {
-        var problems: [String] = []
+        var problems = ConfigProblemList()
         var values: [String: (value: ConfigValue, source: ConfigSource)] = [:]
         for key in schema.keys { values[key.path] = (key.defaultValue, .defaultValue) }
 
@@ -57,9 +47,10 @@ struct ConfigurationLoader: Sendable {
         do {
             root = try Yams.compose(yaml: yaml)
         } catch let error as YamlError {
-            throw BridgetError.configuration("malformed-yaml", "\(origin): malformed YAML: \(Self.describe(error))")
+            throw Self.malformed(error, yaml: yaml, origin: origin)
         }
-        if let root {
+        // A document with nothing in it (an empty file, or only `---`) means the defaults.
+        if let root, !(root.scalar.map(Self.isNull) ?? false) {
             walk(root, section: "", origin: origin, values: &values, problems: &problems)
         }
 
@@ -67,18 +58,18 @@ struct ConfigurationLoader: Sendable {
             guard let text = environment[key.environmentName] else { continue }
             switch parse(text, for: key) {
             case .success(let value): values[key.path] = (value, .environment(key.environmentName))
-            case .failure(let reason): problems.append("$\(key.environmentName) (\(key.path)): \(reason)")
+            case .failure(let reason): problems.add("$\(key.environmentName) (\(key.path)): \(reason)")
             }
         }
         var known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
         if case .text(let tokenVariable)? = values["provider.live.app_token_env"]?.value { known.insert(tokenVariable) }
         for name in environment.keys.sorted() where name.hasPrefix("BRIDGET_") && !known.contains(name) {
-            let hint = suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""
-            problems.append("$\(name) is not a configuration override\(hint)")
+            problems.add("$\(name) is not a configuration override"
+                         + (suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""))
         }
         guard problems.isEmpty else {
             throw BridgetError.configuration(
-                "invalid", "invalid configuration:\n" + problems.map { "  " + $0 }.joined(separator: "\n"),
+                "invalid", "invalid configuration:\n" + problems.report,
                 hint: "`bridget config show` lists every key, its type and its default")
         }
         return ResolvedConfiguration(origin: origin, schema: schema, values: values)
@@ -86,12 +77,12 @@ struct ConfigurationLoader: Sendable {
 
     private func walk(
         _ node: Node, section: String, origin: String,
-        values: inout [String: (value: ConfigValue, source: ConfigSource)], problems: inout [String]
+        values: inout [String: (value: ConfigValue, source: ConfigSource)], problems: inout ConfigProblemList
     ) {
         let line = node.mark?.line ?? 0
         guard let mapping = node.mapping else {
             let name = section.isEmpty ? "the top level" : "'\(section)'"
-            problems.append("\(origin):\(line): \(name) must be a mapping of keys to values")
+            problems.add("\(origin):\(line): \(name) must be a mapping of keys to values")
             return
         }
         let allowed = schema.children(of: section)
@@ -100,10 +91,13 @@ struct ConfigurationLoader: Sendable {
             let name = keyNode.scalar?.string ?? "?"
             let path = section.isEmpty ? name : section + "." + name
             guard allowed.contains(name) else {
-                let hint = suggestion(for: name, among: allowed).map { " (did you mean '\($0)'?)" } ?? ""
-                let within = section.isEmpty ? "at the top level" : "in '\(section)'"
-                problems.append("\(origin):\(keyLine): unknown key '\(path)' \(within)\(hint); "
-                                + "valid keys: \(allowed.joined(separator: ", "))")
+                // Built only for the problems shown: a file of 400,000 unknown keys costs no suggestion each.
+                problems.add {
+                    let hint = suggestion(for: name, among: allowed).map { " (did you mean '\($0)'?)" } ?? ""
+                    let within = section.isEmpty ? "at the top level" : "in '\(section)'"
+                    return "\(origin):\(keyLine): unknown key \(ConfigValueType.quoted(path)) \(within)\(hint); "
+                        + "valid keys: \(allowed.joined(separator: ", "))"
+                }
                 continue
             }
             if schema.sections.contains(path) {
@@ -114,7 +108,7 @@ struct ConfigurationLoader: Sendable {
             guard let key = schema.key(path) else { continue }
             let valueLine = valueNode.mark?.line ?? keyLine
             guard case .scalar(let scalar) = valueNode else {
-                problems.append("\(origin):\(valueLine): '\(path)' has the wrong type: expected \(key.type.expectation), "
+                problems.add("\(origin):\(valueLine): '\(path)' has the wrong type: expected \(key.type.expectation), "
                                 + "got a \(valueNode.mapping != nil ? "mapping" : "list")")
                 continue
             }
@@ -123,10 +117,11 @@ struct ConfigurationLoader: Sendable {
             case .success(let value): values[path] = (value, .file(path: origin, line: valueLine))
             case .failure(let reason):
                 if case .choice(let words) = key.type, let text {
-                    problems.append("\(origin):\(valueLine): unknown \(section) '\(text)' at '\(path)'; "
+                    problems.add("\(origin):\(valueLine): unknown \(section) \(ConfigValueType.quoted(text)) at '\(path)'; "
                                     + "valid: \(words.joined(separator: ", "))")
                 } else {
-                    problems.append("\(origin):\(valueLine): '\(path)' has the wrong type: \(reason)")
+                    let what = reason.isWrongType ? "has the wrong type" : "is not valid"
+                    problems.add("\(origin):\(valueLine): '\(path)' \(what): \(reason)")
                 }
             }
         }
@@ -141,15 +136,5 @@ struct ConfigurationLoader: Sendable {
 
     private static func isNull(_ scalar: Node.Scalar) -> Bool {
         scalar.style == .plain && ["", "~", "null", "Null", "NULL"].contains(scalar.string)
-    }
-
-    private static func describe(_ error: YamlError) -> String {
-        switch error {
-        case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
-             .composer(_, let problem, let mark, _):
-            return "line \(mark.line), column \(mark.column): \(problem)"
-        default:
-            return String(describing: error)
-        }
     }
 }

@@ -41,21 +41,29 @@ struct ImportSource: Sendable {
             return ImportSource(label: "standard input", path: nil, descriptor: STDIN_FILENO, format: explicit, size: nil,
                                 identity: nil)
         }
-        guard let format = explicit ?? RowFileFormat(fileName: argument) else {
-            throw BridgetError.validation(
-                "import-format", "cannot tell the format of \(argument) from its name",
-                hint: "name it .csv, .ndjson or .json, or pass --format csv|ndjson|json")
-        }
+        // No input (a missing file, a folder) is said first, whatever the name implies about the format.
         let path = URL(fileURLWithPath: argument).standardizedFileURL.resolvingSymlinksInPath().path
-        let descriptor = Glibc.open(path, O_RDONLY)
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw BridgetError.data("import-open", "cannot read \(argument): \(String(cString: strerror(errno)))",
                                     exitCode: 66)
         }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) != S_IFDIR else {
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
             Glibc.close(descriptor)
-            throw BridgetError.data("import-open", "\(argument) is a folder, not a file", exitCode: 66)
+            throw BridgetError.data("import-open", "cannot read \(argument): \(reason)", exitCode: 66)
+        }
+        guard (status.st_mode & S_IFMT) != S_IFDIR else {
+            Glibc.close(descriptor)
+            throw BridgetError.data("import-open", "\(argument) is a folder, not a file",
+                                    hint: "name a .csv, .ndjson or .json file inside it", exitCode: 66)
+        }
+        guard let format = explicit ?? RowFileFormat(fileName: argument) else {
+            Glibc.close(descriptor)
+            throw BridgetError.validation(
+                "import-format", "cannot tell the format of \(argument) from its name",
+                hint: "name it .csv, .ndjson or .json, or pass --format csv|ndjson|json")
         }
         let isRegular = (status.st_mode & S_IFMT) == S_IFREG
         var identity: String?
