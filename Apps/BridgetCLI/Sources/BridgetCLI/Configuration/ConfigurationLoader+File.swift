@@ -8,12 +8,12 @@ extension ConfigurationLoader {
         func unreadable(_ reason: String, code: String = "unreadable") -> BridgetError {
             BridgetError.configuration(code, "cannot read the configuration file \(path): \(reason)", hint: hint)
         }
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             let code = errno == ENOENT ? "file-not-found" : "unreadable"
             throw unreadable(String(cString: strerror(errno)), code: code)
         }
-        defer { Glibc.close(descriptor) }
+        defer { SystemCall.close(descriptor) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else { throw unreadable(String(cString: strerror(errno))) }
         guard (status.st_mode & S_IFMT) != S_IFDIR else { throw unreadable("it is a folder, not a file") }
@@ -21,7 +21,7 @@ extension ConfigurationLoader {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            let count = chunk.withUnsafeMutableBytes { SystemCall.read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
                 if errno == EINTR { continue }

@@ -34,16 +34,15 @@ final class ProgressMeter: @unchecked Sendable {
         guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
         lastDraw = now
         drawn = true
-        Terminal.writeError("\r" + Self.line(verb: verb, rows: rows, bytes: bytes, total: total,
-                                             elapsed: now.timeIntervalSince(started), detail: detail,
-                                             resumed: resumed) + "\u{1B}[K")
+        Terminal.redrawLine(Self.line(verb: verb, rows: rows, bytes: bytes, total: total,
+                                      elapsed: now.timeIntervalSince(started), detail: detail, resumed: resumed))
     }
 
     /// Clears the line, so the summary starts on a clean one.
     func finish() {
         lock.lock()
         defer { lock.unlock() }
-        if drawn { Terminal.writeError("\r\u{1B}[K") }
+        if drawn { Terminal.redrawLine("") }
         drawn = false
     }
 

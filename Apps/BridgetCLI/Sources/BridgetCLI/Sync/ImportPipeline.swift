@@ -43,7 +43,7 @@ struct ImportSource: Sendable {
         }
         // No input (a missing file, a folder) is said first, whatever the name implies about the format.
         let path = URL(fileURLWithPath: argument).standardizedFileURL.resolvingSymlinksInPath().path
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw BridgetError.data("import-open", "cannot read \(argument): \(String(cString: strerror(errno)))",
                                     exitCode: 66)
@@ -51,16 +51,16 @@ struct ImportSource: Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let reason = String(cString: strerror(errno))
-            Glibc.close(descriptor)
+            SystemCall.close(descriptor)
             throw BridgetError.data("import-open", "cannot read \(argument): \(reason)", exitCode: 66)
         }
         guard (status.st_mode & S_IFMT) != S_IFDIR else {
-            Glibc.close(descriptor)
+            SystemCall.close(descriptor)
             throw BridgetError.data("import-open", "\(argument) is a folder, not a file",
                                     hint: "name a .csv, .ndjson or .json file inside it", exitCode: 66)
         }
         guard let format = explicit ?? RowFileFormat(fileName: argument) else {
-            Glibc.close(descriptor)
+            SystemCall.close(descriptor)
             throw BridgetError.validation(
                 "import-format", "cannot tell the format of \(argument) from its name",
                 hint: "name it .csv, .ndjson or .json, or pass --format csv|ndjson|json")
@@ -79,7 +79,7 @@ struct ImportSource: Sendable {
     }
 
     func close() {
-        if descriptor != STDIN_FILENO { Glibc.close(descriptor) }
+        if descriptor != STDIN_FILENO { SystemCall.close(descriptor) }
     }
 }
 
@@ -161,7 +161,7 @@ struct ImportPipeline: Sendable {
 
         func readChunk() throws -> Int {
             while true {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(source.descriptor, $0.baseAddress, $0.count) }
+                let count = buffer.withUnsafeMutableBytes { SystemCall.read(source.descriptor, $0.baseAddress, $0.count) }
                 if count >= 0 { return count }
                 if errno == EINTR { continue }
                 throw BridgetError.data("import-read", "cannot read \(source.label): \(String(cString: strerror(errno)))",
