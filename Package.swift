@@ -84,6 +84,7 @@ let package = Package(
             name: "SocrataFixtureServer",
             dependencies: [
                 .product(name: "FlyingFox", package: "FlyingFox"),
+                "BridgetCaching",
                 "BridgetDTOs",
                 "BridgetNetworking",
             ],

@@ -1,3 +1,4 @@
+import BridgetCaching
 import BridgetDTOs
 import FlyingFox
 import Foundation
@@ -166,7 +167,7 @@ public final class SocrataFixtureServer: Sendable {
         } catch {
             return errorResponse(500, shape: 0, message: "\(error)", code: "internal")
         }
-        let etag = "W/\"v\(version)-\(DiskChecksum.hex(Data(query.sorted { $0.key < $1.key }.description.utf8)))\""
+        let etag = "W/\"v\(version)-\(DiskCache.checksum(Data(query.sorted { $0.key < $1.key }.description.utf8)))\""
         var responseHeaders: HTTPHeaders = [
             .contentType: version % 2 == 0 ? "application/json; charset=utf-8" : "application/json;charset=utf-8",
             HTTPHeader("ETag"): etag,
@@ -239,17 +240,5 @@ public final class SocrataFixtureServer: Sendable {
         let body = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return HTTPResponse(statusCode: HTTPStatusCode(status, phrase: "Error"),
                             headers: [.contentType: "application/json;charset=utf-8"], body: body)
-    }
-}
-
-/// A short, stable digest for ETags.
-enum DiskChecksum {
-    static func hex(_ data: Data) -> String {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return String(hash, radix: 16)
     }
 }

@@ -60,21 +60,3 @@ extension EventHistory {
             .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
     }
 }
-
-extension BackgroundProcessing {
-    /// Answers a message; failures become `.failure` rather than throwing.
-    public func handle(_ message: BackgroundProcessorMessage) async -> BackgroundProcessorResponse {
-        do {
-            switch message {
-            case .processSyncData(let batch): return .syncProcessed(try await processSyncData(batch))
-            case .cleanupOldData(let cutoff): return .cleanupComplete(removed: try await cleanupOldData(olderThan: cutoff))
-            case .analyzeTrafficPatterns(let id): return .analysisComplete(try await analyzeTrafficPatterns(bridgeID: id))
-            case .generateStatistics: return .statisticsComplete(try await generateStatistics())
-            }
-        } catch let error as BridgetError {
-            return .failure(error)
-        } catch {
-            return .failure(.processing("unexpected", String(describing: error)))
-        }
-    }
-}

@@ -61,11 +61,7 @@ struct SerialProcessorTests {
         #expect(try await processor.analyzeTrafficPatterns(bridgeID: "3").openingsByHour[8] == 2)
         await #expect(throws: BridgetError.self) { try await processor.analyzeTrafficPatterns(bridgeID: "5") }
         let cutoff = Hand.event("2026-06-02T00:00:00.000", minutes: nil).openedAt
-        #expect(await processor.handle(.cleanupOldData(olderThan: cutoff)) == .cleanupComplete(removed: 1))
-        guard case .statisticsComplete(let after) = await processor.handle(.generateStatistics) else {
-            Issue.record("expected statistics")
-            return
-        }
-        #expect(after.totalOpenings == 1)
+        #expect(try await processor.cleanupOldData(olderThan: cutoff) == 1)
+        #expect(try await processor.generateStatistics().totalOpenings == 1)
     }
 }

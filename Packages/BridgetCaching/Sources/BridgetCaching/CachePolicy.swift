@@ -11,9 +11,6 @@ public enum CachePolicy: Sendable, Equatable {
     /// Ask the network; if it fails after every retry, serve the cached body with a warning.
     case staleIfError
 
-    /// The configuration names, in the order `--help` lists them.
-    public static let names = ["network-first", "cache-first", "cache-only", "stale-if-error"]
-
     /// The policy for a configuration name; `maxAge` is used by `cache-first`.
     public init?(name: String, maxAge: TimeInterval) {
         switch name {

@@ -173,16 +173,7 @@ public actor DiskCache {
 
     /// FNV-1a 64 of the bytes, as 16 hex digits.
     public static func checksum(_ data: Data) -> String {
-        let hash = data.withUnsafeBytes { bytes in
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for byte in bytes { // the raw buffer: `Data`'s own iterator costs a call per byte
-                hash ^= UInt64(byte)
-                hash &*= 0x0000_0100_0000_01B3
-            }
-            return hash
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        FNV1a.hex(data.withUnsafeBytes(FNV1a.hash))
     }
 
     private func paths(for key: String) -> (body: String, meta: String) {

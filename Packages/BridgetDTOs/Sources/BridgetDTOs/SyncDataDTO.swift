@@ -12,8 +12,6 @@ public struct SyncDataDTO: Sendable, Codable, Equatable {
     public var events: [BridgeEventDTO]
     /// Rejected rows with reasons.
     public var rejections: [RejectedRow]
-    /// Routes carried by the batch, if any.
-    public var routes: [RouteDTO]
     /// Traffic observations carried by the batch, if any.
     public var trafficFlows: [TrafficFlowDTO]
     /// When the batch was fetched.
@@ -24,14 +22,13 @@ public struct SyncDataDTO: Sendable, Codable, Equatable {
     /// Creates a batch.
     public init(
         bridges: [BridgeInfoDTO] = [], rows: [SocrataRow] = [], events: [BridgeEventDTO] = [],
-        rejections: [RejectedRow] = [], routes: [RouteDTO] = [], trafficFlows: [TrafficFlowDTO] = [],
+        rejections: [RejectedRow] = [], trafficFlows: [TrafficFlowDTO] = [],
         syncTimestamp: Date, source: String
     ) {
         self.bridges = bridges
         self.rows = rows
         self.events = events
         self.rejections = rejections
-        self.routes = routes
         self.trafficFlows = trafficFlows
         self.syncTimestamp = syncTimestamp
         self.source = source

@@ -50,25 +50,3 @@ extension NetworkProcessing {
     /// Sources without a cheap change check always page.
     public func changeFingerprint() async throws -> String? { nil }
 }
-
-extension NetworkProcessing {
-    /// Answers a message; failures become `.failure` rather than throwing.
-    public func handle(_ message: NetworkProcessorMessage) async -> NetworkProcessorResponse {
-        do {
-            switch message {
-            case .fetchBridgeCatalog:
-                return .bridgeCatalog(try await fetchBridgeCatalog())
-            case .fetchEventPages(let since):
-                var rows: [SocrataRow] = []
-                for try await page in eventPages(since: since) { rows += page.rows }
-                return .eventRows(rows)
-            case .checkConnection:
-                return .connectionStatus(await checkConnection())
-            }
-        } catch let error as BridgetError {
-            return .failure(error)
-        } catch {
-            return .failure(.network("unexpected", String(describing: error)))
-        }
-    }
-}

@@ -1,3 +1,5 @@
+import BridgetCaching
+
 /// A small, fast, seedable pseudo-random generator (SplitMix64), identical on every platform and run.
 ///
 /// Swift's `SystemRandomNumberGenerator` and `Hasher` are seeded per process, so they cannot give reproducible
@@ -30,12 +32,5 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
     public mutating func nextUnit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
 
     /// A stable 64-bit digest of a string (FNV-1a), for seeding by name.
-    public static func digest(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return hash
-    }
+    public static func digest(_ text: String) -> UInt64 { FNV1a.hash(text) }
 }

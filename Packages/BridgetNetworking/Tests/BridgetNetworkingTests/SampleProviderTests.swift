@@ -164,14 +164,12 @@ struct SampleProviderTests {
         #expect(flows.allSatisfy { (0...1).contains($0.congestionLevel) && $0.trafficVolume > 0 })
     }
 
-    @Test func catalogAndMessages() async throws {
+    @Test func catalogAndPages() async throws {
         let provider = SampleProvider(generator: SampleOpeningGenerator(seed: 1), lastDay: Self.firstDay, days: 1)
         #expect(try await provider.fetchBridgeCatalog().count == 7)
         #expect(await provider.checkConnection().isReachable)
-        guard case .eventRows(let rows) = await provider.handle(.fetchEventPages(since: nil)) else {
-            Issue.record("expected rows")
-            return
-        }
+        var rows: [SocrataRow] = []
+        for try await page in provider.eventPages(since: nil) { rows += page.rows }
         #expect(rows == SampleOpeningGenerator(seed: 1).rows(forDay: Self.firstDay))
     }
 

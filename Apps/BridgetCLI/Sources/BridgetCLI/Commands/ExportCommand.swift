@@ -118,7 +118,7 @@ struct ExportCommand: AsyncParsableCommand {
 }
 
 /// Where an export goes: standard output, or a temporary file renamed over the target when complete.
-final class ExportSink: @unchecked Sendable {
+final class ExportSink: Sendable {
     private let target: String?
     private let temporary: String?
     private let handle: FileHandle

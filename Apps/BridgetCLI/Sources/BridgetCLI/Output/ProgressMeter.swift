@@ -1,9 +1,10 @@
 import Foundation
+import Synchronization
 
 /// A one-line progress display on standard error for long work (sync, import, export): rows done, rate, and,
 /// when the total is known, a bar, the percentage and the time left. Redrawn at most five times a second, and
 /// only on a terminal; silent when standard error is piped or with `--quiet`.
-final class ProgressMeter: @unchecked Sendable {
+final class ProgressMeter: Sendable {
     /// What the total is counted in.
     enum Total {
         case rows(Int)
@@ -13,10 +14,9 @@ final class ProgressMeter: @unchecked Sendable {
     private let verb: String
     private let enabled: Bool
     private let total: Total?
-    private let lock = NSLock()
     private let started = Date()
-    private var lastDraw = Date.distantPast
-    private var drawn = false
+    /// When the line was last drawn, and whether it is on the screen; the lock also keeps two draws from mixing.
+    private let screen = Mutex((lastDraw: Date.distantPast, drawn: false))
 
     init(verb: String, total: Total?, enabled: Bool) {
         self.verb = verb
@@ -28,22 +28,21 @@ final class ProgressMeter: @unchecked Sendable {
     /// part of it done by an earlier, interrupted run: it fills the bar but not the rate or the time left.
     func update(rows: Int, bytes: Int64? = nil, resumed: (rows: Int, bytes: Int64?) = (0, nil), detail: String? = nil) {
         guard enabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.2 else { return }
-        lastDraw = now
-        drawn = true
-        Terminal.redrawLine(Self.line(verb: verb, rows: rows, bytes: bytes, total: total,
-                                      elapsed: now.timeIntervalSince(started), detail: detail, resumed: resumed))
+        screen.withLock { screen in
+            let now = Date()
+            guard now.timeIntervalSince(screen.lastDraw) >= 0.2 else { return }
+            screen = (now, true)
+            Terminal.redrawLine(Self.line(verb: verb, rows: rows, bytes: bytes, total: total,
+                                          elapsed: now.timeIntervalSince(started), detail: detail, resumed: resumed))
+        }
     }
 
     /// Clears the line, so the summary starts on a clean one.
     func finish() {
-        lock.lock()
-        defer { lock.unlock() }
-        if drawn { Terminal.redrawLine("") }
-        drawn = false
+        screen.withLock { screen in
+            if screen.drawn { Terminal.redrawLine("") }
+            screen.drawn = false
+        }
     }
 
     /// The text of one progress line (pure, for tests).

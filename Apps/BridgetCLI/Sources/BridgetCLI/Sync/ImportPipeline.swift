@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetAnalysis
+import BridgetCaching
 import BridgetDTOs
 import BridgetPersistence
 import CBridgetMemory
@@ -70,8 +71,7 @@ struct ImportSource: Sendable {
         if isRegular {
             var head = [UInt8](repeating: 0, count: 65_536)
             let count = pread(descriptor, &head, head.count, 0)
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325 // FNV-1a
-            for byte in head.prefix(max(count, 0)) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            let hash = head.withUnsafeBytes { FNV1a.hash(UnsafeRawBufferPointer(rebasing: $0.prefix(max(count, 0)))) }
             identity = "size=\(status.st_size);mtime=\(status.st_mtim.tv_sec).\(status.st_mtim.tv_nsec);head=\(String(hash, radix: 16))"
         }
         return ImportSource(label: argument, path: isRegular ? path : nil, descriptor: descriptor, format: format,
