@@ -147,6 +147,14 @@ let package = Package(
             path: "Tests/IntegrationTests",
             swiftSettings: strictSettings
         ),
+        // The Socrata format's rules as a sync or an import applies them: the Socrata reader (networking) and the
+        // shared validator (analysis) together; and the sample provider's data judged by them.
+        .testTarget(
+            name: "SocrataValidationTests",
+            dependencies: ["BridgetDTOs", "BridgetNetworking", "BridgetAnalysis"],
+            path: "Tests/SocrataValidationTests",
+            swiftSettings: strictSettings
+        ),
         // The live and cached providers against the fixture server on 127.0.0.1.
         .testTarget(
             name: "LiveProviderTests",

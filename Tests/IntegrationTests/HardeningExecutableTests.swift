@@ -57,7 +57,7 @@ struct HardeningExecutableTests {
         #expect(lines[0].row == ["entityname": "Nowhere", "entityid": "99", "opendatetime": "2026-05-01T11:00:00.000"])
         #expect(lines[1].row["minutesopen"] == " 7") // exactly as received, the space included
         #expect(lines[1].explanation == RejectionReason.closeBeforeOpen.explanation)
-        #expect(result.stderr.contains("rejected unknown-bridge-id (entityid is missing or not a bridge in the catalog), e.g.:"))
+        #expect(result.stderr.contains("rejected unknown-bridge-id (\(RejectionReason.unknownBridgeID.explanation)), e.g.:"))
         #expect(result.stderr.contains("\(file) line 2: entityname=\"Nowhere\" entityid=\"99\""))
         #expect(result.stderr.contains("2 rejected rows appended to \(rejects)"))
 

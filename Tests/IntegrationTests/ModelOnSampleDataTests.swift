@@ -12,7 +12,7 @@ struct ModelOnSampleDataTests {
         let generator = SampleOpeningGenerator(seed: 21, invalidRowRate: 0)
         let first = CivilCalendar.daysFromCivil(year: 2024, month: 1, day: 1)
         let rows = (first..<CivilCalendar.daysFromCivil(year: 2026, month: 1, day: 1)).flatMap { generator.rows(forDay: $0) }
-        return EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000)).validate(rows).events
+        return judgeSocrataRows(rows, now: Date(timeIntervalSince1970: 1_800_000_000)).events
     }()
 
     static let models = OpeningModelBuilder().buildAll(
@@ -117,12 +117,15 @@ struct ProcessorEqualityTests {
             rows.append(SocrataRow(entityname: fremont.name, entityid: fremont.id, opendatetime: open,
                                    closedatetime: close, minutesopen: minutes, latitude: nil, longitude: nil))
         }
-        let batch = SyncDataDTO(bridges: BridgeCatalog.seattle.bridges, rows: rows, syncTimestamp: now, source: "test")
+        var reader = SocrataObservationReader()
+        let batch = reader.observations(rows)
         let empty = YearHistory([])
-        let serialBatch = try await SerialProcessor(history: empty, now: { now }).processSyncData(batch)
-        let parallelBatch = try await ParallelProcessor(history: empty, width: 2, now: { now }).processSyncData(batch)
+        let serialBatch = try await SerialProcessor(history: empty, now: { now })
+            .validate(batch, catalog: .seattle, clock: .seattle)
+        let parallelBatch = try await ParallelProcessor(history: empty, width: 2, now: { now })
+            .validate(batch, catalog: .seattle, clock: .seattle)
         #expect(serialBatch == parallelBatch)
-        #expect(serialBatch.rejections.count > 100)
+        #expect(serialBatch.rejected.count > 100)
 
         let history = YearHistory(serialBatch.events)
         let serial = SerialProcessor(history: history, now: { now })

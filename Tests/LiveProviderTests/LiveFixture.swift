@@ -57,9 +57,10 @@ struct LiveFixture {
     }
 
     /// The events the served rows should become, by the shared validator.
-    var expected: EventValidator.Outcome {
-        EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000))
-            .validate(dataset.records.map(\.row))
+    var expected: ObservationValidator.Outcome {
+        var reader = SocrataObservationReader()
+        return ObservationValidator(catalog: .seattle, clock: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000))
+            .validate(reader.observations(dataset.records.map(\.row)))
     }
 
     func stop() async {

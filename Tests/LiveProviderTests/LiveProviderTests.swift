@@ -143,10 +143,10 @@ struct LiveProviderTests {
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(fixture.server.requests.contains { $0.query["$offset"] == "50" })
-        var rows = first.rows
-        while let page = try await pages.next() { rows += page.rows }
+        var rows = first.observations.map(\.source)
+        while let page = try await pages.next() { rows += page.observations.map(\.source) }
         #expect(rows.count == 150)
-        #expect(Set(rows.map { "\($0.entityid ?? "")|\($0.opendatetime ?? "")" }).count == 150)
+        #expect(Set(rows.map { "\($0["entityid"] ?? "")|\($0["opendatetime"] ?? "")" }).count == 150)
         // Three full pages, then the empty page that ends the walk: nothing asked twice, nothing beyond.
         #expect(fixture.server.requests.compactMap { $0.query["$offset"] }.sorted() == ["0", "100", "150", "50"])
     }

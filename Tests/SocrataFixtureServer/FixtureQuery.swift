@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetNetworking
 import Foundation
 
 /// The subset of SoQL the fixture server understands, evaluated over a `FixtureDataset`.

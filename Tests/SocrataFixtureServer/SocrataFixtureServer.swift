@@ -1,5 +1,6 @@
 import BridgetCaching
 import BridgetDTOs
+import struct BridgetNetworking.SocrataRow
 import FlyingFox
 import Foundation
 import Synchronization

@@ -16,23 +16,27 @@ public protocol EventHistory: Sendable {
     func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO]
 }
 
-/// The boundary to CPU-side work: turning raw batches into events, and history into statistics and patterns.
+/// Judging records: every provider's and every import's observations go through one rule book
+/// (`ObservationValidator`).
 ///
-/// An implementation must guarantee: `processSyncData` judges rows with `EventValidator` (the shared rule book) and
-/// returns every input row either as an event or as a counted rejection; results do not depend on how work is
-/// scheduled (a serial and a parallel implementation give equal answers for equal input).
-public protocol BackgroundProcessing: Sendable {
-    /// The processor's configuration name, e.g. "serial".
-    var name: String { get }
-    /// Validates a batch's `rows` against its `bridges`, filling `events` and `rejections`.
-    func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO
-    /// Removes history older than a date; returns the number of events removed.
-    func cleanupOldData(olderThan cutoff: Date) async throws -> Int
+/// An implementation must guarantee: every observation comes back as an event or as a counted rejection with its
+/// index, and the outcome does not depend on how the work is scheduled.
+public protocol ObservationValidating: Sendable {
+    /// Judges a batch against `catalog`, reading local times with `clock` (the source's zone).
+    func validate(_ observations: [OpeningObservation], catalog: BridgeCatalog, clock: LocalClock) async throws
+        -> ObservationValidator.Outcome
+}
+
+/// Answers about the history: statistics, models, backtests, patterns.
+///
+/// An implementation must guarantee: answers depend only on the history, not on how the work is scheduled (a serial
+/// and a parallel implementation give equal answers).
+public protocol HistoryAnalysing: Sendable {
     /// A bridge's opening profile.
     func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO
     /// Statistics for every bridge of the history.
     func generateStatistics() async throws -> StatisticsDTO
-    /// The opening model of every bridge of the history.
+    /// The opening model of every bridge of the history, learnt from observed openings only.
     func buildOpeningModels() async throws -> [OpeningModelDTO]
     /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
     /// after the history's last).
@@ -43,14 +47,17 @@ public protocol BackgroundProcessing: Sendable {
     func findAnomalies() async throws -> [AnomalyDTO]
 }
 
-extension SyncDataDTO {
-    /// The batch with a validation outcome's events and rejections.
-    func applying(_ outcome: EventValidator.Outcome) -> SyncDataDTO {
-        var processed = self
-        processed.events = outcome.events
-        processed.rejections = outcome.rejected
-        return processed
-    }
+/// Keeping the history within bounds.
+public protocol HistoryMaintaining: Sendable {
+    /// Removes history older than a date; returns the number of events removed.
+    func cleanupOldData(olderThan cutoff: Date) async throws -> Int
+}
+
+/// The boundary to CPU-side work, as the composition root configures it (`processor.kind`): judging records,
+/// answering about the history, and pruning it. Code that needs one of these asks for that protocol alone.
+public protocol BackgroundProcessing: ObservationValidating, HistoryAnalysing, HistoryMaintaining {
+    /// The processor's configuration name, e.g. "serial".
+    var name: String { get }
 }
 
 extension EventHistory {

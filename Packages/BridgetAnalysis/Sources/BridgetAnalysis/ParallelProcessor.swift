@@ -31,23 +31,25 @@ public struct ParallelProcessor: BackgroundProcessing {
         self.width = max(width, 1)
     }
 
-    public func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO {
-        let validator = EventValidator(
-            catalog: BridgeCatalog(bridges: batch.bridges), now: now(), maximumDistanceMeters: maximumDistanceMeters)
-        let rows = batch.rows
+    public func validate(_ observations: [OpeningObservation], catalog: BridgeCatalog, clock: LocalClock) async throws
+        -> ObservationValidator.Outcome
+    {
+        let validator = ObservationValidator(catalog: catalog, clock: clock, now: now(),
+                                             maximumDistanceMeters: maximumDistanceMeters)
+        let rows = observations
         let chunk = max(1, (rows.count + width * 2 - 1) / (width * 2))
-        let firstPass = await withTaskGroup(of: (Int, [Result<BridgeEventDTO, RejectedRow>]).self) { group in
+        let firstPass = await withTaskGroup(of: (Int, [Result<BridgeEventDTO, RejectionReason>]).self) { group in
             for start in stride(from: 0, to: rows.count, by: chunk) {
                 group.addTask {
                     (start, validator.firstPass(rows[start..<min(start + chunk, rows.count)]))
                 }
             }
-            var parts: [(Int, [Result<BridgeEventDTO, RejectedRow>])] = []
+            var parts: [(Int, [Result<BridgeEventDTO, RejectionReason>])] = []
             for await part in group { parts.append(part) }
             return parts.sorted { $0.0 < $1.0 }.flatMap(\.1)
         }
         // Duplicates, and rows whose instant depends on earlier ones, are judged in input order.
-        return batch.applying(validator.validate(rows, firstPass: firstPass))
+        return validator.validate(rows, firstPass: firstPass)
     }
 
     public func cleanupOldData(olderThan cutoff: Date) async throws -> Int {

@@ -21,10 +21,11 @@ public struct SerialProcessor: BackgroundProcessing {
         self.mergeGap = mergeGap
     }
 
-    public func processSyncData(_ batch: SyncDataDTO) async throws -> SyncDataDTO {
-        let validator = EventValidator(
-            catalog: BridgeCatalog(bridges: batch.bridges), now: now(), maximumDistanceMeters: maximumDistanceMeters)
-        return batch.applying(validator.validate(batch.rows))
+    public func validate(_ observations: [OpeningObservation], catalog: BridgeCatalog, clock: LocalClock) async throws
+        -> ObservationValidator.Outcome
+    {
+        ObservationValidator(catalog: catalog, clock: clock, now: now(), maximumDistanceMeters: maximumDistanceMeters)
+            .validate(observations)
     }
 
     public func cleanupOldData(olderThan cutoff: Date) async throws -> Int {

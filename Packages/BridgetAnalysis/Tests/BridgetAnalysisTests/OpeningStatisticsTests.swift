@@ -5,7 +5,7 @@ import Testing
 
 /// Events built by hand from Seattle wall-clock readings.
 enum Hand {
-    static let time = SeattleTime()
+    static let time = LocalClock.seattle
     static let fremont = BridgeCatalog.seattle.bridge(id: "3")!
     static let ballard = BridgeCatalog.seattle.bridge(id: "2")!
 

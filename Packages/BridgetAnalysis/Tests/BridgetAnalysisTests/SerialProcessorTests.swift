@@ -37,17 +37,18 @@ struct SerialProcessorTests {
     @Test("a sync batch comes back as events plus counted rejections, nothing lost")
     func processesBatches() async throws {
         let processor = SerialProcessor(history: ListHistory([]), now: { [now] in now })
-        let good = SocrataRow(entityname: "Fremont", entityid: "3", opendatetime: "2026-06-01T08:10:00.000",
-                              closedatetime: "2026-06-01T08:14:00.000", minutesopen: "4", latitude: nil, longitude: nil)
+        let good = OpeningObservation(
+            bridgeID: "3", bridgeName: "Fremont", opened: .value(.local(FloatingTimestamp("2026-06-01T08:10:00.000")!)),
+            closed: .value(.local(FloatingTimestamp("2026-06-01T08:14:00.000")!)), durationMinutes: .value(4))
         var bad = good
-        bad.entityid = "42"
-        let batch = SyncDataDTO(bridges: BridgeCatalog.seattle.bridges, rows: [good, bad, good],
-                                syncTimestamp: now, source: "test")
-        let processed = try await processor.processSyncData(batch)
+        bad.bridgeID = "42"
+        let batch = [good, bad, good]
+        let processed = try await processor.validate(batch, catalog: .seattle, clock: .seattle)
         #expect(processed.events.count == 1)
         #expect(processed.rejectionCounts[.unknownBridgeID] == 1)
         #expect(processed.rejectionCounts[.duplicateInBatch] == 1)
-        #expect(processed.events.count + processed.rejections.count == batch.rows.count)
+        #expect(processed.rejected.map(\.index) == [1, 2])
+        #expect(processed.events.count + processed.rejected.count == batch.count)
     }
 
     @Test func statisticsCleanupAndMessages() async throws {

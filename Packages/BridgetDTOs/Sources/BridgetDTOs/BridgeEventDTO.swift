@@ -20,31 +20,37 @@ public struct EventKey: Sendable, Codable, Equatable, Hashable, Comparable {
 
 /// One validated opening of one bridge.
 ///
-/// Instants are absolute; the dataset's floating Seattle wall-clock strings are kept beside them, unchanged.
+/// Instants are absolute; the local wall-clock readings (in the source's time zone) are kept beside them.
 public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
-    /// The bridge's `entityid`.
+    /// The bridge's id in its catalog (Seattle's `entityid`).
     public let bridgeID: String
-    /// The dataset's `entityname` on this row.
+    /// The bridge's name on this record.
     public let bridgeName: String
     /// When the bridge opened.
     public let openedAt: Date
-    /// The raw `opendatetime` string (Seattle wall-clock time, no zone).
+    /// The opening as a wall-clock reading in the source's zone (`2026-09-23T22:35:00.000`, no zone).
     public let openLocal: String
-    /// When the bridge closed; `nil` when the row has no `closedatetime` (still open, or a sensor gap).
+    /// When the bridge closed; `nil` when the record has no closing (still open, or a sensor gap).
     public let closedAt: Date?
-    /// The raw `closedatetime` string, when present.
+    /// The closing as a wall-clock reading, when there is one.
     public let closeLocal: String?
-    /// The dataset's `minutesopen`, when present.
+    /// The source's own minutes open, when it gave them.
     public let minutesOpen: Int?
-    /// Latitude on the row, when present.
+    /// Latitude on the record, when present.
     public let latitude: Double?
-    /// Longitude on the row, when present.
+    /// Longitude on the record, when present.
     public let longitude: Double?
+    /// Whether the opening happened or is announced.
+    public let status: OpeningStatus
+    /// The source's id of the record and its version, when it has them (a higher version replaces a lower one).
+    public let recordID: String?
+    public let recordVersion: Int?
 
     /// Creates an event.
     public init(
         bridgeID: String, bridgeName: String, openedAt: Date, openLocal: String,
-        closedAt: Date?, closeLocal: String?, minutesOpen: Int?, latitude: Double?, longitude: Double?
+        closedAt: Date?, closeLocal: String?, minutesOpen: Int?, latitude: Double?, longitude: Double?,
+        status: OpeningStatus = .observed, recordID: String? = nil, recordVersion: Int? = nil
     ) {
         self.bridgeID = bridgeID
         self.bridgeName = bridgeName
@@ -55,6 +61,32 @@ public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
         self.minutesOpen = minutesOpen
         self.latitude = latitude
         self.longitude = longitude
+        self.status = status
+        self.recordID = recordID
+        self.recordVersion = recordVersion
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case bridgeID, bridgeName, openedAt, openLocal, closedAt, closeLocal, minutesOpen, latitude, longitude, status,
+             recordID, recordVersion
+    }
+
+    /// Decodes an event; one written before statuses existed is observed.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            bridgeID: try container.decode(String.self, forKey: .bridgeID),
+            bridgeName: try container.decode(String.self, forKey: .bridgeName),
+            openedAt: try container.decode(Date.self, forKey: .openedAt),
+            openLocal: try container.decode(String.self, forKey: .openLocal),
+            closedAt: try container.decodeIfPresent(Date.self, forKey: .closedAt),
+            closeLocal: try container.decodeIfPresent(String.self, forKey: .closeLocal),
+            minutesOpen: try container.decodeIfPresent(Int.self, forKey: .minutesOpen),
+            latitude: try container.decodeIfPresent(Double.self, forKey: .latitude),
+            longitude: try container.decodeIfPresent(Double.self, forKey: .longitude),
+            status: try container.decodeIfPresent(OpeningStatus.self, forKey: .status) ?? .observed,
+            recordID: try container.decodeIfPresent(String.self, forKey: .recordID),
+            recordVersion: try container.decodeIfPresent(Int.self, forKey: .recordVersion))
     }
 
     /// The natural key (bridge, opening instant).

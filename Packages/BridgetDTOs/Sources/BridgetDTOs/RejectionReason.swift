@@ -1,6 +1,6 @@
 import Foundation
 
-/// Why a row was not accepted. Each reason is counted separately in every sync and import summary.
+/// Why a record was not accepted. Each reason is counted separately in every sync and import summary.
 public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable, Comparable {
     case controlCharacter = "control-character"
     case unknownBridgeID = "unknown-bridge-id"
@@ -20,18 +20,18 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
     public var explanation: String {
         switch self {
         case .controlCharacter: "a field holds a control character (NUL, a line break, an escape…) inside its text"
-        case .unknownBridgeID: "entityid is missing or not a bridge in the catalog"
-        case .emptyName: "entityname is missing or blank"
-        case .unparseableOpenTime: "opendatetime is missing or not YYYY-MM-DDTHH:MM:SS.fff"
-        case .unparseableCloseTime: "closedatetime is present but not YYYY-MM-DDTHH:MM:SS.fff"
-        case .closeBeforeOpen: "closedatetime is before opendatetime"
-        case .openTimeOutOfRange: "opendatetime is before the accepted range or in the future"
-        case .unparseableMinutesOpen: "minutesopen is present but not a number"
-        case .negativeMinutesOpen: "minutesopen is negative"
-        case .inconsistentMinutesOpen: "minutesopen differs from close − open by more than 1 minute"
-        case .coordinatesOutOfRange: "latitude/longitude is not a number in range"
-        case .coordinatesFarFromBridge: "latitude/longitude is far from the bridge's position"
-        case .duplicateInBatch: "the same (entityid, opening instant) appears earlier in the batch"
+        case .unknownBridgeID: "the bridge id is missing or not a bridge in the catalog"
+        case .emptyName: "the bridge name is missing or blank"
+        case .unparseableOpenTime: "the opening time is missing or not a time (Socrata: YYYY-MM-DDTHH:MM:SS.fff)"
+        case .unparseableCloseTime: "the closing time is present but not a time"
+        case .closeBeforeOpen: "the closing time is before the opening time"
+        case .openTimeOutOfRange: "the opening time is before the accepted range or in the future"
+        case .unparseableMinutesOpen: "the minutes open are present but not a number"
+        case .negativeMinutesOpen: "the minutes open are negative"
+        case .inconsistentMinutesOpen: "the minutes open differ from close − open by more than 1 minute"
+        case .coordinatesOutOfRange: "the latitude/longitude is not a number in range"
+        case .coordinatesFarFromBridge: "the latitude/longitude is far from the bridge's position"
+        case .duplicateInBatch: "the same (bridge, opening instant) appears earlier in the batch"
         }
     }
 
@@ -40,20 +40,20 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
     }
 }
 
-/// One rejected row, with the reason and the raw row for the report.
-public struct RejectedRow: Sendable, Codable, Equatable {
-    /// The first rule the row broke.
+/// One rejected record: the rule it broke, where it was in its batch, and the record as received.
+public struct RejectedObservation: Sendable, Equatable {
+    /// The first rule the record broke.
     public let reason: RejectionReason
-    /// The row as received.
-    public let row: SocrataRow
-    /// The row's 0-based position in the batch it was judged in, when judged in a batch.
-    public var index: Int?
+    /// The record's 0-based position in the batch it was judged in.
+    public var index: Int
+    /// The record as received.
+    public let source: SourceRecord
 
     /// Creates a rejection record.
-    public init(reason: RejectionReason, row: SocrataRow, index: Int? = nil) {
+    public init(reason: RejectionReason, index: Int, source: SourceRecord) {
         self.reason = reason
-        self.row = row
         self.index = index
+        self.source = source
     }
 }
 
@@ -90,3 +90,6 @@ public struct RejectionCounts: Sendable, Codable, Equatable {
         return "\(total) rejected: " + parts.joined(separator: ", ")
     }
 }
+
+/// A reason is the failure of judging one record (`Result<BridgeEventDTO, RejectionReason>`).
+extension RejectionReason: Error {}

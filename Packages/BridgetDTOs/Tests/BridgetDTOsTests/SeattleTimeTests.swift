@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Seattle wall-clock time")
 struct SeattleTimeTests {
-    let time = SeattleTime()
+    let time = LocalClock.seattle
 
     func instant(_ iso: String) -> Date {
         let formatter = ISO8601DateFormatter()

@@ -1,37 +1,42 @@
 import BridgetDTOs
 import Foundation
 
-/// One page of raw rows from a provider, in the provider's stable order.
+/// One page of a provider's records, in the provider's stable order, read into source-neutral observations.
 public struct EventPage: Sendable, Equatable {
     /// 0-based position of the page in this fetch.
     public let index: Int
-    /// The rows, exactly as the source sent them.
-    public let rows: [SocrataRow]
+    /// The page's records as observations, unvalidated, each with its record as received (`source`).
+    public let observations: [OpeningObservation]
     /// Road traffic observations for the same period, when the source has them.
     public let trafficFlows: [TrafficFlowDTO]
-    /// Where the rows came from, for a report of rejected rows (a page's URL).
-    public let source: String?
+    /// Where the records came from, for a report of rejected records (a page's URL).
+    public let origin: String?
 
     /// Creates a page.
-    public init(index: Int, rows: [SocrataRow], trafficFlows: [TrafficFlowDTO] = [], source: String? = nil) {
+    public init(index: Int, observations: [OpeningObservation], trafficFlows: [TrafficFlowDTO] = [],
+                origin: String? = nil) {
         self.index = index
-        self.rows = rows
+        self.observations = observations
         self.trafficFlows = trafficFlows
-        self.source = source
+        self.origin = origin
     }
 }
 
 /// The boundary to a source of drawbridge openings (synthetic, cached or live).
 ///
-/// An implementation must guarantee: pages come in a stable total order, so that no row is skipped or repeated
-/// across the pages of one fetch; rows are Socrata-shaped (`SocrataRow`) and unvalidated, because validation is
-/// shared by every provider; and a fetch stops promptly when its consuming task is cancelled.
+/// An implementation must guarantee: pages come in a stable total order, so that no record is skipped or repeated
+/// across the pages of one fetch; records are read into source-neutral `OpeningObservation`s and left unvalidated,
+/// because validation is shared by every provider (it judges them against `fetchBridgeCatalog()`, reading local
+/// times with `clock`); and a fetch stops promptly when its consuming task is cancelled.
 public protocol NetworkProcessing: Sendable {
     /// The provider's configuration name, e.g. "sample".
     var name: String { get }
 
     /// The bridges the source covers.
     func fetchBridgeCatalog() async throws -> [BridgeInfoDTO]
+
+    /// The source's clock: the time zone its local readings are in (Seattle's for the Socrata dataset).
+    var clock: LocalClock { get }
 
     /// Pages of rows whose opening is at or after `watermark` (all rows when `nil`). A provider may include
     /// somewhat earlier rows; the store's idempotent upsert absorbs them.

@@ -37,7 +37,7 @@ enum Fixture {
         -> BridgeEventDTO
     {
         let opened = Date(timeIntervalSince1970: 1_780_315_200 + Double(minute * 60) + Double(milliseconds) / 1000)
-        let time = SeattleTime()
+        let time = LocalClock.seattle
         let closed = minutes.map { opened.addingTimeInterval(Double($0 * 60)) }
         return BridgeEventDTO(
             bridgeID: bridge.id, bridgeName: bridge.name, openedAt: opened,

@@ -25,7 +25,7 @@ struct CommandContext: Sendable {
     static func load(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> CommandContext
     {
-        guard SeattleTime().zone.identifier == "America/Los_Angeles" else {
+        guard LocalClock.seattle.zone.identifier == "America/Los_Angeles" else {
             throw BridgetError.processing(
                 "time-zone", "this system has no America/Los_Angeles time zone data, so Seattle times cannot be converted",
                 hint: "install the tzdata package")

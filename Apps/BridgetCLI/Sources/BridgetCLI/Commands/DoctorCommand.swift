@@ -51,7 +51,7 @@ struct DoctorCommand: AsyncParsableCommand {
             let integrity = try await store.integrityCheck()
             let events = try await store.eventCount(bridgeID: nil)
             let last = try await store.syncRuns(limit: 1).first
-            let lastText = last.map { " last sync \($0.status.rawValue) at \(SeattleTime().display($0.startedAt))" } ?? ""
+            let lastText = last.map { " last sync \($0.status.rawValue) at \(LocalClock.seattle.display($0.startedAt))" } ?? ""
             return Check(name: "store", ok: integrity == "ok",
                          detail: "\(context.assembly.storeDescription): \(events) events, integrity \(integrity);\(lastText)",
                          hint: integrity == "ok" ? (events == 0 ? "run `bridget sync`" : nil)

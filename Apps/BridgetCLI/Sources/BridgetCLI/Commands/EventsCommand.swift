@@ -49,7 +49,7 @@ struct EventsCommand: AsyncParsableCommand {
                 throw BridgetError.validation("bad-range", "--since \(since ?? "") is not before --until \(until ?? "")")
             }
             let events = try await store.events(matching: query)
-            let time = SeattleTime()
+            let time = LocalClock.seattle
             let rows = events.map { event in
                 [Cell(event.bridgeID), Cell(event.bridgeName), Cell(event.openedAt, time: time),
                  Cell(event.closedAt, time: time), Cell(event.durationMinutes, decimals: 0), Cell(event.openLocal),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetDTOs
+import BridgetNetworking
 import BridgetPersistence
 import Foundation
 

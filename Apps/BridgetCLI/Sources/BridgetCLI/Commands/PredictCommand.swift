@@ -48,7 +48,7 @@ struct PredictCommand: AsyncParsableCommand {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
             let target = try await context.bridge(named: bridge, in: store)
-            let time = SeattleTime()
+            let time = LocalClock.seattle
             let reading = try at.map { text -> FloatingTimestamp in
                 time.reading(for: try TimeArgument.parse(text, option: "--at"))
             } ?? time.reading(for: context.assembly.now())
@@ -79,7 +79,7 @@ struct PredictCommand: AsyncParsableCommand {
 
     /// The same weekday and time in the five latest weeks of the history before `at`.
     private func lastSimilarSlots(store: any BridgeStore, bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
-                                  lastDay: String?, time: SeattleTime) async throws -> [Slot] {
+                                  lastDay: String?, time: LocalClock) async throws -> [Slot] {
         guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
         var day = reading.dayNumber - 7
         while day > last.number { day -= 7 }

@@ -32,7 +32,7 @@ struct PruneCommand: AsyncParsableCommand {
             try OutputWriter(format: output.format).write(
                 Output(before: cutoff, removed: removed, remaining: remaining),
                 tabular: Tabular(columns: ["removed", "remaining"], rows: [[Cell(removed), Cell(remaining)]]),
-                notes: ["", "Removed the openings before \(SeattleTime().display(cutoff))."])
+                notes: ["", "Removed the openings before \(LocalClock.seattle.display(cutoff))."])
         }
     }
 }

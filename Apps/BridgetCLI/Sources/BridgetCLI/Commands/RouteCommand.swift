@@ -168,7 +168,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let store = try await context.openStoreForReading()
                 let route = try await RouteCommand.route(name, in: store)
                 let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
-                let time = SeattleTime()
+                let time = LocalClock.seattle
                 let departure = try depart.map { time.reading(for: try TimeArgument.parse($0, option: "--depart")) }
                     ?? time.reading(for: context.assembly.now())
                 let score = try scorer.score(route, departure: departure)

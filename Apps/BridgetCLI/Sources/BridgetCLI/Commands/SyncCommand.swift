@@ -59,7 +59,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
 
     private func write(_ report: SyncReport, storeDescription: String) throws {
-        let time = SeattleTime()
+        let time = LocalClock.seattle
         let outcome = Tabular.outcome(
             read: ("fetched", report.fetched),
             counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),

@@ -6,7 +6,7 @@ enum TimeArgument {
     /// Accepts `YYYY-MM-DD`, `YYYY-MM-DD HH:MM[:SS]`, `YYYY-MM-DDTHH:MM[:SS]`, either followed by `PDT` or `PST` (the
     /// form tables print), or ISO 8601 with `Z` or an offset from -12:00 to +14:00.
     /// A bare date means its local midnight, or with `endOfDay` the midnight that ends it.
-    static func parse(_ text: String, option: String, endOfDay: Bool = false, time: SeattleTime = SeattleTime())
+    static func parse(_ text: String, option: String, endOfDay: Bool = false, time: LocalClock = .seattle)
         throws -> Date
     {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
@@ -34,7 +34,7 @@ enum TimeArgument {
     /// Seattle's zone abbreviations and their UTC offsets in seconds.
     private static let seattleZones = ["PDT": -7 * 3600, "PST": -8 * 3600]
 
-    private static func parseAnyYear(_ trimmed: String, option: String, endOfDay: Bool, time: SeattleTime) throws
+    private static func parseAnyYear(_ trimmed: String, option: String, endOfDay: Bool, time: LocalClock) throws
         -> Date
     {
         let text = trimmed

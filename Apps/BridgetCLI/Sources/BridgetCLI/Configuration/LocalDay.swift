@@ -14,7 +14,7 @@ struct LocalDay: Sendable, Equatable, Comparable, CustomStringConvertible {
     }
 
     /// The Seattle day of an instant.
-    init(containing instant: Date, time: SeattleTime = SeattleTime()) {
+    init(containing instant: Date, time: LocalClock = .seattle) {
         let reading = time.reading(for: instant)
         number = CivilCalendar.daysFromCivil(year: reading.year, month: reading.month, day: reading.day)
     }

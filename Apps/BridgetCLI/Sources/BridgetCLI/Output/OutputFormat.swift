@@ -39,7 +39,7 @@ struct Cell: Sendable {
     }
 
     /// An instant: Seattle local time with its zone for people, ISO 8601 for CSV.
-    init(_ instant: Date?, time: SeattleTime) {
+    init(_ instant: Date?, time: LocalClock) {
         guard let instant else {
             display = "-"
             raw = ""

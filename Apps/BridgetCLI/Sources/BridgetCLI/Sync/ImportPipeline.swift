@@ -2,6 +2,7 @@ import ArgumentParser
 import BridgetAnalysis
 import BridgetCaching
 import BridgetDTOs
+import BridgetNetworking
 import BridgetPersistence
 import CBridgetMemory
 import Foundation
@@ -128,6 +129,7 @@ struct ImportPipeline: Sendable {
         let began = Date()
         let catalog = BridgeCatalog.seattle.bridges
         try await store.upsertBridges(catalog)
+        let judged = BridgeCatalog.seattle
         let runID = try await store.startSyncRun(provider: "import", startedAt: now(), watermarkBefore: try await store.latestOpening())
         var record = SyncRunRecord(id: runID, provider: "import", startedAt: now())
 
@@ -154,7 +156,7 @@ struct ImportPipeline: Sendable {
         var pending: [UInt8] = []
         var inFlight: Task<UpsertCounts, any Error>?
         // The batch being validated while the next is read: reading, validating and writing overlap.
-        var validating: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition, lines: [Int])?
+        var validating: (task: Task<ObservationValidator.Outcome, any Error>, rows: Int, end: RowPosition, lines: [Int])?
         var totals = checkpoint.counts
         let startCounts = checkpoint.counts
         var interrupted = false
@@ -170,10 +172,10 @@ struct ImportPipeline: Sendable {
         }
 
         /// Waits for a validated batch and the write before it, then starts its write with its checkpoint.
-        func write(_ batch: (task: Task<SyncDataDTO, any Error>, rows: Int, end: RowPosition, lines: [Int])) async throws {
+        func write(_ batch: (task: Task<ObservationValidator.Outcome, any Error>, rows: Int, end: RowPosition, lines: [Int])) async throws {
             let processed = try await batch.task.value
-            try rejects?.record(processed.rejections, run: runID) { rejection in
-                RejectedRowOrigin(file: source.label, line: rejection.index.map { batch.lines[$0] })
+            try rejects?.record(processed.rejected, run: runID) { rejection in
+                RejectedRowOrigin(file: source.label, line: batch.lines[rejection.index])
             }
             if let inFlight { totals = totals + (try await inFlight.value) }
             inFlight = nil
@@ -226,9 +228,10 @@ struct ImportPipeline: Sendable {
                 if finished, syntaxError == nil { batcher.flush() }
                 for batch in batcher.takeReady() {
                     let (processor, rows) = (self.processor, batch.rows)
+                    // Reading the rows as observations is part of validating them: off the reading stage.
                     let next = Task {
-                        try await processor.processSyncData(SyncDataDTO(
-                            bridges: catalog, rows: rows, syncTimestamp: now(), source: "import"))
+                        var reader = SocrataObservationReader()
+                        return try await processor.validate(reader.observations(rows), catalog: judged, clock: .seattle)
                     }
                     if let previous = validating { try await write(previous) }
                     validating = (next, batch.rows.count, batch.end, batch.lines)
@@ -281,8 +284,8 @@ struct ImportPipeline: Sendable {
     }
 }
 
-/// Cuts rows into batches. A batch is cut only before a row outside Seattle's repeated autumn hour (01:xx), so
-/// rows that can depend on each other are always judged together, as the validator requires.
+/// Cuts rows into batches. A batch is cut only before a row whose reading is far from Seattle's offset changes, so
+/// rows that can depend on each other (the repeated autumn hour) are always judged together, as validation requires.
 private struct Batcher {
     let batchSize: Int
     private var current: [SocrataRow] = []
@@ -298,7 +301,7 @@ private struct Batcher {
     }
 
     mutating func add(_ row: SocrataRow, at position: RowPosition) {
-        if current.count >= batchSize, !EventValidator.mayDependOnBatch(row) { flush() }
+        if current.count >= batchSize, !SocrataObservationReader.mayDependOnBatch(row, clock: .seattle) { flush() }
         current.append(row)
         lines.append(position.line)
         end = position

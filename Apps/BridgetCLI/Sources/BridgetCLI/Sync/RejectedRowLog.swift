@@ -32,8 +32,8 @@ struct RejectedRowEntry: Sendable, Codable, Equatable {
     /// The sync or import run (`sync_runs.id`) that met the row.
     var run: Int64
     var origin: RejectedRowOrigin
-    /// The row's fields exactly as received (absent fields absent).
-    var row: SocrataRow
+    /// The record's fields exactly as received (absent fields absent), as one object in the source's order.
+    var row: SourceRecord
 }
 
 /// Keeps what a run rejected: every row, as NDJSON appended to a file when one is named (so earlier runs' rows stay),
@@ -74,11 +74,11 @@ final class RejectedRowLog: Sendable {
     }
 
     /// Records a batch's rejected rows; `origin` gives each row's origin from its index in the batch.
-    func record(_ rejections: [RejectedRow], run: Int64, origin: (RejectedRow) -> RejectedRowOrigin) throws {
+    func record(_ rejections: [RejectedObservation], run: Int64, origin: (RejectedObservation) -> RejectedRowOrigin) throws {
         guard !rejections.isEmpty else { return }
         let entries = rejections.map { rejection in
             RejectedRowEntry(reason: rejection.reason.rawValue, explanation: rejection.reason.explanation, run: run,
-                             origin: origin(rejection), row: rejection.row)
+                             origin: origin(rejection), row: rejection.source)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -113,9 +113,7 @@ final class RejectedRowLog: Sendable {
         state.withLock { state in
             state.examples.sorted { $0.key < $1.key }.flatMap { reason, entries in
                 ["rejected \(reason.rawValue) (\(reason.explanation)), e.g.:"] + entries.map { entry in
-                    let fields = SocrataRow.columns.compactMap { column in
-                        entry.row.value(forColumn: column).map { "\(column)=\(Self.quoted($0))" }
-                    }
+                    let fields = entry.row.fields.map { "\($0.name)=\(Self.quoted($0.value))" }
                     return "  \(entry.origin.summary): " + (fields.isEmpty ? "(no fields)" : fields.joined(separator: " "))
                 }
             }

@@ -51,6 +51,7 @@ struct SyncPipeline: Sendable {
         let startedAt = now()
         let catalog = try await provider.fetchBridgeCatalog()
         try await store.upsertBridges(catalog)
+        let judged = BridgeCatalog(bridges: catalog)
         let watermarkBefore = try await store.latestOpening()
         let since = full ? nil : watermarkBefore.map { $0.addingTimeInterval(-overlap) }
         let runID = try await store.startSyncRun(
@@ -80,20 +81,17 @@ struct SyncPipeline: Sendable {
             for try await page in sourceUnchanged ? .finished : provider.eventPages(since: since) {
                 try Task.checkCancellation()
                 pages += 1
-                let batch = SyncDataDTO(
-                    bridges: catalog, rows: page.rows, trafficFlows: page.trafficFlows, syncTimestamp: now(),
-                    source: provider.name)
-                let processed = try await processor.processSyncData(batch)
+                let processed = try await processor.validate(page.observations, catalog: judged, clock: provider.clock)
                 if let previous = inFlight {
                     inFlight = nil
                     record.counts = record.counts + (try await previous.value)
                     progress(SyncProgress(pages: pages - 1, fetched: record.fetched))
                 }
-                try await store.upsertTrafficFlows(processed.trafficFlows)
-                record.fetched += page.rows.count
+                try await store.upsertTrafficFlows(page.trafficFlows)
+                record.fetched += page.observations.count
                 record.rejections.merge(processed.rejectionCounts)
-                try rejects?.record(processed.rejections, run: runID) { rejection in
-                    RejectedRowOrigin(provider: provider.name, page: page.index, url: page.source, index: rejection.index)
+                try rejects?.record(processed.rejected, run: runID) { rejection in
+                    RejectedRowOrigin(provider: provider.name, page: page.index, url: page.origin, index: rejection.index)
                 }
                 let (store, events, size) = (self.store, processed.events, max(batchSize, 1))
                 inFlight = Task {

@@ -1,3 +1,4 @@
+import BridgetDTOs
 import Foundation
 
 /// A check that bytes are one well-formed JSON value (RFC 8259), without building it.

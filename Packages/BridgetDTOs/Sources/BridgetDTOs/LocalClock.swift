@@ -1,22 +1,38 @@
 import Foundation
 
-/// Converts between Seattle wall-clock readings and instants, with America/Los_Angeles DST rules.
+/// Converts between a time zone's wall-clock readings and instants, with the zone's own DST rules: Seattle's
+/// (America/Los_Angeles) for the Socrata dataset, Europe/Amsterdam's for the Dutch feed, any zone a source names.
 ///
 /// The rule for readings that do not map to exactly one instant:
-/// - **Autumn repeated hour** (e.g. 2024-11-03 01:00–01:59 happens twice): an opening time takes the *first*
-///   occurrence (daylight time). A closing time takes the earliest occurrence at or after its opening, so an
-///   opening at 01:55 PDT that closes at "01:02" closes at 01:02 PST, seven minutes later. (`EventValidator` refines
-///   this with the row's `minutesopen`, and with other rows of the batch: see there.)
-/// - **Spring gap** (e.g. 2024-03-10 02:00–02:59 does not exist): the reading is taken with the offset in force
-///   before the gap (standard time), so "02:30" is 10:30 UTC, which clocks showed as 03:30 PDT.
-public struct SeattleTime: Sendable {
-    /// The America/Los_Angeles zone.
+/// - **Autumn repeated hour** (e.g. Seattle's 2024-11-03 01:00–01:59, Amsterdam's 2024-10-27 02:00–02:59, both
+///   happen twice): an opening time takes the *first* occurrence (daylight time). A closing time takes the earliest
+///   occurrence at or after its opening, so an opening at 01:55 PDT that closes at "01:02" closes at 01:02 PST,
+///   seven minutes later. (Validation refines this with the reported duration, and with other records of the
+///   batch.)
+/// - **Spring gap** (e.g. Seattle's 2024-03-10 02:00–02:59 does not exist): the reading is taken with the offset in
+///   force before the gap (standard time), so "02:30" is 10:30 UTC, which clocks showed as 03:30 PDT.
+///
+/// A clock reads its zone's offsets from Foundation once, when it is made (1900 to 2200): make one per zone and
+/// keep it (`LocalClock.seattle` is made once per process).
+public struct LocalClock: Sendable {
+    /// The zone.
     public let zone: TimeZone
+    private let transitions: OffsetTable
 
-    /// Creates a converter for America/Los_Angeles.
-    public init() {
-        // The identifier ships with Foundation's zone data; a test proves it resolves on this platform.
-        self.zone = TimeZone(identifier: "America/Los_Angeles") ?? TimeZone(secondsFromGMT: -8 * 3600) ?? .current
+    /// Seattle's clock (America/Los_Angeles), made once.
+    public static let seattle = LocalClock(zone: TimeZone(identifier: "America/Los_Angeles")
+        ?? TimeZone(secondsFromGMT: -8 * 3600) ?? .current) // the identifier ships with Foundation's zone data
+
+    /// A clock for `zone`.
+    public init(zone: TimeZone) {
+        self.zone = zone
+        self.transitions = OffsetTable(zone: zone)
+    }
+
+    /// A clock for a zone identifier such as `Europe/Amsterdam`, or `nil` when this system does not know it.
+    public init?(identifier: String) {
+        guard let zone = TimeZone(identifier: identifier) else { return nil }
+        self.init(zone: zone)
     }
 
     /// Every instant that shows this wall-clock reading in Seattle, earliest first: none in the spring gap,
@@ -53,7 +69,7 @@ public struct SeattleTime: Sendable {
         // Offsets change months apart, so equal offsets a day either side mean none changes in between. One lookup
         // answers when no transition lies between the two (nearly always); otherwise both offsets are compared.
         let offset: Int64
-        if let constant = Self.transitions.constantOffset(from: wall - 86_400, through: wall + 86_400) {
+        if let constant = transitions.constantOffset(from: wall - 86_400, through: wall + 86_400) {
             offset = constant
         } else {
             offset = self.offset(atEpoch: wall - 86_400)
@@ -77,7 +93,15 @@ public struct SeattleTime: Sendable {
         return gapInstant(for: reading)
     }
 
-    /// The wall-clock reading of an instant in Seattle.
+    /// Whether a reading lies within a day of an offset change, where it may denote two instants or none (the
+    /// autumn repeated hour, the spring gap): such readings are judged together with the records around them.
+    public func nearOffsetChange(_ reading: FloatingTimestamp) -> Bool {
+        let wall = reading.wallClockSeconds
+        if transitions.constantOffset(from: wall - 86_400, through: wall + 86_400) != nil { return false }
+        return offset(atEpoch: wall - 86_400) != offset(atEpoch: wall + 86_400)
+    }
+
+    /// The wall-clock reading of an instant in the zone.
     public func reading(for instant: Date) -> FloatingTimestamp {
         let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
         return FloatingTimestamp(wallClockSeconds: seconds + offset(atEpoch: seconds))
@@ -88,15 +112,27 @@ public struct SeattleTime: Sendable {
         Int(offset(atEpoch: Int64(instant.timeIntervalSince1970.rounded(.down))))
     }
 
-    /// "PDT" or "PST" for an instant.
+    /// The zone's abbreviation at an instant: "PDT" or "PST" in Seattle, "CET" or "CEST" in Amsterdam, else what
+    /// the system calls it (Foundation on Linux knows only "GMT-7" forms, so the common ones are spelled here).
     public func abbreviation(at instant: Date) -> String {
         let offset = utcOffset(at: instant)
-        switch offset {
-        case -7 * 3600: return "PDT"
-        case -8 * 3600: return "PST"
-        default: return zone.abbreviation(for: instant) ?? "UTC\(offset / 3600)"
-        }
+        if let known = Self.abbreviations[zone.identifier]?[offset] { return known }
+        return zone.abbreviation(for: instant) ?? "UTC\(offset >= 0 ? "+" : "")\(offset / 3600)"
     }
+
+    /// Abbreviations by zone and UTC offset (seconds).
+    private static let abbreviations: [String: [Int: String]] = [
+        "America/Los_Angeles": [-7 * 3600: "PDT", -8 * 3600: "PST"],
+        "America/Vancouver": [-7 * 3600: "PDT", -8 * 3600: "PST"],
+        "Europe/Amsterdam": [3600: "CET", 2 * 3600: "CEST"],
+        "Europe/Brussels": [3600: "CET", 2 * 3600: "CEST"],
+        "Europe/Berlin": [3600: "CET", 2 * 3600: "CEST"],
+        "Europe/London": [0: "GMT", 3600: "BST"],
+        "America/New_York": [-4 * 3600: "EDT", -5 * 3600: "EST"],
+        "America/Chicago": [-5 * 3600: "CDT", -6 * 3600: "CST"],
+        "America/Denver": [-6 * 3600: "MDT", -7 * 3600: "MST"],
+        "UTC": [0: "UTC"], "GMT": [0: "GMT"],
+    ]
 
     /// A display form: `2026-09-23 22:35 PDT`.
     public func display(_ instant: Date) -> String {
@@ -112,16 +148,13 @@ public struct SeattleTime: Sendable {
     }
 
     private func offset(atEpoch seconds: Int64) -> Int64 {
-        if let offset = Self.transitions.offset(atEpoch: seconds) { return offset }
+        if let offset = transitions.offset(atEpoch: seconds) { return offset }
         return Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(seconds))))
     }
-
-    /// The zone's offsets between 1900 and 2200, read from Foundation once per process: every row of an import
-    /// converts two readings, and a zone lookup per candidate instant cost more than the rest of validation.
-    private static let transitions = OffsetTable(zone: SeattleTime().zone)
 }
 
-/// A zone's UTC offsets as sorted transitions, looked up by binary search.
+/// A zone's UTC offsets as sorted transitions, looked up by binary search: every record of an import converts two
+/// readings, and a zone lookup per candidate instant cost more than the rest of validation.
 struct OffsetTable: Sendable {
     /// Instants (epoch seconds) where the offset changes, ascending.
     private let starts: [Int64]

@@ -1,3 +1,4 @@
+import BridgetDTOs
 import Foundation
 
 /// Where a row's text ended in its input, so a reader can checkpoint after it.
@@ -234,7 +235,7 @@ public struct SocrataJSONScanner: Sendable {
             index += 1
             skipWhitespace()
             guard index < count else { return nil }
-            let field = Field(key)
+            let field = SocrataField(key)
             let value: String?
             switch bytes[index] {
             case UInt8(ascii: "\""):
@@ -266,7 +267,7 @@ public struct SocrataJSONScanner: Sendable {
                     value = text
                 }
             }
-            if let field { row.set(field, value) }
+            if let field { row[field] = value }
             skipWhitespace()
             guard index < count else { return nil }
             switch bytes[index] {
@@ -357,65 +358,19 @@ public struct SocrataJSONScanner: Sendable {
     }
 }
 
-/// The row's fields, matched from their names' bytes without building a string.
-enum Field: Int, Sendable, CaseIterable {
-    case entitytype, entityname, entityid, opendatetime, closedatetime, minutesopen, latitude, longitude
-
-    /// The field's name in the API (its cases are in the API's column order).
-    var name: StaticString {
-        switch self {
-        case .entitytype: "entitytype"
-        case .entityname: "entityname"
-        case .entityid: "entityid"
-        case .opendatetime: "opendatetime"
-        case .closedatetime: "closedatetime"
-        case .minutesopen: "minutesopen"
-        case .latitude: "latitude"
-        case .longitude: "longitude"
-        }
-    }
-
-    /// Whether the field's values repeat from row to row (a bridge's name and place), unlike its times.
-    var repeats: Bool {
-        switch self {
-        case .entitytype, .entityname, .entityid, .latitude, .longitude: true
-        case .opendatetime, .closedatetime, .minutesopen: false
-        }
-    }
-
-    init?(_ name: UnsafeBufferPointer<UInt8>) {
-        func equals(_ text: StaticString) -> Bool {
-            text.utf8CodeUnitCount == name.count
-                && memcmp(text.utf8Start, name.baseAddress!, name.count) == 0
-        }
-        guard name.count >= 8 else { return nil }
-        switch name[0] {
-        case UInt8(ascii: "e"):
-            if equals("entityid") { self = .entityid } else if equals("entityname") { self = .entityname }
-            else if equals("entitytype") { self = .entitytype } else { return nil }
-        case UInt8(ascii: "o"): if equals("opendatetime") { self = .opendatetime } else { return nil }
-        case UInt8(ascii: "c"): if equals("closedatetime") { self = .closedatetime } else { return nil }
-        case UInt8(ascii: "m"): if equals("minutesopen") { self = .minutesopen } else { return nil }
-        case UInt8(ascii: "l"):
-            if equals("latitude") { self = .latitude } else if equals("longitude") { self = .longitude } else { return nil }
-        default: return nil
-        }
-    }
-}
-
 /// The strings a scanner has built for fields whose values repeat (a bridge's name and coordinates), so the next row
 /// with the same bytes shares the string instead of allocating its own: two or three allocations a row fewer (the
 /// coordinates, and the names longer than 15 bytes). Only values too long for Swift's inline small strings (15 bytes) are kept, at most `limit` per field.
 struct RepeatedValues: Sendable {
     static let limit = 32
-    private var known: [[String]] = Array(repeating: [], count: Field.allCases.count)
+    private var known: [[String]] = Array(repeating: [], count: SocrataField.allCases.count)
 
     /// The string of `bytes` (UTF-8, repaired like `String(decoding:as:)`), shared with earlier rows when it repeats.
-    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>, for field: Field) -> String {
+    mutating func string(_ bytes: UnsafeBufferPointer<UInt8>, for field: SocrataField) -> String {
         guard bytes.count > 15, field.repeats, let start = bytes.baseAddress else {
             return String(decoding: bytes, as: UTF8.self)
         }
-        for candidate in known[field.rawValue] where candidate.utf8.count == bytes.count {
+        for candidate in known[field.index] where candidate.utf8.count == bytes.count {
             // Bytes that are not valid UTF-8 were repaired in the stored string, so they never match it.
             if candidate.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, start, bytes.count) == 0 })
                 == true
@@ -424,22 +379,7 @@ struct RepeatedValues: Sendable {
             }
         }
         let value = String(decoding: bytes, as: UTF8.self)
-        if known[field.rawValue].count < Self.limit { known[field.rawValue].append(value) }
+        if known[field.index].count < Self.limit { known[field.index].append(value) }
         return value
-    }
-}
-
-extension SocrataRow {
-    mutating func set(_ field: Field, _ value: String?) {
-        switch field {
-        case .entitytype: entitytype = value
-        case .entityname: entityname = value
-        case .entityid: entityid = value
-        case .opendatetime: opendatetime = value
-        case .closedatetime: closedatetime = value
-        case .minutesopen: minutesopen = value
-        case .latitude: latitude = value
-        case .longitude: longitude = value
-        }
     }
 }

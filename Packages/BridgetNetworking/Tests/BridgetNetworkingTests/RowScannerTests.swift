@@ -1,4 +1,5 @@
 import BridgetDTOs
+@testable import BridgetNetworking
 import Foundation
 import Testing
 
@@ -256,14 +257,5 @@ struct RowScannerTests {
         #expect(throws: RowSyntaxError.self) { try SocrataJSONScanner.decodeArray(Data("{\"a\":\"b\"}".utf8)) }
         #expect(throws: RowSyntaxError.self) { try SocrataJSONScanner.decodeArray(Data()) }
         #expect(throws: RowSyntaxError.self) { try Self.scanInChunks(Array("[]".utf8), chunk: 2, csv: false, layout: .lines) }
-    }
-
-    @Test("an exported event reads back as the row it came from")
-    func exportForm() throws {
-        let validator = EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_900_000_000))
-        let row = Self.awkward[0]
-        let event = try validator.validate(row).get()
-        #expect(SocrataRow(event: event) == row)
-        #expect(try validator.validate(SocrataRow(event: event)).get() == event)
     }
 }

@@ -1,5 +1,6 @@
+import BridgetAnalysis
 import BridgetDTOs
-import BridgetNetworking
+@testable import BridgetNetworking
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ struct SampleProviderTests {
     /// 2025-01-01 … 2025-12-31 as Seattle day numbers.
     static let firstDay = CivilCalendar.daysFromCivil(year: 2025, month: 1, day: 1)
     static let lastDay = CivilCalendar.daysFromCivil(year: 2025, month: 12, day: 31)
-    static let validator = EventValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000))
+    static let validator = SocrataRowValidator(catalog: .seattle, now: Date(timeIntervalSince1970: 1_800_000_000))
 
     static func year(seed: UInt64 = 42, invalidRate: Double = 0.002) -> [SocrataRow] {
         let generator = SampleOpeningGenerator(seed: seed, invalidRowRate: invalidRate)
@@ -34,10 +35,10 @@ struct SampleProviderTests {
         let generator = SampleOpeningGenerator(seed: 3)
         let long = SampleProvider(generator: generator, lastDay: Self.lastDay, days: 30, pageSize: 100)
         let short = SampleProvider(generator: generator, lastDay: Self.lastDay, days: 3, pageSize: 100)
-        var longRows: [SocrataRow] = []
-        for try await page in long.eventPages(since: nil) { longRows += page.rows }
-        var shortRows: [SocrataRow] = []
-        for try await page in short.eventPages(since: nil) { shortRows += page.rows }
+        var longRows: [SourceRecord] = []
+        for try await page in long.eventPages(since: nil) { longRows += page.records }
+        var shortRows: [SourceRecord] = []
+        for try await page in short.eventPages(since: nil) { shortRows += page.records }
         #expect(!shortRows.isEmpty)
         #expect(Array(longRows.suffix(shortRows.count)) == shortRows)
     }
@@ -131,15 +132,15 @@ struct SampleProviderTests {
         var pages: [EventPage] = []
         for try await page in provider.eventPages(since: nil) { pages.append(page) }
         #expect(pages.map(\.index) == Array(0..<pages.count))
-        #expect(pages.dropLast().allSatisfy { $0.rows.count >= 50 })
+        #expect(pages.dropLast().allSatisfy { $0.observations.count >= 50 })
         let expected = (Self.firstDay...(Self.firstDay + 9)).flatMap { generator.rows(forDay: $0) }
-        #expect(pages.flatMap(\.rows) == expected)
+        #expect(pages.flatMap(\.records) == expected.map(SocrataObservationReader.source))
 
-        let watermark = SeattleTime().openingInstant(for: FloatingTimestamp("2025-01-08T12:00:00.000")!)
-        var resumed: [SocrataRow] = []
-        for try await page in provider.eventPages(since: watermark) { resumed += page.rows }
+        let watermark = LocalClock.seattle.openingInstant(for: FloatingTimestamp("2025-01-08T12:00:00.000")!)
+        var resumed: [SourceRecord] = []
+        for try await page in provider.eventPages(since: watermark) { resumed += page.records }
         let lastThreeDays = ((Self.firstDay + 7)...(Self.firstDay + 9)).flatMap { generator.rows(forDay: $0) }
-        #expect(resumed == lastThreeDays)
+        #expect(resumed == lastThreeDays.map(SocrataObservationReader.source))
     }
 
     @Test("hourly traffic: weekday rush hours are congested, hours with openings more so")
@@ -150,7 +151,7 @@ struct SampleProviderTests {
         for try await page in provider.eventPages(since: nil) { pages.append(page) }
         let flows = pages.flatMap(\.trafficFlows)
         #expect(flows.count == 28 * 24 * 7)
-        let time = SeattleTime()
+        let time = LocalClock.seattle
         func mean(_ hours: Set<Int>, weekend: Bool) -> Double {
             let picked = flows.filter { flow in
                 let reading = time.reading(for: flow.timestamp)
@@ -168,9 +169,9 @@ struct SampleProviderTests {
         let provider = SampleProvider(generator: SampleOpeningGenerator(seed: 1), lastDay: Self.firstDay, days: 1)
         #expect(try await provider.fetchBridgeCatalog().count == 7)
         #expect(await provider.checkConnection().isReachable)
-        var rows: [SocrataRow] = []
-        for try await page in provider.eventPages(since: nil) { rows += page.rows }
-        #expect(rows == SampleOpeningGenerator(seed: 1).rows(forDay: Self.firstDay))
+        var rows: [SourceRecord] = []
+        for try await page in provider.eventPages(since: nil) { rows += page.records }
+        #expect(rows == SampleOpeningGenerator(seed: 1).rows(forDay: Self.firstDay).map(SocrataObservationReader.source))
     }
 
     @Test("DST days generate valid rows: none in the spring gap, none rejected on the fall-back day",
@@ -189,4 +190,9 @@ struct SampleProviderTests {
         #expect(!rows.contains { $0.opendatetime?.dropFirst(11).hasPrefix("02:") == true && date.1 == 3 })
         #expect(rows.contains { $0.opendatetime?.dropFirst(11).hasPrefix("01:") == true })
     }
+}
+
+extension EventPage {
+    /// The page's records as received.
+    var records: [SourceRecord] { observations.map(\.source) }
 }

@@ -5,7 +5,7 @@ import Foundation
 /// congestion in hours when the bridge opened (so analysis has a real correlation to find). Deterministic by seed.
 public struct SampleTrafficModel: Sendable {
     public let seed: UInt64
-    private let time = SeattleTime()
+    private let time = LocalClock.seattle
 
     /// Creates a model.
     public init(seed: UInt64) { self.seed = seed }

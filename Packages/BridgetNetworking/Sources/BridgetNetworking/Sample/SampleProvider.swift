@@ -2,6 +2,7 @@ import BridgetDTOs
 import Foundation
 
 /// The `sample` provider: synthetic but realistic openings over a fixed range of Seattle local days, no network.
+/// The generator writes Socrata-shaped rows (as the live dataset has them), read like the live provider's.
 ///
 /// Pages hold whole days (at least `pageSize` rows, except the last), so a row duplicated by the generator stays in
 /// one batch and is caught as a duplicate there.
@@ -15,7 +16,7 @@ public struct SampleProvider: NetworkProcessing {
     public let lastDay: Int
     /// Rows per page (whole days are kept together).
     public let pageSize: Int
-    private let time = SeattleTime()
+    public let clock = LocalClock.seattle
 
     /// Creates a provider for `days` days ending with `lastDay` (a Seattle local day number).
     public init(generator: SampleOpeningGenerator, lastDay: Int, days: Int, pageSize: Int = 5_000) {
@@ -26,7 +27,7 @@ public struct SampleProvider: NetworkProcessing {
     }
 
     /// The Seattle local day number of an instant.
-    public static func localDay(of instant: Date, time: SeattleTime = SeattleTime()) -> Int {
+    public static func localDay(of instant: Date, time: LocalClock = .seattle) -> Int {
         let reading = time.reading(for: instant)
         return CivilCalendar.daysFromCivil(year: reading.year, month: reading.month, day: reading.day)
     }
@@ -34,7 +35,7 @@ public struct SampleProvider: NetworkProcessing {
     public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { generator.catalog.bridges }
 
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
-        let start = watermark.map { max(firstDay, Self.localDay(of: $0, time: time)) } ?? firstDay
+        let start = watermark.map { max(firstDay, Self.localDay(of: $0, time: clock)) } ?? firstDay
         let cursor = SamplePageCursor(generator: generator, traffic: SampleTrafficModel(seed: generator.seed),
                                       nextDay: start, lastDay: lastDay, pageSize: pageSize)
         // Pull-based: a page is generated only when the consumer asks, so memory stays at one page.
@@ -54,6 +55,7 @@ private actor SamplePageCursor {
     private let lastDay: Int
     private let pageSize: Int
     private var pageIndex = 0
+    private var reader = SocrataObservationReader()
 
     init(generator: SampleOpeningGenerator, traffic: SampleTrafficModel, nextDay: Int, lastDay: Int, pageSize: Int) {
         self.generator = generator
@@ -75,6 +77,7 @@ private actor SamplePageCursor {
         }
         guard !rows.isEmpty else { return nil }
         defer { pageIndex += 1 }
-        return EventPage(index: pageIndex, rows: rows, trafficFlows: flows)
+        return EventPage(index: pageIndex, observations: reader.observations(rows), trafficFlows: flows,
+                         origin: "sample page \(pageIndex)")
     }
 }

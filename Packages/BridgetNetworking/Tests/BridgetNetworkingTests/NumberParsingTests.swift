@@ -1,4 +1,5 @@
-@testable import BridgetDTOs
+import BridgetDTOs
+@testable import BridgetNetworking
 import Foundation
 import Testing
 
@@ -10,7 +11,7 @@ struct NumberParsingTests {
                      "-", "", " 4", "4 ", "+4", "inf", "nan", "0x1p3", "1.2.3", "9007199254740993", "9007199254740992.5",
                      "0.1234567890123456789012", "0.00000000000000000000001", "123456789012345678901234", "4,5", "--1"]
         for text in cases {
-            let ours = EventValidator.number(text)
+            let ours = SocrataObservationReader.number(text)
             let reference = Double(text)
             #expect(ours?.bitPattern == reference?.bitPattern || (ours?.isNaN == true && reference?.isNaN == true),
                     "\(text): \(String(describing: ours)) vs \(String(describing: reference))")
@@ -27,7 +28,7 @@ struct NumberParsingTests {
             let fraction = String((0..<fractionLength).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
             var text = Bool.random(using: &generator) ? "-" : ""
             text += fractionLength == 0 ? whole : whole + "." + fraction
-            if EventValidator.number(text)?.bitPattern != Double(text)?.bitPattern { mismatches.append(text) }
+            if SocrataObservationReader.number(text)?.bitPattern != Double(text)?.bitPattern { mismatches.append(text) }
         }
         #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
     }

@@ -1,3 +1,4 @@
+import BridgetDTOs
 import Foundation
 
 /// Incremental reader of Socrata rows in CSV (RFC 4180, the API's `.csv` layout): a header naming the columns,
@@ -7,7 +8,7 @@ import Foundation
 /// string. Columns the header does not know are skipped. A UTF-8 byte-order mark opening the input (a spreadsheet's
 /// "CSV UTF-8") is skipped.
 public struct SocrataCSVScanner: Sendable {
-    private var columns: [Field?]?
+    private var columns: [SocrataField?]?
     private var base: Int64 = 0
     private var line = 1
     private var repeated = RepeatedValues()
@@ -49,7 +50,7 @@ public struct SocrataCSVScanner: Sendable {
             index = next
             if fields.count == 1, fields[0].value.isEmpty, !fields[0].quoted { continue } // a blank line
             guard let columns else {
-                columns = fields.map { Field(UnsafeBufferPointer(rebasing: bytes[$0.value])) }
+                columns = fields.map { SocrataField(UnsafeBufferPointer(rebasing: bytes[$0.value])) }
                 for required in ["entityid", "opendatetime"] where !fields.contains(where: {
                     String(decoding: UnsafeBufferPointer(rebasing: bytes[$0.value]), as: UTF8.self) == required
                 }) {
@@ -67,7 +68,7 @@ public struct SocrataCSVScanner: Sendable {
                 guard let column else { continue }
                 if field.value.isEmpty, !field.quoted { continue }
                 let content = UnsafeBufferPointer(rebasing: bytes[field.value])
-                row.set(column, field.escaped
+                row[column] = (field.escaped
                     ? String(decoding: content, as: UTF8.self).replacingOccurrences(of: "\"\"", with: "\"")
                     : repeated.string(content, for: column))
             }
@@ -153,9 +154,9 @@ extension SocrataRow {
 
     /// Appends the row as one CSV record: present values quoted, missing values empty.
     public func appendCSV(to output: inout [UInt8]) {
-        for field in Field.allCases {
-            if field.rawValue > 0 { output.append(UInt8(ascii: ",")) }
-            guard var value = self.value(of: field) else { continue }
+        for field in SocrataField.allCases {
+            if field.index > 0 { output.append(UInt8(ascii: ",")) }
+            guard var value = self[field] else { continue }
             output.append(UInt8(ascii: "\""))
             value.withUTF8 { bytes in
                 guard bytes.contains(UInt8(ascii: "\"")) else { return output.append(contentsOf: bytes) }
@@ -173,12 +174,12 @@ extension SocrataRow {
     public func appendJSON(to output: inout [UInt8]) {
         output.append(UInt8(ascii: "{"))
         var first = true
-        for field in Field.allCases {
-            guard var value = self.value(of: field) else { continue }
+        for field in SocrataField.allCases {
+            guard var value = self[field] else { continue }
             if !first { output.append(UInt8(ascii: ",")) }
             output.append(UInt8(ascii: "\""))
             first = false
-            field.name.withUTF8Buffer { output.append(contentsOf: $0) }
+            output.append(contentsOf: field.rawValue.utf8)
             output.append(contentsOf: "\":\"".utf8)
             value.withUTF8 { bytes in
                 // Most values need no escape: copied whole, not byte by byte.
@@ -203,18 +204,5 @@ extension SocrataRow {
             output.append(UInt8(ascii: "\""))
         }
         output.append(UInt8(ascii: "}"))
-    }
-
-    func value(of field: Field) -> String? {
-        switch field {
-        case .entitytype: entitytype
-        case .entityname: entityname
-        case .entityid: entityid
-        case .opendatetime: opendatetime
-        case .closedatetime: closedatetime
-        case .minutesopen: minutesopen
-        case .latitude: latitude
-        case .longitude: longitude
-        }
     }
 }

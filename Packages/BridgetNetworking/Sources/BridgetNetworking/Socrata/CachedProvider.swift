@@ -12,7 +12,7 @@ public struct CachedProvider: NetworkProcessing {
     public let query: SocrataQuery
     public let pageSize: Int
     public let catalog: BridgeCatalog
-    private let time = SeattleTime()
+    public let clock = LocalClock.seattle
 
     /// Creates a provider over a cache filled by the live provider with the same base URL and dataset.
     public init(cache: DiskCache, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
@@ -25,7 +25,7 @@ public struct CachedProvider: NetworkProcessing {
     public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { catalog.bridges }
 
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
-        let since = watermark.map { time.reading(for: $0).description }
+        let since = watermark.map { clock.reading(for: $0).description }
         let (cache, query, pageSize) = (self.cache, self.query, self.pageSize)
         let cursor = CachedPageCursor()
         return AsyncThrowingStream(unfolding: {
@@ -84,6 +84,7 @@ public struct CachedProvider: NetworkProcessing {
 private actor CachedPageCursor {
     private var pages: [[SocrataRow]] = []
     private var index = 0
+    private var reader = SocrataObservationReader()
     private(set) var isLoaded = false
 
     func load(_ rows: [SocrataRow], pageSize: Int) {
@@ -94,6 +95,6 @@ private actor CachedPageCursor {
     func next() -> EventPage? {
         guard index < pages.count else { return nil }
         defer { index += 1 }
-        return EventPage(index: index, rows: pages[index])
+        return EventPage(index: index, observations: reader.observations(pages[index]), origin: "cached page \(index)")
     }
 }

@@ -1,4 +1,5 @@
 import BridgetDTOs
+@testable import BridgetNetworking
 import Foundation
 import Testing
 

@@ -18,7 +18,7 @@ public struct SampleOpeningGenerator: Sendable {
     /// Share of openings recorded as two fragments.
     public let fragmentRate: Double
     private let profiles: [String: SampleBridgeProfile]
-    private let time = SeattleTime()
+    private let time = LocalClock.seattle
 
     /// Creates a generator.
     public init(

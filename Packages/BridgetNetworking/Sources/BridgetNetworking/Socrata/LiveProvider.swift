@@ -16,7 +16,7 @@ public struct LiveProvider: NetworkProcessing {
     /// Rows per page (`$limit`).
     public let pageSize: Int
     public let catalog: BridgeCatalog
-    private let time = SeattleTime()
+    public let clock = LocalClock.seattle
 
     /// Creates a provider.
     public init(client: SocrataClient, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
@@ -29,7 +29,7 @@ public struct LiveProvider: NetworkProcessing {
     public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { catalog.bridges }
 
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
-        let since = watermark.map { time.reading(for: $0) }
+        let since = watermark.map { clock.reading(for: $0) }
         let cursor = LivePageCursor(client: client, query: query, since: since, pageSize: pageSize)
         return AsyncThrowingStream(unfolding: { try await cursor.nextPage() })
     }
@@ -60,11 +60,11 @@ public struct LiveProvider: NetworkProcessing {
 
 /// Walks one fetch's pages, asking for each next page, and reading its rows, while the one before is consumed.
 private actor LivePageCursor {
-    /// A page's body and its rows, read off the consumer's path.
+    /// A page's body and its rows read as observations, off the consumer's path.
     private struct Fetched: Sendable {
         let url: URL
         let body: Data
-        let rows: [SocrataRow]
+        let observations: [OpeningObservation]
     }
 
     /// Times a walk that met an empty page before the server's count goes on from where it stopped.
@@ -106,23 +106,23 @@ private actor LivePageCursor {
                 reloadNext = false
             }
             // A page identical to the one before means the server ignores $offset: paging would never end.
-            guard page.rows.isEmpty || page.body != previousPage else {
+            guard page.observations.isEmpty || page.body != previousPage else {
                 throw BridgetError.network("paging", "\(page.url.absoluteString) returned the same page as the previous offset",
                                            hint: "the server ignores $offset; check provider.live.base_url")
             }
             previousPage = page.body
-            guard !page.rows.isEmpty else {
+            guard !page.observations.isEmpty else {
                 try await endOfPages(at: page.url)
                 continue
             }
-            offset += page.rows.count
+            offset += page.observations.count
             // Ask for the next page now, so the server's work, the network and reading the rows overlap the
             // consumer's. One page ahead is enough to hide the wait (two ahead measured no faster), and bounds
             // memory at two pages.
             let (client, next) = (client, query.pageURL(since: since, limit: pageSize, offset: offset))
             prefetch = Task { try await Self.fetch(next, client) }
             defer { index += 1 }
-            return EventPage(index: index, rows: page.rows, source: page.url.absoluteString)
+            return EventPage(index: index, observations: page.observations, origin: page.url.absoluteString)
         }
         return nil
     }
@@ -153,7 +153,8 @@ private actor LivePageCursor {
     {
         let body = try await client.get(url, freshness: freshness)
         do {
-            return Fetched(url: url, body: body, rows: try SocrataJSONScanner.decodeArray(body))
+            var reader = SocrataObservationReader()
+            return Fetched(url: url, body: body, observations: reader.observations(try SocrataJSONScanner.decodeArray(body)))
         } catch {
             throw BridgetError.network("malformed-body", "\(url.absoluteString) is not an array of rows: \(error)")
         }

@@ -1,0 +1,136 @@
+import Foundation
+
+/// One opening as a source reports it, before validation: the source-neutral form every provider and every import
+/// yields, whatever its format (Socrata rows, DATEX II situation records, …). Validation turns it into a
+/// `BridgeEventDTO` or a counted rejection.
+///
+/// Each field is what the source said: absent, a value, or present but unreadable (`ObservedField`), so that
+/// validation can count a bad field under its own reason without knowing the format.
+public struct OpeningObservation: Sendable, Hashable {
+    /// The source's reference to the bridge (an id of the catalog the batch is judged against), as given.
+    public var bridgeID: String?
+    /// The bridge's name on this record.
+    public var bridgeName: String?
+    /// When the bridge opened: an instant, or a wall-clock reading in the source's time zone.
+    public var opened: ObservedField<TimeReading>
+    /// When it closed, the same way.
+    public var closed: ObservedField<TimeReading>
+    /// The source's own count of minutes open.
+    public var durationMinutes: ObservedField<Double>
+    /// The position on the record (WGS 84 degrees).
+    public var latitude: ObservedField<Double>
+    public var longitude: ObservedField<Double>
+    /// Whether the opening happened or is announced.
+    public var status: OpeningStatus
+    /// The source's id of the record and its version, when the source has them: a record seen again with a higher
+    /// version replaces the earlier one.
+    public var recordID: String?
+    public var recordVersion: Int?
+    /// A defect the format's reader found in the record itself (a control character inside a text), judged before
+    /// any other rule.
+    public var defect: RejectionReason?
+    /// The record as received, for provenance (a rejected record is kept as it came).
+    public var source: SourceRecord
+
+    /// Creates an observation.
+    public init(
+        bridgeID: String?, bridgeName: String?, opened: ObservedField<TimeReading>,
+        closed: ObservedField<TimeReading> = .absent, durationMinutes: ObservedField<Double> = .absent,
+        latitude: ObservedField<Double> = .absent, longitude: ObservedField<Double> = .absent,
+        status: OpeningStatus = .observed, recordID: String? = nil, recordVersion: Int? = nil,
+        defect: RejectionReason? = nil, source: SourceRecord = SourceRecord()
+    ) {
+        self.bridgeID = bridgeID
+        self.bridgeName = bridgeName
+        self.opened = opened
+        self.closed = closed
+        self.durationMinutes = durationMinutes
+        self.latitude = latitude
+        self.longitude = longitude
+        self.status = status
+        self.recordID = recordID
+        self.recordVersion = recordVersion
+        self.defect = defect
+        self.source = source
+    }
+}
+
+/// A field of an observation as the source gave it.
+public enum ObservedField<Value: Sendable & Hashable>: Sendable, Hashable {
+    /// The source left it out.
+    case absent
+    /// A value read from it.
+    case value(Value)
+    /// Present, but not readable as a value; the text as received.
+    case unreadable(String)
+
+    /// The value, when there is one.
+    public var value: Value? {
+        if case .value(let value) = self { return value }
+        return nil
+    }
+}
+
+/// A moment as a source gives it.
+public enum TimeReading: Sendable, Hashable {
+    /// An absolute instant (the source gave a UTC time or an offset).
+    case instant(Date)
+    /// A wall-clock reading with no zone, to be read in the source's time zone (`LocalClock`).
+    case local(FloatingTimestamp)
+}
+
+/// Whether an opening happened or is only announced.
+public enum OpeningStatus: String, Sendable, Codable, CaseIterable, Comparable {
+    /// It happened (or is under way).
+    case observed
+    /// It is announced for a time that may still come; a model learns from observed openings only.
+    case planned
+
+    public static func < (lhs: OpeningStatus, rhs: OpeningStatus) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A record as its source sent it: its fields' names and texts, in the source's order.
+public struct SourceRecord: Sendable, Hashable, Codable {
+    /// One field.
+    public struct Field: Sendable, Hashable, Codable {
+        public var name: String
+        public var value: String
+
+        /// Creates a field.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// The fields, in order; absent fields absent.
+    public var fields: [Field]
+
+    /// Creates a record.
+    public init(fields: [Field] = []) {
+        self.fields = fields
+    }
+
+    /// A field's text, by name.
+    public subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
+
+    /// Encoded as one JSON object in field order (`{"entityid":"3",…}`).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for field in fields { try container.encode(field.value, forKey: Key(field.name)) }
+    }
+
+    /// Decoded from a JSON object of strings.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        fields = try container.allKeys.map { Field(name: $0.stringValue, value: try container.decode(String.self, forKey: $0)) }
+    }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+}

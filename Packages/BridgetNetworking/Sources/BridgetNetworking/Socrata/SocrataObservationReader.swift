@@ -1,0 +1,168 @@
+import BridgetDTOs
+import Foundation
+
+/// Reads Socrata rows (every value a string, null fields omitted) as source-neutral `OpeningObservation`s: the
+/// format's own rules live here, the rules every source shares in validation.
+///
+/// - A field holding a control character (NUL, a line break, an escape, DEL, C1) inside its text is a defect of the
+///   record (`control-character`): a NUL would be stored whole and printed cut, a line break or an escape would
+///   break a table line or drive a terminal. The whitespace trimmed from around a value stays accepted.
+/// - `entityid`, `minutesopen` are trimmed of spaces and tabs, `entityname` of line breaks too.
+/// - `opendatetime`/`closedatetime` are floating Seattle readings (`YYYY-MM-DDTHH:MM:SS[.fff]`): `TimeReading.local`.
+/// - Numbers are read as `Double` would, with the dataset's plain decimals read without `strtod`.
+///
+/// A reader remembers the coordinate texts last read for each bridge: a bridge's rows repeat the same texts (the
+/// scanners hand out one shared string for a repeated value), and reading a 17-digit longitude for every row was a
+/// visible share of an import. Use one reader per sequence of rows (it is a value: copies do not share memory).
+public struct SocrataObservationReader: Sendable {
+    private var coordinates: [String: (latitude: String?, longitude: String?, read: (ObservedField<Double>, ObservedField<Double>))] = [:]
+
+    /// A reader with nothing remembered.
+    public init() {}
+
+    /// The observation a row reports.
+    public mutating func observation(_ row: SocrataRow) -> OpeningObservation {
+        let id = row.entityid.map { Self.trimmed($0, newlines: false) }
+        var observation = OpeningObservation(
+            bridgeID: id, bridgeName: row.entityname.map { Self.trimmed($0, newlines: true) },
+            opened: Self.reading(row.opendatetime), closed: Self.reading(row.closedatetime),
+            durationMinutes: Self.number(row.minutesopen.map { Self.trimmed($0, newlines: false) }),
+            source: Self.source(row))
+        (observation.latitude, observation.longitude) = position(row, bridgeID: id ?? "")
+        if Self.holdsControlCharacter(row) { observation.defect = .controlCharacter }
+        return observation
+    }
+
+    /// The observations of rows, in order.
+    public mutating func observations<Rows: Sequence<SocrataRow>>(_ rows: Rows) -> [OpeningObservation] {
+        rows.map { observation($0) }
+    }
+
+    /// Whether a row's opening reading lies near one of `clock`'s offset changes, where its instant can depend on
+    /// the rows before it: a batch is never cut just before such a row. Costs one timestamp parse.
+    public static func mayDependOnBatch(_ row: SocrataRow, clock: LocalClock) -> Bool {
+        guard let text = row.opendatetime, let reading = FloatingTimestamp(text) else { return false }
+        return clock.nearOffsetChange(reading)
+    }
+
+    /// The row as a source record: its fields in column order, absent fields absent.
+    public static func source(_ row: SocrataRow) -> SourceRecord {
+        var fields: [SourceRecord.Field] = []
+        fields.reserveCapacity(8)
+        for field in SocrataField.allCases {
+            if let value = row[field] { fields.append(SourceRecord.Field(name: field.rawValue, value: value)) }
+        }
+        return SourceRecord(fields: fields)
+    }
+
+    private mutating func position(_ row: SocrataRow, bridgeID: String)
+        -> (ObservedField<Double>, ObservedField<Double>)
+    {
+        if row.latitude == nil, row.longitude == nil { return (.absent, .absent) }
+        if let known = coordinates[bridgeID], known.latitude == row.latitude, known.longitude == row.longitude {
+            return known.read
+        }
+        let read = (Self.number(row.latitude), Self.number(row.longitude))
+        coordinates[bridgeID] = (row.latitude, row.longitude, read)
+        return read
+    }
+
+    private static func reading(_ text: String?) -> ObservedField<TimeReading> {
+        guard let text else { return .absent }
+        guard let reading = FloatingTimestamp(text) else { return .unreadable(text) }
+        return .value(.local(reading))
+    }
+
+    private static func number(_ text: String?) -> ObservedField<Double> {
+        guard let text else { return .absent }
+        guard let value = number(text) else { return .unreadable(text) }
+        return .value(value)
+    }
+}
+
+extension SocrataObservationReader {
+    /// Whether a field Bridget reads holds a control character inside its text (`entitytype` is neither read nor
+    /// stored). The whitespace trimmed from around a value (tabs and line breaks included) stays accepted.
+    static func holdsControlCharacter(_ row: SocrataRow) -> Bool {
+        inside(row.entityid, .whitespace) || inside(row.entityname, .whitespaceAndNewlines)
+            || inside(row.opendatetime, .nothing) || inside(row.closedatetime, .nothing)
+            || inside(row.minutesopen, .whitespace) || inside(row.latitude, .nothing) || inside(row.longitude, .nothing)
+    }
+
+    /// What reading trims from around a field.
+    private enum Trimmed { case nothing, whitespace, whitespaceAndNewlines }
+
+    /// Whether `text` holds a control character once trimmed as reading trims it.
+    private static func inside(_ text: String?, _ trimming: Trimmed) -> Bool {
+        guard let text, hasControlCharacter(text) else { return false }
+        switch trimming {
+        case .nothing: return true
+        case .whitespace: return hasControlCharacter(trimmed(text, newlines: false))
+        case .whitespaceAndNewlines: return hasControlCharacter(trimmed(text, newlines: true))
+        }
+    }
+
+    /// Whether `text` holds a Unicode control character (category Cc): U+0000-U+001F, U+007F, or U+0080-U+009F
+    /// (UTF-8 C2 80 to C2 9F).
+    static func hasControlCharacter(_ text: String) -> Bool {
+        func scan<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Bool {
+            var afterC2 = false
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
+                afterC2 = byte == 0xC2
+            }
+            return false
+        }
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? scan(text.utf8)
+    }
+
+    /// `text` without leading and trailing spaces (and line breaks, with `newlines`). Nearly every value has nothing
+    /// to trim, which shows in its first and last bytes: that case skips Foundation, whose trimming bridges through
+    /// NSString.
+    static func trimmed(_ text: String, newlines: Bool) -> String {
+        guard let first = text.utf8.first, let last = text.utf8.last else { return text }
+        func plain(_ byte: UInt8) -> Bool { byte > 0x20 && byte < 0x7F }
+        if plain(first), plain(last) { return text }
+        return text.trimmingCharacters(in: newlines ? .whitespacesAndNewlines : .whitespaces)
+    }
+
+    /// `Double(text)`, with the dataset's plain decimals ("7", "47.65981674194336", "-122.3") read without `strtod`:
+    /// three numbers a row made `strtod` a visible share of an import. A plain decimal whose digits fit 2^53 and
+    /// whose fraction has at most 22 digits is `digits / 10^fraction`, one correctly rounded division of two exact
+    /// doubles, so it equals what `Double(text)` gives. Anything else goes to `Double(text)`.
+    static func number(_ text: String) -> Double? {
+        var text = text
+        if let value = text.withUTF8(plainDecimal) { return value }
+        // `Double(_:)` hands the text to `strtod` as a C string, which ends at a NUL: "4\0junk" would read as 4.
+        guard !text.utf8.contains(0) else { return nil }
+        return Double(text)
+    }
+
+    private static let powersOfTen: [Double] = (0...22).map { pow(10, Double($0)) }
+
+    private static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+        var index = 0
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { index = 1 }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fraction = -1 // digits after the point; -1 before any point
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "."), fraction < 0, digits > 0 {
+                fraction = 0
+            } else if byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+                guard digits < 19 else { return nil }
+                mantissa = mantissa * 10 + UInt64(byte - UInt8(ascii: "0"))
+                digits += 1
+                if fraction >= 0 { fraction += 1 }
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        guard digits > 0, fraction != 0, mantissa <= 1 << 53, fraction <= 22 else { return nil }
+        let value = Double(mantissa) / powersOfTen[max(fraction, 0)]
+        return negative ? -value : value
+    }
+}
