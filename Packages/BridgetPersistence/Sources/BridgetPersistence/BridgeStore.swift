@@ -20,8 +20,8 @@ public struct BridgeActivity: Sendable, Codable, Equatable {
 /// The whole store boundary, every kind of data Bridget keeps: what a command that needs all of it asks for.
 ///
 /// Each part is a protocol of its own, which a type can implement (or a test fake) alone. An implementation of the
-/// whole must keep every part's promises, and across them: an event, an opening model or a traffic flow that names a
-/// bridge not in the catalog is refused, and its whole batch with it.
+/// whole must keep every part's promises, the catalog's over the others included: an event, an opening model or a
+/// traffic flow that names a bridge not in the catalog is refused, and its whole batch with it.
 public protocol BridgeStore:
     BridgeCatalogStore, EventStore, ImportCheckpointStore, SyncRunStore, OpeningModelStore, RouteStore,
     TrafficFlowStore, StoreHealth
