@@ -20,6 +20,7 @@ import Testing
 public enum StoreConformance {
     /// A part of the boundary: one protocol and the checks of its promises.
     public enum Part: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// One protocol's promises, named after the data it keeps.
         case bridgeCatalog, events, importCheckpoints, syncRuns, openingModels, routes, trafficFlows, health
         /// `BridgeStore`'s own requirement: the catalog's bridges with their stored openings.
         case bridgeActivity
