@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "BridgetCaching", targets: ["BridgetCaching"]),
         .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
         .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
+        .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
         .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
     ],
     dependencies: [
@@ -51,6 +52,13 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             path: "Packages/BridgetPersistence/Sources/BridgetPersistence",
+            swiftSettings: strictSettings
+        ),
+        // The store conformance suite, for a store of your own (Swift Testing).
+        .target(
+            name: "BridgetPersistenceTesting",
+            dependencies: ["BridgetDTOs", "BridgetPersistence"],
+            path: "Packages/BridgetPersistence/Sources/BridgetPersistenceTesting",
             swiftSettings: strictSettings
         ),
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
@@ -120,6 +128,7 @@ let package = Package(
             name: "PersistencePackageTests",
             dependencies: [
                 "BridgetPersistence",
+                "BridgetPersistenceTesting",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",

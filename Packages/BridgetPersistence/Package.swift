@@ -10,7 +10,11 @@ let package = Package(
     name: "BridgetPersistence",
     // Synchronization's Mutex (the background checkpointer).
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
-    products: [.library(name: "BridgetPersistence", targets: ["BridgetPersistence"])],
+    products: [
+        .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
+        // The store conformance suite, for a store of your own (Swift Testing).
+        .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
+    ],
     dependencies: [
         .package(path: "../BridgetDTOs"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -26,9 +30,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "BridgetPersistenceTesting",
+            dependencies: ["BridgetDTOs", "BridgetPersistence"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BridgetPersistenceTests",
-            dependencies: ["BridgetPersistence", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BridgetPersistence", "BridgetPersistenceTesting", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
     ]

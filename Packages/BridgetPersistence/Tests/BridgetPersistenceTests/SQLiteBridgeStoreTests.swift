@@ -1,5 +1,6 @@
 import BridgetDTOs
 import BridgetPersistence
+import BridgetPersistenceTesting
 import Foundation
 import GRDB
 import Testing
@@ -19,7 +20,7 @@ struct SQLiteBridgeStoreTests {
     @Test("the file is WAL, sound, and readable with plain SQL")
     func schemaAndPragmas() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        let store = try await Self.store(at: path, with: [Fixture.event(minute: 0, minutes: 4)])
+        let store = try await Self.store(at: path, with: [StoreFixture.event(minute: 0, minutes: 4)])
         #expect(try await store.integrityCheck() == "ok")
 
         let queue = try DatabaseQueue(path: path)
@@ -40,7 +41,7 @@ struct SQLiteBridgeStoreTests {
                       ("opened_at", "2026-06-01T12:10:00.000")])
     func unreadableTime(_ column: String, _ text: String) async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        let store = try await Self.store(at: path, with: [Fixture.event(minute: 0), Fixture.event(minute: 10)])
+        let store = try await Self.store(at: path, with: [StoreFixture.event(minute: 0), StoreFixture.event(minute: 10)])
         #expect(try await store.openingRecords().count == 2)
         let queue = try DatabaseQueue(path: path)
         try await queue.write { db in
@@ -63,7 +64,7 @@ struct SQLiteBridgeStoreTests {
         let empty = size(path)
         // A few hundred log pages: far under the writer's own threshold (4,000), so only the background copies them.
         for batch in 0..<4 {
-            _ = try await store.upsertEvents((0..<5_000).map { Fixture.event(minute: batch * 5_000 + $0) })
+            _ = try await store.upsertEvents((0..<5_000).map { StoreFixture.event(minute: batch * 5_000 + $0) })
         }
         var waited = 0
         while size(path) < 4_000_000, waited < 200 { // up to 10 s
@@ -117,12 +118,12 @@ struct SQLiteBridgeStoreTests {
     @Test("read-only: reads the store as it is and writes nothing; a missing or outdated store is refused")
     func readOnly() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        try await Self.store(at: path, with: (0..<3).map { Fixture.event(minute: $0) })
+        try await Self.store(at: path, with: (0..<3).map { StoreFixture.event(minute: $0) })
         let reader = try SQLiteBridgeStore(path: path, access: .readOnly)
         #expect(reader.isReadOnly)
         #expect(try await reader.eventCount(bridgeID: nil) == 3)
         #expect(try await reader.historyVersion() > 0)
-        await #expect(throws: BridgetError.self) { _ = try await reader.upsertEvents([Fixture.event(minute: 9)]) }
+        await #expect(throws: BridgetError.self) { _ = try await reader.upsertEvents([StoreFixture.event(minute: 9)]) }
         #expect(try await SQLiteBridgeStore(path: path).eventCount(bridgeID: nil) == 3)
 
         #expect {
@@ -195,7 +196,7 @@ struct SQLiteBridgeStoreTests {
     @Test("a store made before the mark is recognised by its schema and marked; one with a table of its own is not")
     func unmarkedStores() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        try await Self.store(at: path, with: [Fixture.event(minute: 0)])
+        try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
         let queue = try DatabaseQueue(path: path)
         try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA application_id = 0") }
         let reader = try SQLiteBridgeStore(path: path, access: .readOnly)
@@ -264,7 +265,7 @@ struct SQLiteBridgeStoreTests {
     @Test("reopening keeps the data and applies no migration twice")
     func reopen() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
-        try await Self.store(at: path, with: (0..<3).map { Fixture.event(minute: $0) })
+        try await Self.store(at: path, with: (0..<3).map { StoreFixture.event(minute: $0) })
         let reopened = try SQLiteBridgeStore(path: path)
         #expect(try await reopened.eventCount(bridgeID: nil) == 3)
     }

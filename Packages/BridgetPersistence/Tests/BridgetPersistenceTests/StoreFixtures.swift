@@ -1,8 +1,7 @@
-import BridgetDTOs
 import BridgetPersistence
 import Foundation
 
-/// The store implementations every conformance test runs against.
+/// The store implementations of this package, which the conformance suite runs against.
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite, memory
 
@@ -24,25 +23,5 @@ struct TemporaryFolder {
     init() {
         path = NSTemporaryDirectory() + "bridget-tests-" + UUID().uuidString
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-}
-
-/// Hand-made events with readable times.
-enum Fixture {
-    static let fremont = BridgeCatalog.seattle.bridge(id: "3")!
-    static let ballard = BridgeCatalog.seattle.bridge(id: "2")!
-
-    /// An event opening at `minute` minutes after 2026-06-01T12:00:00Z.
-    static func event(_ bridge: BridgeInfoDTO = fremont, minute: Int, minutes: Int? = 5, milliseconds: Int = 0)
-        -> BridgeEventDTO
-    {
-        let opened = Date(timeIntervalSince1970: 1_780_315_200 + Double(minute * 60) + Double(milliseconds) / 1000)
-        let time = LocalClock.seattle
-        let closed = minutes.map { opened.addingTimeInterval(Double($0 * 60)) }
-        return BridgeEventDTO(
-            bridgeID: bridge.id, bridgeName: bridge.name, openedAt: opened,
-            openLocal: time.reading(for: opened).description, closedAt: closed,
-            closeLocal: closed.map { time.reading(for: $0).description }, minutesOpen: minutes,
-            latitude: bridge.latitude, longitude: bridge.longitude)
     }
 }

@@ -146,9 +146,9 @@ struct BridgetAssembly: Sendable {
     }
 }
 
-/// Lets Analysis read any `BridgeStore` through its `EventHistory` port.
+/// Lets Analysis read a store's history (its catalog, events and traffic flows) through its `EventHistory` port.
 struct StoreEventHistory: EventHistory {
-    let store: any BridgeStore
+    let store: any BridgeCatalogStore & EventStore & TrafficFlowStore
 
     func bridges() async throws -> [BridgeInfoDTO] { try await store.bridges() }
 

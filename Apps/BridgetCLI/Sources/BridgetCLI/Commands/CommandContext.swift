@@ -69,7 +69,7 @@ struct CommandContext: Sendable {
     }
 
     /// The catalog bridge named by an id or a name, or a validation error listing the bridges.
-    func bridge(named text: String, in store: any BridgeStore) async throws -> BridgeInfoDTO {
+    func bridge(named text: String, in store: any BridgeCatalogStore) async throws -> BridgeInfoDTO {
         let known = try await store.bridges()
         let catalog = BridgeCatalog(bridges: known.isEmpty ? BridgeCatalog.seattle.bridges : known)
         guard let bridge = catalog.resolve(text) else {

@@ -75,7 +75,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     private static func export(
-        store: any BridgeStore, bridgeIDs: [String?], since: Date?, format: RowFileFormat, sink: ExportSink,
+        store: any EventStore, bridgeIDs: [String?], since: Date?, format: RowFileFormat, sink: ExportSink,
         meter: ProgressMeter
     ) async throws -> Int {
         var written = 0

@@ -78,7 +78,7 @@ struct PredictCommand: AsyncParsableCommand {
     }
 
     /// The same weekday and time in the five latest weeks of the history before `at`.
-    private func lastSimilarSlots(store: any BridgeStore, bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
+    private func lastSimilarSlots(store: any EventStore, bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
                                   lastDay: String?, time: LocalClock) async throws -> [Slot] {
         guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
         var day = reading.dayNumber - 7

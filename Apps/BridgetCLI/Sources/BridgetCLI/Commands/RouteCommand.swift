@@ -249,7 +249,7 @@ struct RouteCommand: AsyncParsableCommand {
         }
     }
 
-    static func route(_ name: String, in store: any BridgeStore) async throws -> RouteDTO {
+    static func route(_ name: String, in store: any RouteStore) async throws -> RouteDTO {
         guard let route = try await store.route(named: name) else {
             throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
         }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 @Suite("Seattle wall-clock time")
-struct SeattleTimeTests {
+struct LocalClockTests {
     let time = LocalClock.seattle
 
     func instant(_ iso: String) -> Date {

@@ -1,0 +1,24 @@
+import BridgetDTOs
+import Foundation
+
+/// Events with readable times at two of Seattle's bridges, for the conformance suite and a store's own tests.
+public enum StoreFixture {
+    /// Fremont Bridge (id 3).
+    public static let fremont = BridgeCatalog.seattle.bridge(id: "3")!
+    /// Ballard Bridge (id 2).
+    public static let ballard = BridgeCatalog.seattle.bridge(id: "2")!
+
+    /// An event opening at `minute` minutes after 2026-06-01T12:00:00Z, open `minutes` minutes (nil: still open).
+    public static func event(_ bridge: BridgeInfoDTO = fremont, minute: Int, minutes: Int? = 5, milliseconds: Int = 0)
+        -> BridgeEventDTO
+    {
+        let opened = Date(timeIntervalSince1970: 1_780_315_200 + Double(minute * 60) + Double(milliseconds) / 1000)
+        let time = LocalClock.seattle
+        let closed = minutes.map { opened.addingTimeInterval(Double($0 * 60)) }
+        return BridgeEventDTO(
+            bridgeID: bridge.id, bridgeName: bridge.name, openedAt: opened,
+            openLocal: time.reading(for: opened).description, closedAt: closed,
+            closeLocal: closed.map { time.reading(for: $0).description }, minutesOpen: minutes,
+            latitude: bridge.latitude, longitude: bridge.longitude)
+    }
+}
