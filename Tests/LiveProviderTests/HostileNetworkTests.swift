@@ -171,11 +171,17 @@ struct HostileNetworkTests {
         let started = ContinuousClock.now
         let report = try await fixture.pipeline(provider: try provider(fixture, baseURL: front, timeout: 2), store: store)
             .run(full: true)
-        #expect(ContinuousClock.now - started < .seconds(11))
         #expect(report.fetched == 200)
-        #expect(proxy.requests.count >= 2) // the dripped attempt ended, and the change check was asked again
-        #expect(proxy.requests.contains { $0.fault == .drip(interval: 0.25) } || proxy.pendingFaults == 0)
         try await expectExact(store, fixture)
+        // The client gave up on the dripped answer at its deadline, long before the last byte: the proxy's write
+        // failed part way. (Its entry is logged when it stops writing; elapsed time under a loaded machine says less.)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !proxy.requests.contains(where: { $0.fault != nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let dripped = try #require(proxy.requests.first { $0.fault == .drip(interval: 0.25) })
+        #expect(!dripped.completed)
+        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     // MARK: 9. Cut-off bodies are retried

@@ -48,6 +48,8 @@ public final class WireFaultProxy: Sendable {
         public let fault: WireFault?
         /// Bytes of the response written before the connection ended.
         public let bytesWritten: Int
+        /// Whether all of the response was written (false when the client hung up first).
+        public let completed: Bool
     }
 
     private struct State {
@@ -144,20 +146,27 @@ public final class WireFaultProxy: Sendable {
         }
         let fault = state.withLock { $0.faults.isEmpty ? nil : $0.faults.removeFirst() }
         var written = 0
+        var completed = false
         if case .gzipBomb(let expanded)? = fault {
             let body = GzipBomb.make(expandedBytes: expanded)
-            written = Self.write(connection, Data(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body)
+            let response = Data(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+            written = Self.write(connection, response)
+            completed = written == response.count
         } else if let upstream = forward(target: target, headers: headers) {
-            written = answer(connection, upstream: upstream, fault: fault)
+            (written, completed) = answer(connection, upstream: upstream, fault: fault)
         } else {
             written = Self.write(connection, Data("HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
         }
-        state.withLock { $0.log.append(LoggedRequest(target: target, headers: headers, fault: fault, bytesWritten: written)) }
+        let entry = LoggedRequest(target: target, headers: headers, fault: fault, bytesWritten: written, completed: completed)
+        state.withLock { $0.log.append(entry) }
     }
 
-    /// Writes the upstream's response as is, or broken as `fault` says; returns the bytes written.
-    private func answer(_ connection: Int32, upstream: (head: [String], body: Data), fault: WireFault?) -> Int {
+    /// Writes the upstream's response as is, or broken as `fault` says; returns the bytes written, and whether the
+    /// response (as the fault shapes it) went out whole.
+    private func answer(_ connection: Int32, upstream: (head: [String], body: Data), fault: WireFault?)
+        -> (written: Int, completed: Bool)
+    {
         let status = upstream.head.first ?? "HTTP/1.1 502 Bad Gateway"
         let kept = upstream.head.dropFirst().filter { line in
             let name = line.split(separator: ":").first.map { $0.lowercased() } ?? ""
@@ -169,11 +178,17 @@ public final class WireFaultProxy: Sendable {
         let body = upstream.body
         switch fault {
         case nil, .gzipBomb:
-            return Self.write(connection, head(["Content-Length: \(body.count)"]) + body)
+            let response = head(["Content-Length: \(body.count)"]) + body
+            let written = Self.write(connection, response)
+            return (written, written == response.count)
         case .cutBody:
-            return Self.write(connection, head(["Content-Length: \(body.count)"]) + body.prefix(body.count / 2))
+            let response = head(["Content-Length: \(body.count)"]) + body.prefix(body.count / 2)
+            let written = Self.write(connection, response)
+            return (written, written == response.count)
         case .closeMidBody:
-            return Self.write(connection, head([]) + body.prefix(body.count / 2))
+            let response = head([]) + body.prefix(body.count / 2)
+            let written = Self.write(connection, response)
+            return (written, written == response.count)
         case .declaredLength(let bytes):
             var written = Self.write(connection, head(["Content-Length: \(bytes)"]))
             let filler = Data(repeating: UInt8(ascii: " "), count: 1 << 16)
@@ -182,15 +197,17 @@ public final class WireFaultProxy: Sendable {
                 if sent < filler.count { break }
                 written += sent
             }
-            return written
+            return (written, written >= Int(min(bytes, 1 << 26)))
         case .drip(let interval):
             var written = Self.write(connection, head(["Content-Length: \(body.count)"]))
+            var sentBody = 0
             for byte in body {
                 Thread.sleep(forTimeInterval: interval)
                 guard Self.write(connection, Data([byte])) == 1 else { break }
                 written += 1
+                sentBody += 1
             }
-            return written
+            return (written, sentBody == body.count)
         }
     }
 
