@@ -116,6 +116,7 @@ let package = Package(
             name: "NetworkingPackageTests",
             dependencies: ["BridgetNetworking"],
             path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -27,6 +27,7 @@ let package = Package(
         .testTarget(
             name: "BridgetNetworkingTests",
             dependencies: ["BridgetNetworking"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
     ]
