@@ -76,10 +76,13 @@ struct NDWSnapshotTests {
     }))
     """#
 
-    static func pythonView() throws -> PythonView {
-        let output = try Python.run(script, arguments: [NDWFixture.url().path])
+    /// Python's reading, made once for all the tests of the suite.
+    static let python = Task<PythonView, any Error> {
+        let output = try await Python.run(script, arguments: [NDWFixture.url().path])
         return try JSONDecoder().decode(PythonView.self, from: output)
     }
+
+    static func pythonView() async throws -> PythonView { try await python.value }
 
     static func parsed() throws -> DatexSituationFeed {
         try DatexFeedParser().parse(gunzip(NDWFixture.data(), maximumBytes: 16 << 20))
@@ -88,7 +91,7 @@ struct NDWSnapshotTests {
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 
     @Test("the snapshot's counts: 978 records at 50 bridges, 7 certain, 971 riskOf, the same as Python counts")
-    func counts() throws {
+    func counts() async throws {
         let feed = try Self.parsed()
         let openings = feed.openings
         let starts = openings.map(\.start)
@@ -103,7 +106,7 @@ struct NDWSnapshotTests {
         #expect(feed.publicationTime == (try instant("2023-11-22T05:42:03.283Z")))
         #expect(openings.filter { $0.end != nil }.count == 972)
 
-        let python = try Self.pythonView()
+        let python = try await Self.pythonView()
         #expect(python.situations == 978)
         #expect(openings.count == python.records.count)
         #expect(Set(openings.map(\.bridgeID)).count == python.bridges)
@@ -116,9 +119,9 @@ struct NDWSnapshotTests {
     }
 
     @Test("every record reads as Python reads it, in document order")
-    func everyRecord() throws {
+    func everyRecord() async throws {
         let openings = try Self.parsed().openings
-        let python = try Self.pythonView().records
+        let python = try await Self.pythonView().records
         try #require(openings.count == python.count)
         for (opening, expected) in zip(openings, python) {
             #expect(opening.recordID == expected.record)
@@ -135,18 +138,18 @@ struct NDWSnapshotTests {
     }
 
     @Test("gunzip gives the bytes Python's gzip gives")
-    func gunzipMatchesPython() throws {
+    func gunzipMatchesPython() async throws {
         let ours = try gunzip(NDWFixture.data(), maximumBytes: 16 << 20)
-        let theirs = try Python.run("import gzip, sys; sys.stdout.buffer.write(gzip.decompress(open(sys.argv[1], 'rb').read()))",
+        let theirs = try await Python.run("import gzip, sys; sys.stdout.buffer.write(gzip.decompress(open(sys.argv[1], 'rb').read()))",
                                     arguments: [NDWFixture.url().path])
         #expect(ours.count == 1_709_316)
         #expect(ours == theirs)
     }
 
     @Test("the catalog: 50 bridges, each at its one position inside the Netherlands, with readable unique names")
-    func catalog() throws {
+    func catalog() async throws {
         let bridges = NDWBridge.catalog(from: try Self.parsed().openings)
-        let python = try Self.pythonView().records
+        let python = try await Self.pythonView().records
         #expect(bridges.count == 50)
         #expect(bridges.map(\.id) == bridges.map(\.id).sorted())
         #expect(Set(bridges.map(\.name)).count == 50)

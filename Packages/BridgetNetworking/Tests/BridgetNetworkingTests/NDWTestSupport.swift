@@ -13,13 +13,16 @@ enum NDWFixture {
 
 /// Runs `python3` for a check made without Bridget's code. A machine without python3 fails the test with the
 /// reason (Scripts/setup installs it); it never skips.
+///
+/// Awaits the process instead of blocking a thread on it: Swift Testing runs every test on the few threads of the
+/// cooperative pool (two on a two-core machine), and the root package's timing tests share them.
 enum Python {
     struct Failure: Error, CustomStringConvertible {
         let description: String
     }
 
     /// Runs `python3 -c script arguments…` with `input` on standard input; returns standard output.
-    static func run(_ script: String, arguments: [String] = [], input: Data = Data()) throws -> Data {
+    static func run(_ script: String, arguments: [String] = [], input: Data = Data()) async throws -> Data {
         let folder = FileManager.default.temporaryDirectory.appending(path: "ndw-python-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -38,19 +41,21 @@ enum Python {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
-        do {
-            try process.run()
-        } catch {
-            throw Failure(description: "could not start /usr/bin/env python3: \(error)")
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: Failure(description: "could not start /usr/bin/env python3: \(error)"))
+            }
         }
-        process.waitUntilExit()
         let errors = String(decoding: (try? Data(contentsOf: errURL)) ?? Data(), as: UTF8.self)
-        switch process.terminationStatus {
+        switch status {
         case 0:
             return try Data(contentsOf: outURL)
         case 127:
             throw Failure(description: "python3 is not on PATH: the independent check needs it (Scripts/setup installs it). \(errors)")
-        case let status:
+        default:
             throw Failure(description: "python3 exited with status \(status): \(errors)")
         }
     }
