@@ -40,7 +40,10 @@ let package = Package(
         .target(name: "BridgetDTOs", path: "Packages/BridgetDTOs/Sources/BridgetDTOs", swiftSettings: strictSettings),
         .target(name: "BridgetCaching", dependencies: ["BridgetDTOs"], path: "Packages/BridgetCaching/Sources/BridgetCaching",
                 swiftSettings: strictSettings),
-        .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching"],
+        // zlib's inflateInit2, a macro Swift cannot call (gunzip of NDW's .xml.gz).
+        .target(name: "CBridgetZlib", path: "Packages/BridgetNetworking/Sources/CBridgetZlib",
+                linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching", "CBridgetZlib"],
                 path: "Packages/BridgetNetworking/Sources/BridgetNetworking", swiftSettings: strictSettings),
         // sqlite3_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteSettings", path: "Packages/BridgetPersistence/Sources/CSQLiteSettings",
@@ -122,6 +125,7 @@ let package = Package(
             name: "NetworkingPackageTests",
             dependencies: ["BridgetNetworking"],
             path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

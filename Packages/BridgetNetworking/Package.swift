@@ -16,7 +16,19 @@ let package = Package(
         .package(path: "../BridgetCaching"),
     ],
     targets: [
-        .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching"], swiftSettings: strictSettings),
-        .testTarget(name: "BridgetNetworkingTests", dependencies: ["BridgetNetworking"], swiftSettings: strictSettings),
+        // zlib's inflateInit2, a macro Swift cannot call (gunzip of NDW's .xml.gz). zlib is in macOS's SDK; on Linux
+        // its headers come with zlib1g-dev (Scripts/setup).
+        .target(name: "CBridgetZlib", linkerSettings: [.linkedLibrary("z")]),
+        .target(
+            name: "BridgetNetworking",
+            dependencies: ["BridgetDTOs", "BridgetCaching", "CBridgetZlib"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetNetworkingTests",
+            dependencies: ["BridgetNetworking"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
     ]
 )
