@@ -33,8 +33,8 @@ struct LiveFixture {
     func client(
         cache: DiskCache?, policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 10,
         attempts: Int = 4, maxBytes: Int = 5_000_000, sleeps: SleepRecorder? = nil
-    ) -> SocrataClient {
-        let settings = SocrataClient.Settings(
+    ) -> FeedClient {
+        let settings = FeedClient.Settings(
             timeout: timeout, maximumBodyBytes: maxBytes,
             retry: RetryPolicy(maxAttempts: attempts, baseDelay: 0.01, maxDelay: 1.5, jitter: 0.5),
             cachePolicy: policy, appToken: token)
@@ -42,7 +42,7 @@ struct LiveFixture {
             sleeps?.record(seconds)
             try await Task.sleep(for: .seconds(seconds))
         }
-        return SocrataClient(transport: URLSessionTransport(timeout: timeout), cache: cache, settings: settings, sleep: sleep)
+        return FeedClient(transport: URLSessionTransport(timeout: timeout), cache: cache, settings: settings, sleep: sleep)
     }
 
     func store(_ name: String = "store") throws -> SQLiteBridgeStore {

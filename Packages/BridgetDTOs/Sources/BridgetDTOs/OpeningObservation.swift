@@ -15,6 +15,10 @@ public struct OpeningObservation: Sendable, Hashable {
     public var opened: ObservedField<TimeReading>
     /// When it closed, the same way.
     public var closed: ObservedField<TimeReading>
+    /// The local readings as the source wrote them, when it gave local readings: kept beside the instants as they
+    /// are (validation would otherwise format each reading again; a million rows' worth is a visible cost).
+    public var openedText: String?
+    public var closedText: String?
     /// The source's own count of minutes open.
     public var durationMinutes: ObservedField<Double>
     /// The position on the record (WGS 84 degrees).

@@ -54,7 +54,7 @@ struct BridgetAssembly: Sendable {
     }
 
     /// The HTTP client of the live provider.
-    func makeClient() throws -> SocrataClient {
+    func makeClient() throws -> FeedClient {
         let live = configuration.live
         // About 330 bytes a row on the wire; a page that cannot fit the limit would fail on every sync.
         guard live.pageSize * 400 <= live.maximumPageBytes else {
@@ -67,12 +67,12 @@ struct BridgetAssembly: Sendable {
         guard let policy = CachePolicy(name: configuration.cache.policy, maxAge: configuration.cache.maximumAge) else {
             throw BridgetError.configuration("cache-policy", "unknown cache.policy '\(configuration.cache.policy)'")
         }
-        let settings = SocrataClient.Settings(
+        let settings = FeedClient.Settings(
             timeout: live.timeout, maximumBodyBytes: live.maximumPageBytes,
             retry: RetryPolicy(maxAttempts: live.retryMaxAttempts, baseDelay: live.retryBaseDelay,
                                maxDelay: live.retryMaxDelay),
             cachePolicy: policy, appToken: configuration.appToken)
-        return SocrataClient(transport: URLSessionTransport(timeout: live.timeout), cache: try makeDiskCache(), settings: settings,
+        return FeedClient(transport: URLSessionTransport(timeout: live.timeout), cache: try makeDiskCache(), settings: settings,
                              seed: UInt64(truncatingIfNeeded: Int64(now().timeIntervalSince1970)),
                              warn: { Terminal.note($0) })
     }

@@ -79,11 +79,13 @@ public struct ObservationValidator: Sendable {
         var seen = Set<EventKey>()
         seen.reserveCapacity(observations.count)
         var positions = PositionMemo()
-        for (index, observation) in observations.enumerated() {
-            let result = if let firstPass, index < firstPass.count, !mayDependOnBatch(observation) {
+        // By index, passing each element where it lies: a copy of an observation (its strings retained, its
+        // readings moved) per record was a visible share of an import.
+        for index in observations.indices {
+            let result = if let firstPass, index < firstPass.count, !mayDependOnBatch(observations[index]) {
                 firstPass[index]
             } else {
-                validate(observation, taken: seen, positions: &positions)
+                validate(observations[index], taken: seen, positions: &positions)
             }
             switch result {
             case .success(let event):
@@ -91,10 +93,11 @@ public struct ObservationValidator: Sendable {
                     outcome.events.append(event)
                 } else {
                     outcome.rejected.append(RejectedObservation(reason: .duplicateInBatch, index: index,
-                                                                source: observation.source))
+                                                                source: observations[index].source))
                 }
             case .failure(let reason):
-                outcome.rejected.append(RejectedObservation(reason: reason, index: index, source: observation.source))
+                outcome.rejected.append(RejectedObservation(reason: reason, index: index,
+                                                            source: observations[index].source))
             }
         }
         return outcome
@@ -176,8 +179,9 @@ public struct ObservationValidator: Sendable {
             return .failure(.coordinatesOutOfRange) // one without the other, or unreadable
         }
         return .success(BridgeEventDTO(
-            bridgeID: bridge.id, bridgeName: name, openedAt: openedAt, openLocal: localText(opening, at: openedAt),
-            closedAt: closedAt, closeLocal: closing.map { localText($0, at: closedAt ?? openedAt) },
+            bridgeID: bridge.id, bridgeName: name, openedAt: openedAt,
+            openLocal: observation.openedText ?? localText(opening, at: openedAt), closedAt: closedAt,
+            closeLocal: closing.map { observation.closedText ?? localText($0, at: closedAt ?? openedAt) },
             minutesOpen: minutesOpen, latitude: latitude, longitude: longitude, status: observation.status,
             recordID: observation.recordID, recordVersion: observation.recordVersion))
     }

@@ -11,7 +11,7 @@ import Foundation
 /// one: the dataset has no catalog endpoint, and its coordinates are the dataset's own.
 public struct LiveProvider: NetworkProcessing {
     public let name = "live"
-    public let client: SocrataClient
+    public let client: FeedClient
     public let query: SocrataQuery
     /// Rows per page (`$limit`).
     public let pageSize: Int
@@ -19,7 +19,7 @@ public struct LiveProvider: NetworkProcessing {
     public let clock = LocalClock.seattle
 
     /// Creates a provider.
-    public init(client: SocrataClient, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
+    public init(client: FeedClient, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
         self.client = client
         self.query = query
         self.pageSize = max(pageSize, 1)
@@ -49,7 +49,7 @@ public struct LiveProvider: NetworkProcessing {
         do {
             let response = try await client.probe(url)
             guard response.status == 200 else {
-                return ConnectionStatusDTO(isReachable: false, detail: SocrataClient.statusError(response, url: url.absoluteString).message)
+                return ConnectionStatusDTO(isReachable: false, detail: FeedClient.statusError(response, url: url.absoluteString).message)
             }
             return ConnectionStatusDTO(isReachable: true, detail: "\(query.resourcePrefix) answered 200")
         } catch {
@@ -70,7 +70,7 @@ private actor LivePageCursor {
     /// Times a walk that met an empty page before the server's count goes on from where it stopped.
     static let resumptions = 3
 
-    private let client: SocrataClient
+    private let client: FeedClient
     private let query: SocrataQuery
     private let since: FloatingTimestamp?
     private let pageSize: Int
@@ -85,7 +85,7 @@ private actor LivePageCursor {
     /// The next page, already asked for and read while the consumer validates and stores this one.
     private var prefetch: Task<Fetched, any Error>?
 
-    init(client: SocrataClient, query: SocrataQuery, since: FloatingTimestamp?, pageSize: Int) {
+    init(client: FeedClient, query: SocrataQuery, since: FloatingTimestamp?, pageSize: Int) {
         self.client = client
         self.query = query
         self.since = since
@@ -148,7 +148,7 @@ private actor LivePageCursor {
     }
 
     /// A page and its rows; a body that is not an array of rows is a malformed page.
-    private static func fetch(_ url: URL, _ client: SocrataClient, freshness: SocrataClient.Freshness = .policy)
+    private static func fetch(_ url: URL, _ client: FeedClient, freshness: FeedClient.Freshness = .policy)
         async throws -> Fetched
     {
         let body = try await client.get(url, freshness: freshness)
@@ -161,7 +161,7 @@ private actor LivePageCursor {
     }
 
     /// The server's count of rows (`[{"n":"…"}]`), asked of the server itself, never a stale copy.
-    private static func count(_ url: URL, _ client: SocrataClient) async throws -> Int {
+    private static func count(_ url: URL, _ client: FeedClient) async throws -> Int {
         let body = try await client.get(url, freshness: .current)
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]],
               let text = rows.first?["n"].map({ "\($0)" }), let count = Int(text)

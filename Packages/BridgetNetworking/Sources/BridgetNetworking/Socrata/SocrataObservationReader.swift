@@ -29,7 +29,16 @@ public struct SocrataObservationReader: Sendable {
             durationMinutes: Self.number(row.minutesopen.map { Self.trimmed($0, newlines: false) }),
             source: Self.source(row))
         (observation.latitude, observation.longitude) = position(row, bridgeID: id ?? "")
-        if Self.holdsControlCharacter(row) { observation.defect = .controlCharacter }
+        if case .value = observation.opened { observation.openedText = row.opendatetime }
+        if case .value = observation.closed { observation.closedText = row.closedatetime }
+        // The name and the id are kept as texts, so they are scanned; every other field is parsed strictly, and
+        // one that holds a control character does not parse: only then is the whole row scanned, so the reason is
+        // the control character whatever else the row breaks. (Scanning every field of every row cost a visible
+        // share of a sync.)
+        if Self.inside(row.entityname, .whitespaceAndNewlines) || Self.inside(row.entityid, .whitespace)
+            || (observation.hasUnreadableField && Self.holdsControlCharacter(row)) {
+            observation.defect = .controlCharacter
+        }
         return observation
     }
 
@@ -90,10 +99,10 @@ extension SocrataObservationReader {
     }
 
     /// What reading trims from around a field.
-    private enum Trimmed { case nothing, whitespace, whitespaceAndNewlines }
+    enum Trimmed { case nothing, whitespace, whitespaceAndNewlines }
 
     /// Whether `text` holds a control character once trimmed as reading trims it.
-    private static func inside(_ text: String?, _ trimming: Trimmed) -> Bool {
+    static func inside(_ text: String?, _ trimming: Trimmed) -> Bool {
         guard let text, hasControlCharacter(text) else { return false }
         switch trimming {
         case .nothing: return true
@@ -164,5 +173,17 @@ extension SocrataObservationReader {
         guard digits > 0, fraction != 0, mantissa <= 1 << 53, fraction <= 22 else { return nil }
         let value = Double(mantissa) / powersOfTen[max(fraction, 0)]
         return negative ? -value : value
+    }
+}
+
+extension OpeningObservation {
+    /// Whether a field was present but could not be read.
+    var hasUnreadableField: Bool {
+        func unreadable<Value>(_ field: ObservedField<Value>) -> Bool {
+            if case .unreadable = field { return true }
+            return false
+        }
+        return unreadable(opened) || unreadable(closed) || unreadable(durationMinutes) || unreadable(latitude)
+            || unreadable(longitude)
     }
 }

@@ -96,12 +96,23 @@ public enum SocrataField: String, Sendable, CaseIterable, CodingKey {
         }
     }
 
-    /// The field named by UTF-8 bytes, matched without building a string.
+    /// The field named by UTF-8 bytes, matched without building a string: the candidates by first byte and
+    /// length, then one comparison (every key of every row comes through here).
     init?(_ name: UnsafeBufferPointer<UInt8>) {
         guard name.count >= 8, let start = name.baseAddress else { return nil }
-        for field in Self.allCases {
+        let candidates: [SocrataField] = switch (name[0], name.count) {
+        case (UInt8(ascii: "e"), 8): [.entityid]
+        case (UInt8(ascii: "e"), 10): [.entityname, .entitytype]
+        case (UInt8(ascii: "o"), 12): [.opendatetime]
+        case (UInt8(ascii: "c"), 13): [.closedatetime]
+        case (UInt8(ascii: "m"), 11): [.minutesopen]
+        case (UInt8(ascii: "l"), 8): [.latitude]
+        case (UInt8(ascii: "l"), 9): [.longitude]
+        default: []
+        }
+        for field in candidates {
             var text = field.rawValue
-            if text.utf8.count == name.count, text.withUTF8({ memcmp($0.baseAddress!, start, name.count) == 0 }) {
+            if text.withUTF8({ memcmp($0.baseAddress!, start, name.count) == 0 }) {
                 self = field
                 return
             }

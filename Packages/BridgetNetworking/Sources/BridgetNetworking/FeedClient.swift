@@ -6,7 +6,8 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// Fetches JSON from a Socrata endpoint politely and checks what comes back.
+/// Fetches a feed politely over HTTP and checks what comes back: Socrata's JSON pages, or another source's files
+/// (`Settings.body`).
 ///
 /// - Cache: follows a `CachePolicy` over an optional `DiskCache`; sends `If-None-Match`/`If-Modified-Since` with a
 ///   cached entry's validators and reuses its body on 304 (an optimisation only: a 304 without a usable cached body
@@ -23,7 +24,7 @@ import FoundationNetworking
 /// - Deduplication: concurrent identical requests share one network call.
 /// The app token travels only in the `X-App-Token` header, to the configured origin only (a redirect elsewhere
 /// drops it): never in a URL, a cache key, a message or a file.
-public actor SocrataClient {
+public actor FeedClient {
     /// Settings of a client.
     public struct Settings: Sendable {
         public var timeout: TimeInterval
@@ -31,15 +32,25 @@ public actor SocrataClient {
         public var retry: RetryPolicy
         public var cachePolicy: CachePolicy
         public var appToken: String?
+        /// What a body must be: JSON (Socrata's pages: a JSON content type and a body that parses), or any
+        /// non-empty body (a file such as NDW's gzip feed, which its provider checks).
+        public var body: BodyKind
+
+        /// What a body must be.
+        public enum BodyKind: Sendable, Equatable {
+            case json
+            case any
+        }
 
         /// Creates settings.
         public init(timeout: TimeInterval = 30, maximumBodyBytes: Int = 5_000_000, retry: RetryPolicy = RetryPolicy(),
-                    cachePolicy: CachePolicy = .networkFirst, appToken: String? = nil) {
+                    cachePolicy: CachePolicy = .networkFirst, appToken: String? = nil, body: BodyKind = .json) {
             self.timeout = timeout
             self.maximumBodyBytes = maximumBodyBytes
             self.retry = retry
             self.cachePolicy = cachePolicy
             self.appToken = appToken.flatMap { $0.isEmpty ? nil : $0 }
+            self.body = body
         }
     }
 
@@ -116,7 +127,7 @@ public actor SocrataClient {
     }
 
     private var baseHeaders: [String: String] {
-        var headers = ["Accept": "application/json", "User-Agent": "bridget"]
+        var headers = ["Accept": settings.body == .json ? "application/json" : "*/*", "User-Agent": "bridget"]
         if let token = settings.appToken { headers["X-App-Token"] = token }
         return headers
     }
@@ -229,6 +240,10 @@ public actor SocrataClient {
     }
 
     private func check(_ response: HTTPResponse, url: String) throws -> Data {
+        if settings.body == .any {
+            guard !response.body.isEmpty else { throw BridgetError.network("malformed-body", "\(url) sent an empty body") }
+            return response.body
+        }
         let type = response.header("Content-Type") ?? ""
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard mediaType == "application/json" else {
