@@ -94,6 +94,10 @@ public enum OpeningStatus: String, Sendable, Codable, CaseIterable, Comparable {
 }
 
 /// A record as its source sent it: its fields' names and texts, in the source's order.
+///
+/// Read only when needed (a rejected record is reported as it came): a source may keep its records once, for a
+/// whole page, in a `SourceRecordTable`, and each observation points at its own. Making every row's fields as an
+/// array cost a visible share of a sync.
 public struct SourceRecord: Sendable, Hashable, Codable {
     /// One field.
     public struct Field: Sendable, Hashable, Codable {
@@ -107,16 +111,30 @@ public struct SourceRecord: Sendable, Hashable, Codable {
         }
     }
 
-    /// The fields, in order; absent fields absent.
-    public var fields: [Field]
+    private let table: any SourceRecordTable
+    private let index: Int
 
-    /// Creates a record.
+    /// A record of these fields.
     public init(fields: [Field] = []) {
-        self.fields = fields
+        table = FieldTable(fields)
+        index = 0
     }
+
+    /// Record `index` of a table of records.
+    public init(_ table: any SourceRecordTable, index: Int) {
+        self.table = table
+        self.index = index
+    }
+
+    /// The fields, in order; absent fields absent.
+    public var fields: [Field] { table.fields(at: index) }
 
     /// A field's text, by name.
     public subscript(name: String) -> String? { fields.first { $0.name == name }?.value }
+
+    public static func == (lhs: SourceRecord, rhs: SourceRecord) -> Bool { lhs.fields == rhs.fields }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(fields) }
 
     /// Encoded as one JSON object in field order (`{"entityid":"3",…}`).
     public func encode(to encoder: any Encoder) throws {
@@ -127,7 +145,9 @@ public struct SourceRecord: Sendable, Hashable, Codable {
     /// Decoded from a JSON object of strings.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
-        fields = try container.allKeys.map { Field(name: $0.stringValue, value: try container.decode(String.self, forKey: $0)) }
+        self.init(fields: try container.allKeys.map {
+            Field(name: $0.stringValue, value: try container.decode(String.self, forKey: $0))
+        })
     }
 
     private struct Key: CodingKey {
@@ -137,4 +157,17 @@ public struct SourceRecord: Sendable, Hashable, Codable {
         init?(stringValue: String) { self.stringValue = stringValue }
         init?(intValue: Int) { nil }
     }
+
+    /// One record's fields, held as they are.
+    private final class FieldTable: SourceRecordTable {
+        let fields: [Field]
+        init(_ fields: [Field]) { self.fields = fields }
+        func fields(at index: Int) -> [Field] { fields }
+    }
+}
+
+/// Records as a source received them, kept once for many observations (a page), each read by its index.
+public protocol SourceRecordTable: AnyObject, Sendable {
+    /// The fields of record `index`, in the source's order.
+    func fields(at index: Int) -> [SourceRecord.Field]
 }

@@ -22,12 +22,22 @@ public struct SocrataObservationReader: Sendable {
 
     /// The observation a row reports.
     public mutating func observation(_ row: SocrataRow) -> OpeningObservation {
+        observation(row, source: Self.source(row))
+    }
+
+    /// The observations of rows, in order; the rows are kept once, as the observations' records.
+    public mutating func observations<Rows: Sequence<SocrataRow>>(_ rows: Rows) -> [OpeningObservation] {
+        let table = SocrataRecordTable(Array(rows))
+        return table.rows.indices.map { observation(table.rows[$0], source: SourceRecord(table, index: $0)) }
+    }
+
+    private mutating func observation(_ row: SocrataRow, source: SourceRecord) -> OpeningObservation {
         let id = row.entityid.map { Self.trimmed($0, newlines: false) }
         var observation = OpeningObservation(
             bridgeID: id, bridgeName: row.entityname.map { Self.trimmed($0, newlines: true) },
             opened: Self.reading(row.opendatetime), closed: Self.reading(row.closedatetime),
             durationMinutes: Self.number(row.minutesopen.map { Self.trimmed($0, newlines: false) }),
-            source: Self.source(row))
+            source: source)
         (observation.latitude, observation.longitude) = position(row, bridgeID: id ?? "")
         if case .value = observation.opened { observation.openedText = row.opendatetime }
         if case .value = observation.closed { observation.closedText = row.closedatetime }
@@ -42,11 +52,6 @@ public struct SocrataObservationReader: Sendable {
         return observation
     }
 
-    /// The observations of rows, in order.
-    public mutating func observations<Rows: Sequence<SocrataRow>>(_ rows: Rows) -> [OpeningObservation] {
-        rows.map { observation($0) }
-    }
-
     /// Whether a row's opening reading lies near one of `clock`'s offset changes, where its instant can depend on
     /// the rows before it: a batch is never cut just before such a row. Costs one timestamp parse.
     public static func mayDependOnBatch(_ row: SocrataRow, clock: LocalClock) -> Bool {
@@ -56,12 +61,7 @@ public struct SocrataObservationReader: Sendable {
 
     /// The row as a source record: its fields in column order, absent fields absent.
     public static func source(_ row: SocrataRow) -> SourceRecord {
-        var fields: [SourceRecord.Field] = []
-        fields.reserveCapacity(8)
-        for field in SocrataField.allCases {
-            if let value = row[field] { fields.append(SourceRecord.Field(name: field.rawValue, value: value)) }
-        }
-        return SourceRecord(fields: fields)
+        SourceRecord(fields: row.fields)
     }
 
     private mutating func position(_ row: SocrataRow, bridgeID: String)
@@ -186,4 +186,20 @@ extension OpeningObservation {
         return unreadable(opened) || unreadable(closed) || unreadable(durationMinutes) || unreadable(latitude)
             || unreadable(longitude)
     }
+}
+
+extension SocrataRow {
+    /// The row's fields in column order, absent fields absent.
+    public var fields: [SourceRecord.Field] {
+        SocrataField.allCases.compactMap { field in self[field].map { SourceRecord.Field(name: field.rawValue, value: $0) } }
+    }
+}
+
+/// A page's or a batch's rows, kept once for their observations' records.
+final class SocrataRecordTable: SourceRecordTable {
+    let rows: [SocrataRow]
+
+    init(_ rows: [SocrataRow]) { self.rows = rows }
+
+    func fields(at index: Int) -> [SourceRecord.Field] { rows[index].fields }
 }
