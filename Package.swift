@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "BridgetDTOs", targets: ["BridgetDTOs"]),
         .library(name: "BridgetCaching", targets: ["BridgetCaching"]),
         .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
+        .library(name: "BridgetNetworkingTesting", targets: ["BridgetNetworkingTesting"]),
         .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
         .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
@@ -45,6 +46,13 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("z")]),
         .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching", "CBridgetZlib"],
                 path: "Packages/BridgetNetworking/Sources/BridgetNetworking", swiftSettings: strictSettings),
+        // The provider conformance suite, for a provider of your own (Swift Testing).
+        .target(
+            name: "BridgetNetworkingTesting",
+            dependencies: ["BridgetDTOs", "BridgetNetworking"],
+            path: "Packages/BridgetNetworking/Sources/BridgetNetworkingTesting",
+            swiftSettings: strictSettings
+        ),
         // sqlite3_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteSettings", path: "Packages/BridgetPersistence/Sources/CSQLiteSettings",
                 linkerSettings: [.linkedLibrary("sqlite3")]),
@@ -123,7 +131,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkingPackageTests",
-            dependencies: ["BridgetNetworking"],
+            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting"],
             path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
@@ -174,6 +182,7 @@ let package = Package(
             dependencies: [
                 "BridgetCLI", "SocrataFixtureServer",
                 "BridgetNetworking",
+                "BridgetNetworkingTesting",
                 "BridgetCaching",
                 "BridgetPersistence",
             ],

@@ -10,7 +10,11 @@ let package = Package(
     name: "BridgetNetworking",
     // Synchronization's Mutex (the client's in-flight table, the transport's exchanges).
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
-    products: [.library(name: "BridgetNetworking", targets: ["BridgetNetworking"])],
+    products: [
+        .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
+        // The provider conformance suite, for a provider of your own (Swift Testing).
+        .library(name: "BridgetNetworkingTesting", targets: ["BridgetNetworkingTesting"]),
+    ],
     dependencies: [
         .package(path: "../BridgetDTOs"),
         .package(path: "../BridgetCaching"),
@@ -24,9 +28,14 @@ let package = Package(
             dependencies: ["BridgetDTOs", "BridgetCaching", "CBridgetZlib"],
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "BridgetNetworkingTesting",
+            dependencies: ["BridgetDTOs", "BridgetNetworking"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BridgetNetworkingTests",
-            dependencies: ["BridgetNetworking"],
+            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
