@@ -1,0 +1,50 @@
+import BridgetCaching
+import Foundation
+import Testing
+
+/// The example of the package's README, compiled and run: the function below is the README's first Swift block
+/// (after its imports), and the test fails when the two differ.
+@Suite("README")
+struct ReadmeExampleTests {
+    @Test("the README's example compiles, runs, and matches its copy in the README")
+    func example() async throws {
+        let folder = NSTemporaryDirectory() + "bridget-readme-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (evicted, kept, statistics, body) = try await cacheTour(folder: folder)
+        #expect(evicted == nil)
+        #expect(kept == 3)
+        #expect(statistics == CacheStatistics(hits: 2, misses: 1, evictions: 1, expirations: 0, count: 2))
+        #expect(body == "[]")
+
+        let readme = try String(contentsOfFile: Self.packageFolder + "/README.md", encoding: .utf8)
+        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
+        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
+            .components(separatedBy: "```").first)
+        let code = block.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") // after the imports
+        let same = source.contains("\n" + code)
+        #expect(same, "README.md's example and cacheTour below differ: change both")
+    }
+
+    /// Packages/BridgetCaching, from this file's path.
+    static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+}
+
+// README.md's example, as it is there.
+func cacheTour(folder: String) async throws -> (evicted: Int?, kept: Int?, statistics: CacheStatistics, body: String?) {
+    // Two entries at most, each fresh for a minute, on the system's continuous clock (tests inject their own).
+    let memory = MemoryCache<String, Int, ContinuousClock>(capacity: 2, defaultTimeToLive: .seconds(60))
+    await memory.insert(3, forKey: "Fremont")
+    await memory.insert(1, forKey: "Ballard")
+    _ = await memory.value(forKey: "Fremont") // a read is a use: Ballard is now the least recently used
+    await memory.insert(4, forKey: "University") // past capacity: Ballard goes
+    let evicted = await memory.value(forKey: "Ballard") // nil
+    let kept = await memory.value(forKey: "Fremont") // 3
+
+    // A response body with its validators; read back only if its size and checksum still match.
+    let disk = try DiskCache(directory: folder + "/http", maximumBytes: 1_000_000)
+    try await disk.store(Data("[]".utf8), forKey: "https://example.org/rows?page=0", etag: "\"v1\"", lastModified: nil,
+                         contentType: "application/json")
+    let body = await disk.response(forKey: "https://example.org/rows?page=0").map { String(decoding: $0.body, as: UTF8.self) }
+    return (evicted, kept, await memory.statistics(), body)
+}
