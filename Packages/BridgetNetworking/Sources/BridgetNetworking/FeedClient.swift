@@ -55,10 +55,10 @@ public actor FeedClient {
     }
 
     private let transport: any HTTPTransport
-    private let cache: DiskCache?
-    /// First level in front of the disk cache for `cache-first`: recent bodies, without re-reading and
+    private let cache: (any ResponseCache)?
+    /// First level in front of the response cache for `cache-first`: recent bodies, without re-reading and
     /// re-checksumming files.
-    private let memory: MemoryCache<String, Data, ContinuousClock>?
+    private let memory: (any Cache<String, Data>)?
     private let settings: Settings
     private let sleep: @Sendable (TimeInterval) async throws -> Void
     private let warn: @Sendable (String) -> Void
@@ -69,7 +69,7 @@ public actor FeedClient {
 
     /// Creates a client. `sleep` and `seed` are injectable so tests run fast and reproducibly.
     public init(
-        transport: any HTTPTransport, cache: DiskCache?, settings: Settings, seed: UInt64 = 0x5EED,
+        transport: any HTTPTransport, cache: (any ResponseCache)?, settings: Settings, seed: UInt64 = 0x5EED,
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { try await Task.sleep(for: .seconds($0)) },
         warn: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -77,7 +77,7 @@ public actor FeedClient {
         self.cache = cache
         self.settings = settings
         if case .cacheFirst(let maxAge) = settings.cachePolicy {
-            memory = MemoryCache(capacity: 64, defaultTimeToLive: .seconds(maxAge))
+            memory = MemoryCache<String, Data, ContinuousClock>(capacity: 64, defaultTimeToLive: .seconds(maxAge))
         } else {
             memory = nil
         }
