@@ -38,11 +38,13 @@ public struct EventQuery: Sendable, Equatable {
     public var newestFirst: Bool
     /// Only events after this key in the order of the results (a cursor: pass the last key of the previous page).
     public var after: EventKey?
+    /// Only observed or only planned openings; `nil` for both.
+    public var status: OpeningStatus?
 
     /// Creates a query.
     public init(
         bridgeID: String? = nil, openedFrom: Date? = nil, openedBefore: Date? = nil, limit: Int? = nil,
-        newestFirst: Bool = false, after: EventKey? = nil
+        newestFirst: Bool = false, after: EventKey? = nil, status: OpeningStatus? = nil
     ) {
         self.bridgeID = bridgeID
         self.openedFrom = openedFrom
@@ -50,6 +52,7 @@ public struct EventQuery: Sendable, Equatable {
         self.limit = limit
         self.newestFirst = newestFirst
         self.after = after
+        self.status = status
     }
 }
 
@@ -61,9 +64,17 @@ public struct EventQuery: Sendable, Equatable {
 /// - a batch is applied atomically, all of it or none of it, and reads see only whole batches;
 /// - events come oldest first, bridge id breaking ties (newest first when a query asks, both keys reversed), and
 ///   `EventQuery.after` continues strictly after a key in that order, so a cursor walks every event once;
+/// - an event with a `recordID` is one version of a source's record: one stored with the same record id and a higher
+///   `recordVersion` (any version beats none) wins, and the incoming one is left and counted unchanged; otherwise
+///   it replaces every stored event of that record, also at another opening instant (an announced opening that
+///   moved, or a planned one now under way), so a record is stored once. A replacement at another instant counts
+///   as one update, not an insert (the store still holds one opening for the record): each incoming event is
+///   counted exactly once. Events without a record id are keyed on (bridge id, opening instant) alone;
+/// - status, record id and record version round-trip, and a change to any of them is an update;
 /// - `historyVersion()` changes whenever stored events change (insert, update or delete), and never otherwise.
 public protocol EventStore: Sendable {
-    /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch.
+    /// Inserts new events, updates changed ones (replacing a record's earlier versions), leaves identical ones and
+    /// outdated versions; one transaction for the batch.
     func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts
     /// Events matching a query.
     func events(matching query: EventQuery) async throws -> [BridgeEventDTO]
@@ -73,7 +84,8 @@ public protocol EventStore: Sendable {
     func latestOpening() async throws -> Date?
     /// Removes events that opened before an instant; returns how many.
     func deleteEvents(openedBefore: Date) async throws -> Int
-    /// Every stored event in lean form, ordered by bridge id then opening (for analysis over the whole history).
+    /// Every observed opening in lean form, ordered by bridge id then opening (for analysis over the whole history):
+    /// planned openings are left out, since models learn from what happened, not from what was announced.
     func openingRecords() async throws -> [OpeningRecordDTO]
     /// A number that changes whenever stored events change (insert, update or delete), never otherwise: what
     /// derived data such as opening models is stamped with, to know when it is stale.

@@ -29,9 +29,23 @@ public actor InMemoryBridgeStore: BridgeStore {
         }
         var counts = UpsertCounts()
         for event in events {
+            var replaced = false
+            if let recordID = event.recordID {
+                // A scan: only records (never Socrata's rows) take it, and this store is for tests and small runs.
+                let earlier = eventsByKey.values.filter { $0.recordID == recordID }
+                if earlier.contains(where: { Self.isNewer($0.recordVersion, than: event.recordVersion) }) {
+                    counts.unchanged += 1
+                    continue
+                }
+                for stale in earlier where stale.key != event.key {
+                    eventsByKey[stale.key] = nil
+                    replaced = true
+                }
+            }
             switch eventsByKey[event.key] {
+            case nil where replaced: counts.updated += 1 // a record's opening moved: one opening, changed
             case nil: counts.inserted += 1
-            case let existing? where existing == event: counts.unchanged += 1
+            case let existing? where existing == event && !replaced: counts.unchanged += 1
             case .some: counts.updated += 1
             }
             eventsByKey[event.key] = event
@@ -44,6 +58,13 @@ public actor InMemoryBridgeStore: BridgeStore {
         return counts
     }
 
+    /// Whether a stored record version beats an incoming one: a higher number, or any number against none.
+    private static func isNewer(_ stored: Int?, than incoming: Int?) -> Bool {
+        guard let stored else { return false }
+        guard let incoming else { return true }
+        return stored > incoming
+    }
+
     public func importCheckpoint(source: String) -> ImportCheckpoint? { checkpoints[source] }
 
     public func removeImportCheckpoint(source: String) { checkpoints[source] = nil }
@@ -51,6 +72,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func events(matching query: EventQuery) -> [BridgeEventDTO] {
         var matches = eventsByKey.values.filter { event in
             (query.bridgeID.map { event.bridgeID == $0 } ?? true)
+                && (query.status.map { event.status == $0 } ?? true)
                 && (query.openedFrom.map { event.openedAt >= $0 } ?? true)
                 && (query.openedBefore.map { event.openedAt < $0 } ?? true)
         }
@@ -125,7 +147,8 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func historyVersion() -> Int64 { version }
 
     public func openingRecords() -> [OpeningRecordDTO] {
-        eventsByKey.values.sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }.compactMap(OpeningRecordDTO.init)
+        eventsByKey.values.filter { $0.status == .observed }
+            .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }.compactMap(OpeningRecordDTO.init)
     }
 
     public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {

@@ -19,6 +19,21 @@ enum RawStatement {
         }
     }
 
+    /// Resets `statement`, lets `bind` bind it, and steps it once: whether it has a row.
+    static func hasRow(_ statement: Statement, _ db: Database, bind: (OpaquePointer) -> Void) throws -> Bool {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        bind(handle)
+        let code = sqlite3_step(handle)
+        guard code == SQLITE_DONE || code == SQLITE_ROW else {
+            let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            sqlite3_reset(handle)
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: statement.sql)
+        }
+        sqlite3_reset(handle) // a statement left on a row would keep its read open
+        return code == SQLITE_ROW
+    }
+
     /// Unbinds every parameter of `statement`, so none points into memory that is about to be freed.
     static func clearBindings(_ statement: Statement) {
         sqlite3_clear_bindings(statement.sqliteStatement)
@@ -52,8 +67,12 @@ enum RawColumn {
     }
 }
 
-/// One event laid out for the ten parameters of the events upsert statements, its six texts end to end in a buffer
-/// that is reused from row to row.
+/// One event laid out for the thirteen parameters of the events upsert statements, its eight texts end to end in a
+/// buffer that is reused from row to row.
+///
+/// The parameters: 1 bridge_id, 2 opened_at, 3 entity_name, 4 open_local, 5 closed_at, 6 close_local, 7 minutes_open,
+/// 8 duration_minutes, 9 latitude, 10 longitude, 11 status, 12 record_id, 13 record_version. A statement uses those
+/// it needs by number; binding one past a statement's last is refused by SQLite (`SQLITE_RANGE`) and changes nothing.
 ///
 /// SQLite reads the texts in place (`SQLITE_STATIC`) while a statement steps, instead of copying each one into an
 /// allocation of its own: two statements' worth of six copies a row. The bindings point into the buffer until the
@@ -63,7 +82,10 @@ struct EventRowBinding {
     /// Byte 0 is never a value's, so the buffer has an address even when every text is empty ('' is not NULL).
     private var bytes: [UInt8] = [0]
     private var texts: [Range<Int>?] = Array(repeating: nil, count: 6)
+    private var status: Range<Int> = 0..<0
+    private var recordID: Range<Int>?
     private var minutesOpen: Int?
+    private var recordVersion: Int?
     private var reals: (Double?, Double?, Double?) = (nil, nil, nil)
 
     init() {
@@ -79,30 +101,45 @@ struct EventRowBinding {
         texts[3] = append(event.openLocal)
         if let closedAt = event.closedAt { texts[4] = appendTimestamp(closedAt) } else { texts[4] = nil }
         texts[5] = append(event.closeLocal)
+        status = append(event.status.rawValue) ?? 0..<0
+        recordID = append(event.recordID)
         minutesOpen = event.minutesOpen
+        recordVersion = event.recordVersion
         reals = (event.durationMinutes, event.latitude, event.longitude)
     }
 
     /// Binds the loaded event to `statement` and steps it to completion.
     func run(_ statement: Statement, _ db: Database) throws {
         try bytes.withUnsafeBufferPointer { buffer in
-            // `bytes` is never empty, so it has an address.
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            try RawStatement.run(statement, db) { handle in
-                for (index, span) in texts.enumerated() {
-                    let parameter = Int32(index + 1)
-                    if let span {
-                        sqlite3_bind_text(handle, parameter, base + span.lowerBound, Int32(span.count), nil)
-                    } else {
-                        sqlite3_bind_null(handle, parameter)
-                    }
-                }
-                if let minutesOpen { sqlite3_bind_int64(handle, 7, Int64(minutesOpen)) } else { sqlite3_bind_null(handle, 7) }
-                Self.bind(handle, 8, reals.0)
-                Self.bind(handle, 9, reals.1)
-                Self.bind(handle, 10, reals.2)
+            try RawStatement.run(statement, db) { handle in bind(handle, buffer) }
+        }
+    }
+
+    /// Binds the loaded event to `statement` and steps it once: whether it has a row.
+    func hasRow(_ statement: Statement, _ db: Database) throws -> Bool {
+        try bytes.withUnsafeBufferPointer { buffer in
+            try RawStatement.hasRow(statement, db) { handle in bind(handle, buffer) }
+        }
+    }
+
+    private func bind(_ handle: OpaquePointer, _ buffer: UnsafeBufferPointer<UInt8>) {
+        // `bytes` is never empty, so it has an address.
+        let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+        func text(_ parameter: Int32, _ span: Range<Int>?) {
+            if let span {
+                sqlite3_bind_text(handle, parameter, base + span.lowerBound, Int32(span.count), nil)
+            } else {
+                sqlite3_bind_null(handle, parameter)
             }
         }
+        for (index, span) in texts.enumerated() { text(Int32(index + 1), span) }
+        Self.bind(handle, 7, minutesOpen)
+        Self.bind(handle, 8, reals.0)
+        Self.bind(handle, 9, reals.1)
+        Self.bind(handle, 10, reals.2)
+        text(11, status)
+        text(12, recordID)
+        Self.bind(handle, 13, recordVersion)
     }
 
     private mutating func append(_ text: String?) -> Range<Int>? {
@@ -116,6 +153,10 @@ struct EventRowBinding {
         let start = bytes.count
         StoredTimestamp.append(date, to: &bytes)
         return start..<bytes.count
+    }
+
+    private static func bind(_ handle: OpaquePointer, _ index: Int32, _ value: Int?) {
+        if let value { sqlite3_bind_int64(handle, index, Int64(value)) } else { sqlite3_bind_null(handle, index) }
     }
 
     private static func bind(_ handle: OpaquePointer, _ index: Int32, _ value: Double?) {

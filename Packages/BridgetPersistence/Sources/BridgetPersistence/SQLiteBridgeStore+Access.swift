@@ -57,7 +57,7 @@ extension SQLiteBridgeStore {
 
     /// The event columns in the order `event(_:)` reads them by index (faster than by name, row after row).
     static let eventColumns = "bridge_id, opened_at, entity_name, open_local, closed_at, close_local, minutes_open, "
-        + "latitude, longitude"
+        + "latitude, longitude, status, record_id, record_version"
 
     static func event(_ row: Row) throws -> BridgeEventDTO {
         let openedText: String = row[1]
@@ -73,9 +73,14 @@ extension SQLiteBridgeStore {
             }
             closedAt = date
         }
+        let statusText: String = row[9]
+        guard let status = OpeningStatus(rawValue: statusText) else { // the column's CHECK allows no other
+            throw BridgetError.data("store-corrupt", "a stored event has an unknown status '\(statusText)'", exitCode: 74)
+        }
         return BridgeEventDTO(
             bridgeID: row[0], bridgeName: row[2], openedAt: openedAt, openLocal: row[3], closedAt: closedAt,
-            closeLocal: row[5], minutesOpen: row[6], latitude: row[7], longitude: row[8])
+            closeLocal: row[5], minutesOpen: row[6], latitude: row[7], longitude: row[8], status: status,
+            recordID: row[10], recordVersion: row[11])
     }
 
     static func syncRun(_ row: Row) -> SyncRunRecord {

@@ -132,6 +132,18 @@ enum StoreSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v8: event status and record versions") { db in
+            // A source that announces openings (NDW) sends planned ones beside observed ones, as records with an
+            // id and a version read again every few minutes: a higher version replaces the stored one even when
+            // its opening moved, which the record id finds. Socrata's rows have none (observed, NULL, NULL).
+            try db.execute(sql: """
+                ALTER TABLE events ADD COLUMN status TEXT NOT NULL DEFAULT 'observed'
+                    CHECK (status IN ('observed', 'planned'));
+                ALTER TABLE events ADD COLUMN record_id TEXT;
+                ALTER TABLE events ADD COLUMN record_version INTEGER;
+                CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

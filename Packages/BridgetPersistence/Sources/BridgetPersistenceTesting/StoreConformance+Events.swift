@@ -5,7 +5,8 @@ import Testing
 
 extension StoreConformance {
     /// Checks `EventStore`: idempotent counted upserts, exact round trips, key order and the keyset cursor, filters,
-    /// lean records, deletion, the history's version, and atomic batches. The checks save the Seattle catalog first
+    /// lean records, deletion, the history's version, atomic batches, and record versions (see
+    /// `StoreConformance+EventRecords.swift`). The checks save the Seattle catalog first
     /// (the events name its bridges) and expect a batch that names a bridge the catalog lacks to be refused whole.
     public static func checkEvents(makeStore: () async throws -> any EventStore & BridgeCatalogStore) async throws {
         try await upsertIsIdempotentAndCountsOutcomes(makeStore)
@@ -17,6 +18,12 @@ extension StoreConformance {
         try await emptyStoreHasNoEvents(makeStore)
         try await deletionRemovesOlderEvents(makeStore)
         try await batchesAreAtomic(makeStore)
+        try await statusAndRecordRoundTrip(makeStore)
+        try await higherVersionReplacesEvenWhenMoved(makeStore)
+        try await lowerVersionDoesNotOverwrite(makeStore)
+        try await plannedBecomesOneObserved(makeStore)
+        try await openingRecordsLeaveOutPlanned(makeStore)
+        try await eventsWithoutRecordIDAreKeyedAlone(makeStore)
     }
 
     /// Inserted, updated and unchanged are counted on (bridge id, opening instant); only a change moves the version.

@@ -21,4 +21,15 @@ public enum StoreFixture {
             closeLocal: closed.map { time.reading(for: $0).description }, minutesOpen: minutes,
             latitude: bridge.latitude, longitude: bridge.longitude)
     }
+
+    /// Version `version` of a source's record `id`: a Fremont opening at `minute` (see `event`) with `status`.
+    public static func record(_ id: String, version: Int?, minute: Int, status: OpeningStatus = .planned,
+                              minutes: Int? = 5) -> BridgeEventDTO
+    {
+        let base = event(minute: minute, minutes: minutes)
+        return BridgeEventDTO(
+            bridgeID: base.bridgeID, bridgeName: base.bridgeName, openedAt: base.openedAt, openLocal: base.openLocal,
+            closedAt: base.closedAt, closeLocal: base.closeLocal, minutesOpen: base.minutesOpen,
+            latitude: base.latitude, longitude: base.longitude, status: status, recordID: id, recordVersion: version)
+    }
 }

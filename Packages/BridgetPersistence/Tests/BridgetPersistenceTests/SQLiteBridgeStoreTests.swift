@@ -32,7 +32,9 @@ struct SQLiteBridgeStoreTests {
             #expect(row["opened_at"] as String == "2026-06-01T12:00:00.000Z")
             #expect(row["open_local"] as String == "2026-06-01T05:00:00.000")
             #expect(row["duration_minutes"] as Double == 4)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 7)
+            #expect(row["status"] as String == "observed")
+            #expect(row["record_id"] as String? == nil)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 8)
         }
     }
 
@@ -112,6 +114,34 @@ struct SQLiteBridgeStoreTests {
             _ = try SQLiteBridgeStore(path: path)
         } throws: { error in
             (error as? BridgetError)?.code == "data.store-newer"
+        }
+    }
+
+    @Test("a store of the previous schema (v7), marked or not, migrates: its events are observed and have no record")
+    func migratesTheV7Schema() async throws {
+        for marked in [true, false] {
+            let path = TemporaryFolder().path + "/store.sqlite"
+            try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
+            // Back to v7 as v7 wrote it: no index, no columns, no v8 in the list of migrations.
+            let queue = try DatabaseQueue(path: path)
+            try await queue.writeWithoutTransaction { db in
+                try db.execute(sql: """
+                    DROP INDEX events_by_record;
+                    ALTER TABLE events DROP COLUMN record_version;
+                    ALTER TABLE events DROP COLUMN record_id;
+                    ALTER TABLE events DROP COLUMN status;
+                    DELETE FROM grdb_migrations WHERE identifier = 'v8: event status and record versions';
+                    """)
+                if !marked { try db.execute(sql: "PRAGMA application_id = 0") }
+            }
+            try queue.close()
+            let store = try SQLiteBridgeStore(path: path)
+            #expect(try await store.allEvents() == [StoreFixture.event(minute: 0)])
+            #expect(try await store.openingRecords().count == 1)
+            let moved = StoreFixture.record("ndw-1", version: 2, minute: 20)
+            _ = try await store.upsertEvents([StoreFixture.record("ndw-1", version: 1, minute: 10)])
+            #expect(try await store.upsertEvents([moved]) == UpsertCounts(updated: 1))
+            #expect(try await store.events(matching: EventQuery(status: .planned)) == [moved])
         }
     }
 
