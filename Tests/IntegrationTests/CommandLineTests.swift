@@ -133,7 +133,7 @@ struct CommandLineTests {
 
         let csv = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
         let lines = csv.stdout.split(separator: "\n")
-        #expect(lines.first == "bridge_id,bridge,opened,closed,minutes,open_local,close_local")
+        #expect(lines.first == "bridge_id,bridge,opened,closed,minutes,open_local,close_local,status")
         #expect(lines.count == 6)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("3,Fremont,") })
 

@@ -25,6 +25,7 @@ public final class SocrataFixtureServer: Sendable {
         var faults: [FixtureFault] = []
         var ignoresOffset = false
         var maximumLimit: Int?
+        var files: [String: (body: Data, contentType: String)] = [:]
         var log: [LoggedRequest] = []
     }
 
@@ -110,6 +111,12 @@ public final class SocrataFixtureServer: Sendable {
     /// Misbehave like a broken proxy: answer every page as if `$offset` were 0.
     public func ignoreOffset(_ ignore: Bool) { state.withLock { $0.ignoresOffset = ignore } }
 
+    /// Serves `body` at `path` (another source's feed file, such as NDW's gzip), with an ETag, honouring
+    /// `If-None-Match`; queued faults apply to it as to every response.
+    public func serve(file body: Data, at path: String, contentType: String = "application/octet-stream") {
+        state.withLock { $0.files[path] = (body, contentType) }
+    }
+
     /// Answer at most `limit` rows a page whatever `$limit` asks (as a server with a lower cap does); `nil` honours
     /// `$limit`.
     public func capLimit(at limit: Int?) { state.withLock { $0.maximumLimit = limit } }
@@ -142,6 +149,13 @@ public final class SocrataFixtureServer: Sendable {
     private func makeResponse(path: String, query: [String: String], headers: [String: String],
                               fault: FixtureFault?) async -> HTTPResponse {
         if let fault, let faulty = await faultResponse(fault, path: path, query: query) { return faulty }
+        if let file = state.withLock({ $0.files[path] }) {
+            let etag = "\"" + DiskCache.checksum(file.body) + "\""
+            let fileHeaders: HTTPHeaders = [.contentType: file.contentType, HTTPHeader("ETag"): etag]
+            if headers["if-none-match"] == etag { return HTTPResponse(statusCode: .notModified, headers: fileHeaders) }
+            return HTTPResponse(statusCode: .ok, headers: fileHeaders,
+                                body: HTTPBodySequence(data: file.body, suggestedBufferSize: 1 << 20))
+        }
         guard path == "/resource/\(datasetID).json" else {
             return errorResponse(404, shape: 2, message: "Dataset not found", code: "not_found")
         }

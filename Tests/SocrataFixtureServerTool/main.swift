@@ -4,6 +4,7 @@ import SocrataFixtureServer
 // socrata-fixture-server: the tests' Socrata-shaped server, on its own, for benchmarks, drills and offline tries.
 //   socrata-fixture-server [--port 8080] [--rows 20000] [--seed 1] [--faults 429:1,500,truncated] [--token T]
 //                          [--max-limit N] [--wire-faults cut,eof,drip:0.1,gzipbomb,declared:BYTES]
+//                          [--serve-file /URLPATH=FILE]
 // Point a config at it: provider.kind: live, provider.live.base_url: http://127.0.0.1:8080 (with --wire-faults,
 // the URL it prints: a proxy in front of the server breaks the next responses on the wire).
 
@@ -24,7 +25,8 @@ while let name = arguments.popFirst() {
     }
     options[String(name.dropFirst(2))] = value
 }
-let unknown = Set(options.keys).subtracting(["port", "rows", "seed", "faults", "token", "max-limit", "wire-faults"])
+let unknown = Set(options.keys).subtracting(["port", "rows", "seed", "faults", "token", "max-limit", "wire-faults",
+                                             "serve-file"])
 guard unknown.isEmpty else {
     FileHandle.standardError.write(Data("socrata-fixture-server: unknown option --\(unknown.sorted()[0])\n".utf8))
     exit(64)
@@ -61,6 +63,15 @@ let server = try SocrataFixtureServer(dataset: .generate(rows: rows, seed: seed)
                                       requiredToken: options["token"])
 server.inject(faults)
 server.capLimit(at: maximumLimit)
+if let item = options["serve-file"] {
+    // URLPATH=FILE: another source's feed file (NDW's gzip) served as it is, with an ETag.
+    let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+    guard parts.count == 2, parts[0].hasPrefix("/"), let body = FileManager.default.contents(atPath: parts[1]) else {
+        FileHandle.standardError.write(Data("socrata-fixture-server: --serve-file takes /URLPATH=FILE (a readable file)\n".utf8))
+        exit(64)
+    }
+    server.serve(file: body, at: parts[0], contentType: "application/x-gzip")
+}
 var url = try await server.start()
 let proxy = WireFaultProxy(upstream: url)
 if !wireFaults.isEmpty {

@@ -122,8 +122,11 @@ struct SQLiteBridgeStoreTests {
         for marked in [true, false] {
             let path = TemporaryFolder().path + "/store.sqlite"
             try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
-            // Back to v7 as v7 wrote it: no index, no columns, no v8 in the list of migrations.
-            let queue = try DatabaseQueue(path: path)
+            // Back to v7 as v7 wrote it: no index, no columns, no v8 in the list of migrations. (With a busy
+            // timeout: the store just written may still be checkpointing its log in the background.)
+            var waiting = Configuration()
+            waiting.busyMode = .timeout(10)
+            let queue = try DatabaseQueue(path: path, configuration: waiting)
             try await queue.writeWithoutTransaction { db in
                 try db.execute(sql: """
                     DROP INDEX events_by_record;

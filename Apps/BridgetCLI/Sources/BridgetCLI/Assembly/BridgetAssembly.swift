@@ -36,6 +36,31 @@ struct BridgetAssembly: Sendable {
             return LiveProvider(client: try makeClient(), query: try makeQuery(), pageSize: configuration.live.pageSize)
         case .cached:
             return CachedProvider(cache: try makeDiskCache(), query: try makeQuery(), pageSize: configuration.live.pageSize)
+        case .ndw:
+            let ndw = configuration.ndw
+            let lowered = ndw.source.lowercased()
+            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+                return NDWProvider(source: .file(ndw.source), client: nil, maximumBytes: ndw.maximumBytes)
+            }
+            guard let url = URL(string: ndw.source), url.host != nil else {
+                throw BridgetError.configuration("ndw-source", "provider.ndw.source '\(ndw.source)' is not a URL")
+            }
+            let settings = FeedClient.Settings(
+                timeout: ndw.timeout, maximumBodyBytes: ndw.maximumBytes, retry: RetryPolicy(),
+                cachePolicy: CachePolicy(name: configuration.cache.policy, maxAge: configuration.cache.maximumAge)
+                    ?? .networkFirst,
+                body: .any)
+            let client = FeedClient(transport: URLSessionTransport(timeout: ndw.timeout), cache: try makeDiskCache(),
+                                    settings: settings, warn: { Terminal.note($0) })
+            return NDWProvider(source: .url(url), client: client, maximumBytes: ndw.maximumBytes)
+        }
+    }
+
+    /// The clock people read times in: the configured source's zone (Seattle's, or Amsterdam's for NDW).
+    var clock: LocalClock {
+        switch configuration.provider {
+        case .sample, .live, .cached: .seattle
+        case .ndw: LocalClock(identifier: "Europe/Amsterdam") ?? .seattle
         }
     }
 

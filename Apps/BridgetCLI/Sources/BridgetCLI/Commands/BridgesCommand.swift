@@ -22,7 +22,7 @@ struct BridgesCommand: AsyncParsableCommand {
                 let catalog = try await context.assembly.makeProvider().fetchBridgeCatalog()
                 activity = catalog.map { BridgeActivity(bridge: $0, openings: 0, lastOpening: nil) }
             }
-            let time = LocalClock.seattle
+            let time = context.assembly.clock
             let rows = activity.map { item in
                 [Cell(item.bridge.id), Cell(item.bridge.name), Cell(item.bridge.waterway), Cell(item.bridge.kind),
                  Cell(item.openings), Cell(item.lastOpening, time: time)]

@@ -84,6 +84,7 @@ struct DoctorCommand: AsyncParsableCommand {
             let hint: String? = switch context.assembly.configuration.provider {
             case .live: "check the network and provider.live.base_url; `bridget sync` retries transient failures"
             case .cached: "sync once with provider.kind: live to fill the cache"
+            case .ndw: "check provider.ndw.source (a URL or a file) and the network"
             case .sample: nil
             }
             return Check(name: "source", ok: status.isReachable, detail: "\(provider.name): \(status.detail)",

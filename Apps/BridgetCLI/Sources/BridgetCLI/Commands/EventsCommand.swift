@@ -49,16 +49,16 @@ struct EventsCommand: AsyncParsableCommand {
                 throw BridgetError.validation("bad-range", "--since \(since ?? "") is not before --until \(until ?? "")")
             }
             let events = try await store.events(matching: query)
-            let time = LocalClock.seattle
+            let time = context.assembly.clock
             let rows = events.map { event in
                 [Cell(event.bridgeID), Cell(event.bridgeName), Cell(event.openedAt, time: time),
                  Cell(event.closedAt, time: time), Cell(event.durationMinutes, decimals: 0), Cell(event.openLocal),
-                 Cell(event.closeLocal ?? "")]
+                 Cell(event.closeLocal ?? ""), Cell(event.status.rawValue)]
             }
             try OutputWriter(format: output.format).write(
                 events.map(EventOutput.init),
                 tabular: Tabular(
-                    columns: ["bridge_id", "bridge", "opened", "closed", "minutes", "open_local", "close_local"],
+                    columns: ["bridge_id", "bridge", "opened", "closed", "minutes", "open_local", "close_local", "status"],
                     rows: rows),
                 notes: events.isEmpty ? ["", "No openings match."] : [])
         }
@@ -77,6 +77,11 @@ struct EventOutput: Encodable {
     let durationMinutes: Double?
     let latitude: Double?
     let longitude: Double?
+    /// `observed`, or `planned` for an announced opening.
+    let status: String
+    /// The source's record id and version, when it has them.
+    let recordID: String?
+    let recordVersion: Int?
 
     init(_ event: BridgeEventDTO) {
         bridgeID = event.bridgeID
@@ -89,5 +94,8 @@ struct EventOutput: Encodable {
         durationMinutes = event.durationMinutes
         latitude = event.latitude
         longitude = event.longitude
+        status = event.status.rawValue
+        recordID = event.recordID
+        recordVersion = event.recordVersion
     }
 }

@@ -49,7 +49,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
             meter.finish()
             for warning in report.warnings { Terminal.note(warning) }
-            try write(report, storeDescription: context.assembly.storeDescription)
+            try write(report, storeDescription: context.assembly.storeDescription, time: context.assembly.clock)
             rejectOptions.report(rejects, rejected: report.rejected)
             if !report.completed {
                 Terminal.error("interrupted after \(report.fetched) rows; the committed batches are kept and the next sync resumes")
@@ -58,8 +58,7 @@ struct SyncCommand: AsyncParsableCommand {
         }
     }
 
-    private func write(_ report: SyncReport, storeDescription: String) throws {
-        let time = LocalClock.seattle
+    private func write(_ report: SyncReport, storeDescription: String, time: LocalClock) throws {
         let outcome = Tabular.outcome(
             read: ("fetched", report.fetched),
             counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),

@@ -67,6 +67,13 @@ struct BridgetConfiguration: Sendable {
         var retryMaxDelay: TimeInterval
     }
 
+    struct NDWSettings: Sendable, Equatable {
+        /// An http(s) URL, or a file path resolved against the configuration file's folder.
+        var source: String
+        var timeout: TimeInterval
+        var maximumBytes: Int
+    }
+
     struct CacheSettings: Sendable, Equatable {
         /// The cache folder, resolved.
         var path: String
@@ -78,6 +85,7 @@ struct BridgetConfiguration: Sendable {
     var provider: ProviderKind
     var sample: SampleSettings
     var live: LiveSettings
+    var ndw: NDWSettings
     var cache: CacheSettings
     /// The app token, read from the variable `live.appTokenVariable` names; never printed.
     var appToken: String?
@@ -118,6 +126,10 @@ struct BridgetConfiguration: Sendable {
             retryBaseDelay: resolved.number("provider.live.retry_base_delay_seconds"),
             retryMaxDelay: resolved.number("provider.live.retry_max_delay_seconds"))
         appToken = environment[live.appTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        ndw = NDWSettings(
+            source: Self.resolveFeedSource(resolved.text("provider.ndw.source") ?? "", origin: resolved.origin),
+            timeout: resolved.number("provider.ndw.timeout_seconds"),
+            maximumBytes: resolved.integer("provider.ndw.max_bytes"))
         cache = CacheSettings(
             path: Self.resolveCachePath(resolved.text("cache.path"), environment: environment),
             maximumBytes: resolved.integer("cache.max_bytes"), policy: resolved.text("cache.policy") ?? "network-first",
@@ -137,6 +149,15 @@ struct BridgetConfiguration: Sendable {
     /// `store.path`, or the XDG default when it is null.
     static func resolveStorePath(_ configured: String?, environment: [String: String]) -> String {
         resolve(configured, environment: environment) ?? xdg("XDG_DATA_HOME", ".local/share", environment) + "/bridget/bridget.sqlite"
+    }
+
+    /// An http(s) URL as it is; a relative file path against the configuration file's folder (the working folder
+    /// for the embedded default).
+    static func resolveFeedSource(_ text: String, origin: String) -> String {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/") { return text }
+        guard origin.hasPrefix("/") || FileManager.default.fileExists(atPath: origin) else { return text }
+        return URL(fileURLWithPath: origin).deletingLastPathComponent().appendingPathComponent(text).standardizedFileURL.path
     }
 
     /// `cache.path`, or the XDG default when it is null.

@@ -7,6 +7,8 @@ enum ProviderKind: String, CaseIterable, Sendable {
     case live
     /// What earlier live syncs left in the HTTP cache; no network.
     case cached
+    /// The Dutch national road data office's bridge openings (DATEX II), from its URL or a file.
+    case ndw
 
     /// The keys of this provider's own section, `provider.<kind>`.
     var settings: [ConfigKey] {
@@ -49,6 +51,15 @@ enum ProviderKind: String, CaseIterable, Sendable {
             ]
         case .cached:
             []
+        case .ndw:
+            [
+                ConfigKey("provider.ndw.source", .text, default: .text("https://opendata.ndw.nu/brugopeningen.xml.gz"),
+                          help: "the feed's http(s) URL, or a file (.xml.gz or .xml; relative to this file's folder)"),
+                ConfigKey("provider.ndw.timeout_seconds", .number(0.1...600), default: .number(30),
+                          help: "seconds the whole download may take (then it is retried)"),
+                ConfigKey("provider.ndw.max_bytes", .integer(10_000...1_000_000_000), default: .integer(64_000_000),
+                          help: "a larger feed (downloaded or unzipped) is refused"),
+            ]
         }
     }
 }

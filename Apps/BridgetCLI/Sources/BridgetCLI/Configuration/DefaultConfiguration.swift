@@ -13,7 +13,7 @@ enum DefaultConfiguration {
 # `bridget config show` prints every key with its value and where the value came from.
 
 provider:
-  kind: sample              # sample (synthetic, local) | live (the Socrata API) | cached (what live fetched before)
+  kind: sample              # sample (synthetic) | live (the Socrata API) | cached (what live fetched) | ndw (NL)
   sample:
     seed: 42                # the same seed and days give identical rows
     days: 365               # days of history, ending with end_date
@@ -31,6 +31,10 @@ provider:
     retry_max_attempts: 5
     retry_base_delay_seconds: 1        # doubles each retry, with jitter
     retry_max_delay_seconds: 30        # Retry-After is honoured up to this
+  ndw:                      # the Netherlands' bridge openings (DATEX II); see Docs/ARCHITECTURE.md
+    source: https://opendata.ndw.nu/brugopeningen.xml.gz   # or a file (.xml.gz), relative to this file's folder
+    timeout_seconds: 30
+    max_bytes: 64000000     # a larger feed (downloaded or unzipped) is refused
 
 processor:
   kind: serial              # serial | parallel (same answers, spread over the cores)

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// A second city through the built executable: the NDW provider on the real snapshot of 2023-11-22, from the file
+/// `Config/examples/ndw-snapshot.yaml` names and from a server on 127.0.0.1 serving the same gzip file.
+@Suite("bridget executable with the NDW provider")
+struct NDWExecutableTests {
+    static let snapshot = repositoryRoot.appendingPathComponent("Config/examples/data/ndw-brugopeningen-2023-11-22.xml.gz")
+
+    struct Event: Decodable {
+        let bridgeID: String
+        let status: String
+        let recordID: String?
+        let openLocal: String
+    }
+
+    struct Bridge: Decodable {
+        struct Info: Decodable {
+            let id: String
+            let name: String
+        }
+
+        let bridge: Info
+        let openings: Int
+    }
+
+    /// The snapshot's counts (taken independently with Python by NDWSnapshotTests).
+    func expectSnapshotStored(_ bridget: BridgetProcess, _ config: String) throws {
+        let bridges = try bridget.run(["bridges", "--config", config, "--format", "json"])
+        #expect(bridges.status == 0, "\(bridges.stderr)")
+        let list = try JSONDecoder().decode([Bridge].self, from: Data(bridges.stdout.utf8))
+        #expect(list.count == 50)
+        #expect(list.allSatisfy { $0.bridge.id.hasPrefix("NL") && $0.bridge.name.contains("° N") })
+        #expect(list.map(\.openings).reduce(0, +) == 978)
+        let events = try bridget.run(["events", "--config", config, "--format", "json", "--limit", "0"])
+        #expect(events.status == 0, "\(events.stderr)")
+        let stored = try JSONDecoder().decode([Event].self, from: Data(events.stdout.utf8))
+        #expect(stored.count == 978)
+        #expect(stored.filter { $0.status == "observed" }.count == 7)
+        #expect(stored.filter { $0.status == "planned" }.count == 971)
+        #expect(Set(stored.compactMap(\.recordID)).count == 978)
+        // Local readings in Amsterdam's time: the record opening 2023-11-23T00:01Z reads 01:01 there.
+        #expect(stored.contains { $0.openLocal == "2023-11-23T01:01:00.000" })
+        let stats = try bridget.run(["stats", "--config", config])
+        #expect(stats.status == 0, "\(stats.stderr)")
+    }
+
+    @Test("the snapshot from a file: sync stores every record with its status, again adds nothing; bridges, events, stats")
+    func snapshotFromFile() throws {
+        let bridget = BridgetProcess()
+        let config = repositoryRoot.appendingPathComponent("Config/examples/ndw-snapshot.yaml").path
+        let first = try bridget.run(["sync", "--config", config, "--format", "json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try decodeJSON(SyncSummary.self, first.stdout)
+        #expect(report.fetched == 978 && report.inserted == 978 && report.rejected == 0)
+        let again = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let second = try decodeJSON(SyncSummary.self, again.stdout)
+        #expect(second.inserted == 0 && second.updated == 0 && second.unchanged == 978)
+        try expectSnapshotStored(bridget, config)
+        let table = try bridget.run(["events", "--config", config, "--limit", "3"])
+        #expect(table.stdout.contains("CET"), "\(table.stdout)") // times for people in the source's zone
+    }
+
+    @Test("the snapshot from a server on 127.0.0.1 (the live path: retries, cache)")
+    func snapshotFromServer() throws {
+        // The server in a process of its own (as LiveExecutableTests runs it): in this process it shared the
+        // cooperative threads with the suite's busiest tests and once answered too late.
+        let (server, address) = try LiveExecutableTests().startServer([
+            "--rows", "1", "--faults", "503", "--serve-file", "/brugopeningen.xml.gz=\(Self.snapshot.path)",
+        ]) // the first attempt fails: retried
+        defer { if server.isRunning { server.terminate() } }
+        let url = try #require(URL(string: address))
+        let bridget = BridgetProcess()
+        let config = try bridget.write("ndw.yaml", """
+            provider:
+              kind: ndw
+              ndw:
+                source: \(url.absoluteString)/brugopeningen.xml.gz
+                timeout_seconds: 10
+            store:
+              path: \(bridget.home)/ndw.sqlite
+            cache:
+              path: \(bridget.home)/cache
+            """)
+        let first = try bridget.run(["sync", "--config", config, "--format", "json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(try decodeJSON(SyncSummary.self, first.stdout).inserted == 978)
+        let again = try bridget.run(["sync", "--config", config, "--format", "json"])
+        #expect(try decodeJSON(SyncSummary.self, again.stdout).unchanged == 978)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bridget.home + "/cache").count >= 2) // body, meta
+        try expectSnapshotStored(bridget, config)
+    }
+
+    @Test("a file that is not a gzip DATEX II feed is a clear error")
+    func notAFeed() throws {
+        let bridget = BridgetProcess()
+        let garbage = try bridget.write("feed.xml.gz", "not gzip, not xml")
+        let config = try bridget.write("bad.yaml", """
+            provider:
+              kind: ndw
+              ndw:
+                source: \(garbage)
+            store:
+              path: \(bridget.home)/bad.sqlite
+            """)
+        let result = try bridget.run(["sync", "--config", config])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("feed.xml.gz"), "\(result.stderr)")
+    }
+}
