@@ -1,6 +1,7 @@
 import BridgetDTOs
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 /// The assembled `bridget` executable, as a user meets it.
@@ -343,20 +344,30 @@ struct InterruptTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until the first batch is committed (the store file exists and holds rows), then interrupt.
-        let queueDeadline = Date().addingTimeInterval(8)
-        var committed = 0
-        var readOnly = Configuration()
-        readOnly.readonly = true
-        while Date() < queueDeadline && committed == 0 {
-            try await Task.sleep(for: .milliseconds(100))
-            if FileManager.default.fileExists(atPath: bridget.storePath),
-               let queue = try? DatabaseQueue(path: bridget.storePath, configuration: readOnly) {
-                committed = (try? await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
+        // Wait until the first batch is committed (the store file exists and holds rows), then interrupt. On a
+        // thread of its own: the suite's other tests can hold every cooperative thread for many seconds (each
+        // waits for a child process), and a poll there once came only after the sync had finished.
+        let committedRows = Mutex(0)
+        let storePath = bridget.storePath
+        let interrupter = Thread {
+            let deadline = Date().addingTimeInterval(8)
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            while Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.1)
+                guard FileManager.default.fileExists(atPath: storePath),
+                      let queue = try? DatabaseQueue(path: storePath, configuration: readOnly),
+                      let rows = try? queue.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }),
+                      rows > 0
+                else { continue }
+                committedRows.withLock { $0 = rows }
+                break
             }
+            process.interrupt()
         }
-        process.interrupt()
+        interrupter.start()
         process.waitUntilExit()
+        let committed = committedRows.withLock { $0 }
         #expect(process.terminationStatus == 130)
         let queue = try DatabaseQueue(path: bridget.storePath)
         let (integrity, status, stored) = try await queue.read { db in
