@@ -177,8 +177,9 @@ struct StoreEventHistory: EventHistory {
 
     func bridges() async throws -> [BridgeInfoDTO] { try await store.bridges() }
 
+    /// Observed openings only: statistics and patterns describe what happened, not what a source announced.
     func events(bridgeID: String?) async throws -> [BridgeEventDTO] {
-        try await store.events(matching: EventQuery(bridgeID: bridgeID))
+        try await store.events(matching: EventQuery(bridgeID: bridgeID, status: .observed))
     }
 
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
