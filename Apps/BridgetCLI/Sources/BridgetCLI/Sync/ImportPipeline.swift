@@ -130,8 +130,8 @@ struct ImportPipeline: Sendable {
         let catalog = BridgeCatalog.seattle.bridges
         try await store.upsertBridges(catalog)
         let judged = BridgeCatalog.seattle
-        let runID = try await store.startSyncRun(provider: "import", startedAt: now(), watermarkBefore: try await store.latestOpening())
-        var record = SyncRunRecord(id: runID, provider: "import", startedAt: now())
+        var record = try await RunBook.start(provider: "import", store: store, at: now())
+        let runID = record.id
 
         var checkpoint = ImportCheckpoint(source: source.path ?? "-", identity: source.identity ?? "")
         var resumedRows = 0
@@ -257,18 +257,11 @@ struct ImportPipeline: Sendable {
             // Let the batch in flight land (or fail) before recording the run, so the record matches the store.
             if let inFlight, let counts = try? await inFlight.value { totals = totals + counts }
             record.counts = Self.difference(totals, startCounts)
-            record.status = .failed
-            record.error = String(describing: error)
-            record.finishedAt = now()
-            let finished = record
-            try? await store.finishSyncRun(finished)
+            _ = await RunBook.close(record, after: error, interrupted: false, store: store, now: now)
             throw error
         }
         record.counts = Self.difference(totals, startCounts)
-        record.status = interrupted ? .cancelled : .succeeded
-        record.finishedAt = now()
-        record.watermarkAfter = try await store.latestOpening()
-        try await store.finishSyncRun(record)
+        record = try await RunBook.finish(record, as: interrupted ? .cancelled : .succeeded, store: store, at: now())
         return ImportReport(
             source: source.label, format: source.format.rawValue, rowsRead: checkpoint.rowsRead,
             resumedAfterRows: resumedRows, inserted: totals.inserted, updated: totals.updated,

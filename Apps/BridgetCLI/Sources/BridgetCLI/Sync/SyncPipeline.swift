@@ -52,13 +52,9 @@ struct SyncPipeline: Sendable {
         let catalog = try await provider.fetchBridgeCatalog()
         try await store.upsertBridges(catalog)
         let judged = BridgeCatalog(bridges: catalog)
-        let watermarkBefore = try await store.latestOpening()
+        var record = try await RunBook.start(provider: provider.name, store: store, at: startedAt)
+        let (runID, watermarkBefore) = (record.id, record.watermarkBefore)
         let since = full ? nil : watermarkBefore.map { $0.addingTimeInterval(-overlap) }
-        let runID = try await store.startSyncRun(
-            provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
-
-        var record = SyncRunRecord(
-            id: runID, provider: provider.name, startedAt: startedAt, watermarkBefore: watermarkBefore)
         var pages = 0
         var sourceUnchanged = false
         var warnings: [String] = []
@@ -115,29 +111,15 @@ struct SyncPipeline: Sendable {
             if record.counts.inserted + record.counts.updated > 0 {
                 try await OpeningModelRefresh.rebuild(store: store, processor: processor)
             }
-            record.status = .succeeded
         } catch {
             let interrupted = error is CancellationError || Task.isCancelled
-            record.status = interrupted ? .cancelled : .failed
-            record.error = String(describing: error)
-            // Recording the outcome must not be cancelled with the sync: a new task does not inherit cancellation.
-            // The write in flight lands (or fails) first, so the record matches the store.
-            let (store, unfinished, pending) = (self.store, record, inFlight)
-            let closing = await Task {
-                var closing = unfinished
-                if let pending, let counts = try? await pending.value { closing.counts = closing.counts + counts }
-                closing.finishedAt = now()
-                closing.watermarkAfter = try? await store.latestOpening()
-                try? await store.finishSyncRun(closing)
-                return closing
-            }.value
+            let closing = await RunBook.close(record, after: error, interrupted: interrupted, pending: inFlight,
+                                              store: store, now: now)
             guard interrupted else { throw error }
             return report(closing, startedAt: startedAt, full: full, since: since, pages: pages, sourceUnchanged: false,
                           completed: false, warnings: warnings)
         }
-        record.finishedAt = now()
-        record.watermarkAfter = try await store.latestOpening()
-        try await store.finishSyncRun(record)
+        record = try await RunBook.finish(record, as: .succeeded, store: store, at: now())
         return report(record, startedAt: startedAt, full: full, since: since, pages: pages,
                       sourceUnchanged: sourceUnchanged, completed: true, warnings: warnings)
     }
