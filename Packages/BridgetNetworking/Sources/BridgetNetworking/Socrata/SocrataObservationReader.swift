@@ -15,7 +15,10 @@ import Foundation
 /// scanners hand out one shared string for a repeated value), and reading a 17-digit longitude for every row was a
 /// visible share of an import. Use one reader per sequence of rows (it is a value: copies do not share memory).
 public struct SocrataObservationReader: Sendable {
-    private var coordinates: [String: (latitude: String?, longitude: String?, read: (ObservedField<Double>, ObservedField<Double>))] = [:]
+    /// The coordinate texts last read for each bridge, and what they read as: a short list searched in order (a
+    /// dataset has a handful of bridges), as a hashed lookup cost more per row than the search.
+    private var coordinates: [(bridgeID: String, latitude: String?, longitude: String?,
+                               read: (ObservedField<Double>, ObservedField<Double>))] = []
 
     /// A reader with nothing remembered.
     public init() {}
@@ -68,11 +71,16 @@ public struct SocrataObservationReader: Sendable {
         -> (ObservedField<Double>, ObservedField<Double>)
     {
         if row.latitude == nil, row.longitude == nil { return (.absent, .absent) }
-        if let known = coordinates[bridgeID], known.latitude == row.latitude, known.longitude == row.longitude {
-            return known.read
+        let index = coordinates.firstIndex { $0.bridgeID == bridgeID }
+        if let index, coordinates[index].latitude == row.latitude, coordinates[index].longitude == row.longitude {
+            return coordinates[index].read
         }
         let read = (Self.number(row.latitude), Self.number(row.longitude))
-        coordinates[bridgeID] = (row.latitude, row.longitude, read)
+        if let index {
+            coordinates[index] = (bridgeID, row.latitude, row.longitude, read)
+        } else {
+            coordinates.append((bridgeID, row.latitude, row.longitude, read))
+        }
         return read
     }
 
