@@ -108,5 +108,15 @@ struct NDWExecutableTests {
         let result = try bridget.run(["sync", "--config", config])
         #expect(result.status == 65)
         #expect(result.stderr.contains("feed.xml.gz"), "\(result.stderr)")
+
+        // A feed file over the limit is refused before it is read; a folder or a missing file is no input.
+        let tooSmall = try bridget.write("small.yaml", "provider:\n  kind: ndw\n  ndw:\n    source: \(Self.snapshot.path)\n"
+            + "    max_bytes: 10000\nstore:\n  path: \(bridget.home)/small.sqlite\n")
+        let over = try bridget.run(["sync", "--config", tooSmall])
+        #expect(over.status == 65 && over.stderr.contains("over the limit of 10000"), "\(over.stderr)")
+        let folder = try bridget.write("folder.yaml", "provider:\n  kind: ndw\n  ndw:\n    source: \(bridget.home)\n"
+            + "store:\n  path: \(bridget.home)/folder.sqlite\n")
+        let notAFile = try bridget.run(["sync", "--config", folder])
+        #expect(notAFile.status == 66 && notAFile.stderr.contains("not a regular file"), "\(notAFile.stderr)")
     }
 }

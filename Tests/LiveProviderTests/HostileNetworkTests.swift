@@ -137,8 +137,7 @@ struct HostileNetworkTests {
     func declaredLengthIsRefused() async throws {
         let fixture = try await LiveFixture.start(rows: 100)
         defer { Task { await fixture.stop() } }
-        let proxy = WireFaultProxy(upstream: fixture.baseURL)
-        let front = try proxy.start()
+        let (proxy, front) = try Self.proxy(in: fixture)
         defer { proxy.stop() }
         proxy.inject([.declaredLength(10_000_000_000)])
         let client = fixture.client(cache: nil, timeout: 20, maxBytes: 2_000_000)
@@ -161,8 +160,7 @@ struct HostileNetworkTests {
     func dripIsADeadline() async throws {
         let fixture = try await LiveFixture.start(rows: 200)
         defer { Task { await fixture.stop() } }
-        let proxy = WireFaultProxy(upstream: fixture.baseURL)
-        let front = try proxy.start()
+        let (proxy, front) = try Self.proxy(in: fixture)
         defer { proxy.stop() }
         // The change check's body (about 50 bytes) at 4 bytes a second: 12 s without a deadline, while each byte
         // comes well within the session's idle timeout.
@@ -192,8 +190,7 @@ struct HostileNetworkTests {
     func cutBodyOnce(_ fault: WireFault) async throws {
         let fixture = try await LiveFixture.start(rows: 300)
         defer { Task { await fixture.stop() } }
-        let proxy = WireFaultProxy(upstream: fixture.baseURL)
-        let front = try proxy.start()
+        let (proxy, front) = try Self.proxy(in: fixture)
         defer { proxy.stop() }
         let store = try fixture.store()
         let provider = try provider(fixture, baseURL: front)
@@ -208,8 +205,7 @@ struct HostileNetworkTests {
     func cutBodyAlways(_ fault: WireFault) async throws {
         let fixture = try await LiveFixture.start(rows: 300)
         defer { Task { await fixture.stop() } }
-        let proxy = WireFaultProxy(upstream: fixture.baseURL)
-        let front = try proxy.start()
+        let (proxy, front) = try Self.proxy(in: fixture)
         defer { proxy.stop() }
         let store = try fixture.store()
         let provider = try provider(fixture, baseURL: front, attempts: 3)
@@ -255,5 +251,11 @@ struct HostileNetworkTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while proxy.requests.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return proxy.requests.first
+    }
+
+    /// A wire-fault proxy in front of the fixture's server, started; stop it when done.
+    private static func proxy(in fixture: LiveFixture) throws -> (WireFaultProxy, URL) {
+        let proxy = WireFaultProxy(upstream: fixture.baseURL)
+        return (proxy, try proxy.start())
     }
 }

@@ -43,7 +43,7 @@ struct ObservationValidatorTests {
         // 2024-10-27: 03:00 CEST became 02:00 CET, so 02:00-02:59 happened twice.
         let first = try validator.validate(Self.observation(Self.local("2024-10-27T02:30:00.000"))).get()
         #expect(first.openedAt == ISO8601DateFormatter().date(from: "2024-10-27T00:30:00Z")) // CEST
-        // Opening at 02:50, closing at "02:05" five... minutes agree only with the second 02:05 (CET).
+        // Opening at 02:50 (the first, CEST), closing at "02:05": fifteen minutes agree only with the second 02:05 (CET).
         let across = try validator.validate(Self.observation(Self.local("2024-10-27T02:50:00.000"),
                                                              Self.local("2024-10-27T02:05:00.000"), minutes: 15)).get()
         #expect(across.closedAt == ISO8601DateFormatter().date(from: "2024-10-27T01:05:00Z"))

@@ -100,6 +100,17 @@ actor NDWFeedReader {
             data = try await client.get(url)
             origin = url.absoluteString
         case .file(let path):
+            // The limit holds for a file too, before it is read: a wrong path may name something huge, or a device.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: path)
+            guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular else {
+                throw BridgetError.data("ndw-file", "the NDW feed file \(path) is missing or not a regular file",
+                                        exitCode: 66)
+            }
+            let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= maximumBytes else {
+                throw BridgetError.data("ndw-file", "the NDW feed file \(path) has \(size) bytes, over the limit of "
+                    + "\(maximumBytes) (provider.ndw.max_bytes)")
+            }
             guard let contents = FileManager.default.contents(atPath: path) else {
                 throw BridgetError.data("ndw-file", "cannot read the NDW feed file \(path)", exitCode: 66)
             }
