@@ -102,7 +102,7 @@ public actor DiskCache {
         guard let metadata = try? JSONDecoder.cache.decode(CachedResponseMetadata.self, from: metaData),
               metadata.key == key,
               let body = FileManager.default.contents(atPath: bodyPath),
-              body.count == metadata.size, Self.checksum(body) == metadata.checksum
+              body.count == metadata.size, BodyChecksum.matches(body, metadata.checksum)
         else {
             discard(bodyPath: bodyPath, metaPath: metaPath)
             counts.misses += 1
@@ -119,7 +119,7 @@ public actor DiskCache {
     {
         let metadata = CachedResponseMetadata(
             key: key, etag: etag, lastModified: lastModified, contentType: contentType, fetchedAt: now(),
-            size: body.count, checksum: Self.checksum(body))
+            size: body.count, checksum: BodyChecksum.of(body))
         let (bodyPath, metaPath) = paths(for: key)
         try? FileManager.default.removeItem(atPath: metaPath) // the old entry stops existing before its body changes
         // A body larger than the whole budget is not kept: it would evict everything else and still not fit.
@@ -171,13 +171,12 @@ public actor DiskCache {
         return result
     }
 
-    /// FNV-1a 64 of the bytes, as 16 hex digits.
-    public static func checksum(_ data: Data) -> String {
-        FNV1a.hex(data.withUnsafeBytes(FNV1a.hash))
-    }
+    /// The checksum a body is stored with (`BodyChecksum`).
+    public static func checksum(_ data: Data) -> String { BodyChecksum.of(data) }
 
+    /// An entry's files are named by the FNV-1a of its key (as always, so an existing cache keeps its entries).
     private func paths(for key: String) -> (body: String, meta: String) {
-        let name = Self.checksum(Data(key.utf8)) + "-" + String(key.utf8.count)
+        let name = FNV1a.hex(FNV1a.hash(key)) + "-" + String(key.utf8.count)
         return (directory + "/" + name + ".body", directory + "/" + name + ".meta")
     }
 
