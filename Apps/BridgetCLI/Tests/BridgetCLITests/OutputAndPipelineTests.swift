@@ -58,22 +58,6 @@ struct OutputTests {
         #expect(BridgetCommand.hoistingLeadingConfig(["stats", "--config", "a.yaml"]) == ["stats", "--config", "a.yaml"])
         #expect(BridgetCommand.hoistingLeadingConfig(["--config", "a.yaml"]) == ["--config", "a.yaml"])
     }
-
-    @Test("times without a zone are Seattle time; bare --until dates include the day")
-    func timeArguments() throws {
-        let iso = ISO8601DateFormatter()
-        #expect(try TimeArgument.parse("2026-07-01", option: "--since") == iso.date(from: "2026-07-01T07:00:00Z"))
-        #expect(try TimeArgument.parse("2026-01-31", option: "--until", endOfDay: true)
-                == iso.date(from: "2026-02-01T08:00:00Z"))
-        #expect(try TimeArgument.parse("2026-12-01 17:40", option: "--at") == iso.date(from: "2026-12-02T01:40:00Z"))
-        #expect(try TimeArgument.parse("2026-12-01T17:40:00Z", option: "--at") == iso.date(from: "2026-12-01T17:40:00Z"))
-        #expect(throws: BridgetError.self) { try TimeArgument.parse("9999-12-31", option: "--until", endOfDay: true) }
-        #expect {
-            _ = try TimeArgument.parse("next tuesday", option: "--since")
-        } throws: { error in
-            (error as? BridgetError)?.exitCode == 64 && "\(error)".contains("--since 'next tuesday'")
-        }
-    }
 }
 
 @Suite("Sync pipeline")

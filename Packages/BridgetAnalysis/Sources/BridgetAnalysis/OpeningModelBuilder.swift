@@ -172,7 +172,7 @@ public struct OpeningModelBuilder: Sendable {
         let openOnArrival = min(1, arrival.openProbability * season)
         let base = 1 - pow(1 - model.baseStartProbability, Double(window) / Double(OpeningModelDTO.slotMinutes))
         return ForecastDTO(
-            bridgeID: bridge.id, bridgeName: bridge.name, at: String(reading.description.prefix(16)), windowMinutes: window,
+            bridgeID: bridge.id, bridgeName: bridge.name, at: reading.localText, windowMinutes: window,
             chanceOfOpening: 1 - noOpening, chanceOpenOnArrival: openOnArrival,
             expectedDelayMinutes: openOnArrival * arrival.meanRemainingMinutes, baseChanceOfOpening: base,
             sampleStarts: starts, sampleOccurrences: occurrences)

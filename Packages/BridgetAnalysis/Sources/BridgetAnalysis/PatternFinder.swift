@@ -83,7 +83,7 @@ public struct PatternFinder: Sendable {
             guard !reasons.isEmpty else { continue }
             result.append(AnomalyDTO(
                 bridgeID: opening.bridgeID, bridgeName: names[opening.bridgeID] ?? opening.bridgeID, openedAt: opening.start,
-                openLocal: String(opening.startLocal.description.prefix(16)), durationMinutes: opening.durationMinutes,
+                openLocal: opening.startLocal.localText, durationMinutes: opening.durationMinutes,
                 reasons: reasons, p99Minutes: limit, slotChance: slot.startProbability))
         }
         return result.sorted { $0.openedAt > $1.openedAt }

@@ -40,10 +40,10 @@ public struct RouteScorer: Sendable {
             }
             for option in options.dropFirst() where option.expectedDelayMinutes < best.expectedDelayMinutes { best = option }
             delaySoFar += best.expectedDelayMinutes
-            crossings.append(CrossingScoreDTO(position: index + 1, arrival: String(arrival.description.prefix(16)),
+            crossings.append(CrossingScoreDTO(position: index + 1, arrival: arrival.localText,
                                               options: options, best: best))
         }
-        return RouteScoreDTO(route: route.id, departure: String(departure.description.prefix(16)), crossings: crossings,
+        return RouteScoreDTO(route: route.id, departure: departure.localText, crossings: crossings,
                              totalExpectedDelayMinutes: delaySoFar)
     }
 

@@ -110,6 +110,10 @@ public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, Cust
             + pad(second, 2) + "." + pad(millisecond, 3)
     }
 
+    /// The one local form of Bridget's output (outside Socrata's own rows): ISO 8601 local date and time to the
+    /// second, no zone, `2026-10-01T06:38:00`.
+    public var localText: String { String(description.prefix(19)) }
+
     /// The date part, `YYYY-MM-DD`.
     public var dateString: String { pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) }
 

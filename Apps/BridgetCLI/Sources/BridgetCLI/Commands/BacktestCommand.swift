@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 
 /// `bridget backtest`: does the model beat the base rate on data it has not seen?
@@ -14,31 +15,46 @@ struct BacktestCommand: AsyncParsableCommand {
             compared with climatology, the bridge's base rate; skill = 1 − Brier/Brier of
             climatology. The reliability table groups forecasts in deciles and shows how
             often the opening happened: a calibrated model observes about what it
-            predicts.
+            predicts. Without --train-until the last quarter of the stored days is held out.
+            Days are local dates; --test-until is exclusive, like every --until.
+              bridget backtest
+              bridget backtest --train-until 2026-06-01 --test-until 2026-09-01
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
 
-    @Option(name: .long, help: "First Seattle day of the test period (YYYY-MM-DD); training uses the days before.")
-    var trainUntil: String
+    @Option(name: .long, help: ArgumentHelp(
+        "First day of the test period (2026-06-01, or 90d ago); training uses the days before "
+            + "(default: the last quarter of the stored days is the test period).", valueName: "date"))
+    var trainUntil: String?
 
-    @Option(name: .long, help: "First Seattle day after the test period (default: after the last stored day).")
+    @Option(name: .long, help: ArgumentHelp(
+        "First day after the test period (default: the day after the last stored day).", valueName: "date"))
     var testUntil: String?
 
     func run() async throws {
         try await reportingErrors {
-            guard let train = LocalDay(trainUntil) else {
-                throw BridgetError.validation("bad-date", "--train-until '\(trainUntil)' is not YYYY-MM-DD")
-            }
-            let test = try testUntil.map { text -> LocalDay in
-                guard let day = LocalDay(text) else {
-                    throw BridgetError.validation("bad-date", "--test-until '\(text)' is not YYYY-MM-DD")
-                }
-                return day
-            }
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
+            try await context.requireHistory(store, for: "backtest")
+            let grammar = context.timeGrammar
+            func day(_ text: String, _ option: String) throws -> LocalDay {
+                LocalDay(containing: try grammar.instant(text, option: option, direction: .back), time: grammar.clock)
+            }
+            let test = try testUntil.map { try day($0, "--test-until") }
+            let train: LocalDay
+            if let trainUntil {
+                train = try day(trainUntil, "--train-until")
+            } else {
+                let first = try await store.events(matching: EventQuery(limit: 1, status: .observed)).first
+                let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
+                let firstDay = first.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? 0
+                let lastDay = test.map { $0.number - 1 }
+                    ?? last.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? firstDay
+                train = LocalDay(number: firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4))
+                Terminal.note("testing on the last quarter of the history, from \(train) (--train-until chooses)")
+            }
             let result = try await context.assembly.makeProcessor(store: store)
                 .backtest(trainUntil: train.number, testUntil: test?.number)
             var rows: [[Cell]] = []
@@ -50,7 +66,7 @@ struct BacktestCommand: AsyncParsableCommand {
                                  Cell(score.skill, decimals: 3)])
                 }
             }
-            var notes = ["", "Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
+            var notes = ["", Self.verdict(result), "Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
                          + "tested \(result.testFrom) up to \(result.testUntil) (\(result.testOpenings) openings)."]
             for window in result.windows {
                 notes.append("")
@@ -66,5 +82,31 @@ struct BacktestCommand: AsyncParsableCommand {
                                            "log_loss_clim", "skill"], rows: rows),
                 notes: notes)
         }
+    }
+
+    /// One plain sentence: whether the forecasts beat the base rate, and how far predicted and observed chances
+    /// lie apart in the reliability bins with at least 30 forecasts.
+    static func verdict(_ result: BacktestDTO) -> String {
+        guard let window = result.windows.first else { return "No forecasts could be scored." }
+        let scored = window.bridges.filter { $0.points > 0 && $0.positives > 0 }
+        let beating = scored.filter { $0.skill > 0 }
+        let head: String
+        if scored.isEmpty {
+            head = "No bridge opened in the test period, so the forecasts cannot be judged"
+        } else if beating.count == scored.count {
+            head = "Forecasts beat the base rate on every bridge (\(window.minutes)-minute window)"
+        } else if beating.isEmpty {
+            head = "Forecasts do not beat the base rate on any bridge (\(window.minutes)-minute window)"
+        } else {
+            let losing = scored.filter { $0.skill <= 0 }.compactMap(\.bridgeName)
+            head = "Forecasts beat the base rate on \(beating.count) of \(scored.count) bridges, not on "
+                + losing.joined(separator: ", ") + " (\(window.minutes)-minute window)"
+        }
+        let gaps = window.reliability.filter { $0.count >= 30 }.compactMap { bin -> Double? in
+            guard let predicted = bin.meanPredicted, let observed = bin.observed else { return nil }
+            return abs(predicted - observed) * 100
+        }
+        guard let worst = gaps.max() else { return head + "." }
+        return head + String(format: "; reliable within %.0f points.", worst.rounded(.up))
     }
 }

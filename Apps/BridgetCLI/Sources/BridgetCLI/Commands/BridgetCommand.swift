@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// The `bridget` command line.
 public struct BridgetCommand: AsyncParsableCommand {
@@ -46,6 +47,10 @@ public struct BridgetCommand: AsyncParsableCommand {
     public static func runFromCommandLine(_ arguments: [String]? = nil) async {
         do {
             let given = arguments ?? Array(CommandLine.arguments.dropFirst())
+            if let unknown = unknownCommand(in: hoistingLeadingConfig(given)) {
+                FileHandle.standardError.write(Data(("error: " + unknown + "\n").utf8))
+                Foundation.exit(64)
+            }
             var command = try parseAsRoot(hoistingLeadingConfig(given))
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
@@ -55,6 +60,69 @@ public struct BridgetCommand: AsyncParsableCommand {
         } catch {
             exit(withError: error)
         }
+    }
+
+    /// The message for a command word that names no command (`bridget stat`, `bridget help nosuch`, `bridget route
+    /// scroe`), with the nearest command's name when one is close; `nil` when the words name commands.
+    static func unknownCommand(in arguments: [String]) -> String? {
+        var words = arguments.prefix { !$0.hasPrefix("-") }
+        if words.first == "help" { words = words.dropFirst() }
+        var children = Self.commandTree
+        var path = ["bridget"]
+        for word in words {
+            guard !children.isEmpty else { return nil } // the rest are the command's own arguments
+            if let child = children.first(where: { $0.name == word }) {
+                children = child.children
+                path.append(word)
+                continue
+            }
+            let names = children.map(\.name) + ["help"]
+            var nearest: (name: String, distance: Int)?
+            for name in names {
+                let distance = editDistance(name, word)
+                if distance < (nearest?.distance ?? .max) { nearest = (name, distance) }
+            }
+            var message = "'\(word)' is not a command of `\(path.joined(separator: " "))`"
+            if let nearest, nearest.distance <= max(2, word.count / 3) {
+                message += "; did you mean '\(nearest.name)'?"
+            } else {
+                message += "; the commands are " + children.map(\.name).joined(separator: ", ")
+            }
+            return message + "\n(`\(path.joined(separator: " ")) --help` lists them with what they do)"
+        }
+        return nil
+    }
+
+    /// A command's name and its subcommands, read once from the argument parser's configuration.
+    struct CommandNode: Sendable {
+        let name: String
+        let children: [CommandNode]
+    }
+
+    static let commandTree: [CommandNode] = nodes(of: BridgetCommand.configuration.subcommands)
+
+    private static func nodes(of commands: [any ParsableCommand.Type]) -> [CommandNode] {
+        var result: [CommandNode] = []
+        for command in commands {
+            let configuration = command.configuration
+            let name = configuration.commandName ?? command._commandName
+            result.append(CommandNode(name: name, children: nodes(of: configuration.subcommands)))
+        }
+        return result
+    }
+
+    /// Levenshtein distance, for suggestions.
+    static func editDistance(_ first: String, _ second: String) -> Int {
+        let a = Array(first), b = Array(second)
+        var previous = Array(0...b.count)
+        for i in 1...max(a.count, 1) where !a.isEmpty {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...max(b.count, 1) where !b.isEmpty {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return a.isEmpty ? b.count : previous[b.count]
     }
 
     /// Lets `--config PATH` come before the subcommand (`bridget --config x.yaml sync`), as people type it:

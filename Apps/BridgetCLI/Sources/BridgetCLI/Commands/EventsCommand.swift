@@ -9,57 +9,63 @@ struct EventsCommand: AsyncParsableCommand {
         commandName: "events",
         abstract: "List stored openings, newest first.",
         discussion: """
-            Times without a zone are Seattle local time. --since is inclusive; --until is
-            exclusive, and a bare date for --until includes that whole day. Examples:
-              bridget events --bridge Fremont --since 2026-07-01 --until 2026-07-31
-              bridget events --bridge 3 --limit 0 --format csv > fremont.csv
+            A table on a terminal shows the newest 20 and says how to see the rest; CSV,
+            JSON and any output that goes to a pipe or a file carry every matching opening
+            unless --limit is given. --since is inclusive, --until exclusive (a date means
+            its midnight). Examples:
+              bridget events --bridge Fremont --since 2026-07-01 --until 2026-08-01
+              bridget events --bridge Fremont --bridge Ballard --since 30d --format csv
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
 
-    @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).")
-    var bridge: String?
-
-    @Option(name: .long, help: "Openings at or after this time.")
-    var since: String?
-
-    @Option(name: .long, help: "Openings before this time.")
-    var until: String?
-
-    @Option(name: .long, parsing: .unconditional, help: "At most this many openings; 0 for all.")
-    var limit: Int = 20
+    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+        "At most this many openings; 0 for all (default: 20 for a table on a terminal, else all).", valueName: "n"))
+    var limit: Int?
 
     @Flag(name: .long, help: "Oldest first instead of newest first.")
     var oldestFirst = false
 
+    /// The table's default length on a terminal.
+    static let terminalRows = 20
+
     func validate() throws {
-        guard limit >= 0 else { throw ValidationError("--limit must be 0 (all) or more") }
+        guard (limit ?? 0) >= 0 else { throw ValidationError("--limit must be 0 (all) or more") }
     }
 
     func run() async throws {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
-            var query = EventQuery(limit: limit == 0 ? nil : limit, newestFirst: !oldestFirst)
-            if let bridge { query.bridgeID = try await context.bridge(named: bridge, in: store).id }
-            if let since { query.openedFrom = try TimeArgument.parse(since, option: "--since") }
-            if let until { query.openedBefore = try TimeArgument.parse(until, option: "--until", endOfDay: true) }
-            if let from = query.openedFrom, let before = query.openedBefore, from >= before {
-                throw BridgetError.validation("bad-range", "--since \(since ?? "") is not before --until \(until ?? "")")
+            let scope = try await history.scope(context, store: store)
+            let toTerminal = output.format == .table && isatty(STDOUT_FILENO) == 1
+            let shown: Int? = switch limit {
+            case .some(0): nil
+            case .some(let n): n
+            case .none: toTerminal ? Self.terminalRows : nil
             }
-            let events = try await store.events(matching: query)
+            var events = try await scope.events(in: store, limit: shown.map { $0 + 1 }, newestFirst: !oldestFirst)
+            let more = shown.map { events.count > $0 } ?? false
+            if let shown, more { events.removeLast(events.count - shown) }
+            if more {
+                Terminal.note("more openings match than the \(events.count) listed; --limit 0 lists them all")
+            }
             let time = context.assembly.clock
             let rows = events.map { event in
                 [Cell(event.bridgeID), Cell(event.bridgeName), Cell(event.openedAt, time: time),
-                 Cell(event.closedAt, time: time), Cell(event.durationMinutes, decimals: 0), Cell(event.openLocal),
-                 Cell(event.closeLocal ?? ""), Cell(event.status.rawValue)]
+                 Cell(event.closedAt, time: time), Cell(event.durationMinutes, decimals: 0),
+                 Cell(event.minutesOpen.map(Double.init), decimals: 0), Cell(event.status.rawValue),
+                 Cell(time.reading(for: event.openedAt).localText),
+                 Cell(event.closedAt.map { time.reading(for: $0).localText } ?? "")]
             }
             try OutputWriter(format: output.format).write(
-                events.map(EventOutput.init),
+                events.map { EventOutput($0, clock: time) },
                 tabular: Tabular(
-                    columns: ["bridge_id", "bridge", "opened", "closed", "minutes", "open_local", "close_local", "status"],
-                    rows: rows),
+                    columns: ["bridge_id", "bridge", "opened", "closed", "minutes", "minutes_open", "status",
+                              "open_local", "close_local"],
+                    rows: rows, tableHidden: ["open_local", "close_local"]),
                 notes: events.isEmpty ? ["", "No openings match."] : [])
         }
     }
@@ -83,13 +89,13 @@ struct EventOutput: Encodable {
     let recordID: String?
     let recordVersion: Int?
 
-    init(_ event: BridgeEventDTO) {
+    init(_ event: BridgeEventDTO, clock: LocalClock) {
         bridgeID = event.bridgeID
         bridgeName = event.bridgeName
         openedAt = event.openedAt
-        openLocal = event.openLocal
+        openLocal = clock.reading(for: event.openedAt).localText
         closedAt = event.closedAt
-        closeLocal = event.closeLocal
+        closeLocal = event.closedAt.map { clock.reading(for: $0).localText }
         minutesOpen = event.minutesOpen
         durationMinutes = event.durationMinutes
         latitude = event.latitude

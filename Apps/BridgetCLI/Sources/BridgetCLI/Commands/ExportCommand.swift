@@ -17,7 +17,7 @@ struct ExportCommand: AsyncParsableCommand {
             a partial file behind.
 
               bridget export --out openings.ndjson
-              bridget export --format csv --bridge Fremont --since 2026-01-01 --out - | head
+              bridget export --format csv --bridge Fremont --since 2026-01-01 --until 2026-02-01 --out - | head
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -25,12 +25,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Output format: csv, ndjson or json (default: from --out's extension, else ndjson).")
     var format: RowFileFormat?
 
-    @Option(name: .long, help: ArgumentHelp("Only this bridge (name or id); repeat for several.", valueName: "bridge"))
-    var bridge: [String] = []
-
-    @Option(name: .long, help: ArgumentHelp("Only openings at or after this time (Seattle time unless a zone is given).",
-                                            valueName: "time"))
-    var since: String?
+    @OptionGroup var history: HistoryOptions
 
     @Option(name: .long, help: ArgumentHelp("The file to write, or - for standard output.", valueName: "file"))
     var out: String = "-"
@@ -41,25 +36,19 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let format = self.format ?? (out == "-" ? nil : RowFileFormat(fileName: out)) ?? .ndjson
-            let since = try self.since.map { try TimeArgument.parse($0, option: "--since") }
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
-            var bridgeIDs: [String?] = [nil]
-            if !bridge.isEmpty {
-                bridgeIDs = []
-                for name in bridge { bridgeIDs.append(try await context.bridge(named: name, in: store).id) }
-            }
+            let scope = try await history.scope(context, store: store)
+            let bridgeIDs: [String?] = scope.bridgeIDs.isEmpty ? [nil] : scope.bridgeIDs
             var total = 0
             for id in bridgeIDs { total += try await store.eventCount(bridgeID: id) }
             let sink = try ExportSink(out)
-            let chosen = bridgeIDs
-            let meter = ProgressMeter(verb: "exporting", total: since == nil ? .rows(total) : nil,
+            let meter = ProgressMeter(verb: "exporting", total: scope.from == nil && scope.before == nil ? .rows(total) : nil,
                                       enabled: !quiet && Terminal.isInteractive && !(out == "-" && isatty(STDOUT_FILENO) == 1))
             let written: Int
             do {
                 written = try await cancellingOnInterrupt {
-                    try await Self.export(store: store, bridgeIDs: chosen, since: since, format: format, sink: sink,
-                                          meter: meter)
+                    try await Self.export(store: store, scope: scope, format: format, sink: sink, meter: meter)
                 }
             } catch {
                 meter.finish()
@@ -75,8 +64,7 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     private static func export(
-        store: any EventStore, bridgeIDs: [String?], since: Date?, format: RowFileFormat, sink: ExportSink,
-        meter: ProgressMeter
+        store: any EventStore, scope: HistoryScope, format: RowFileFormat, sink: ExportSink, meter: ProgressMeter
     ) async throws -> Int {
         var written = 0
         var output: [UInt8] = []
@@ -86,14 +74,12 @@ struct ExportCommand: AsyncParsableCommand {
         case .json: output += Array("[".utf8)
         case .ndjson: break
         }
-        for bridgeID in bridgeIDs {
-            var cursor: EventKey?
+        for var query in scope.queries(limit: 10_000) {
             while true {
                 try Task.checkCancellation()
-                let page = try await store.events(matching: EventQuery(
-                    bridgeID: bridgeID, openedFrom: since, limit: 10_000, after: cursor))
+                let page = try await store.events(matching: query)
                 guard let last = page.last else { break }
-                cursor = last.key
+                query.after = last.key
                 for event in page {
                     let row = SocrataRow(event: event)
                     switch format {

@@ -14,8 +14,12 @@ struct PredictCommand: AsyncParsableCommand {
             history at each sync and rebuilt here if the history changed since). The
             expected delay is the chance the bridge is open when you arrive times the mean
             time it then stays open. Evidence: how many openings the covered slots saw in
-            the history, and what happened in the last five similar slots. Example:
-              bridget predict --bridge Fremont --at "2026-12-01 17:40" --window 20m
+            the history, and what happened in the last five similar slots. If the bridge is
+            open when you arrive, the wait is the mean time it then stays open ("wait if
+            open"). Examples:
+              bridget predict --bridge Fremont --at 17:40 --window 20m
+              bridget predict --bridge Fremont --at 17:40 --on mon-fri
+              bridget predict --bridge 3 --at "2026-12-01 17:40" --format csv
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -24,10 +28,20 @@ struct PredictCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).")
     var bridge: String
 
-    @Option(name: .long, help: "Seattle local time, 'YYYY-MM-DD HH:MM' (default: now).")
+    @Option(name: .long, help: ArgumentHelp(
+        "When you reach the bridge: 17:40 (the next 17:40), 2026-12-01 17:40, +30m or now (default: now).",
+        valueName: "time"))
     var at: String?
 
-    @Option(name: .long, help: "How far ahead to look: minutes, e.g. 20m, 45, 1h (default 20m).")
+    @Option(name: .long, help: ArgumentHelp(
+        "Ask for that time of day on each of these days of the coming week: mon-fri, sat,sun, daily.",
+        valueName: "days"))
+    var on: String?
+
+    @Flag(name: .long, help: "Shorthand for --on mon-fri.")
+    var weekdays = false
+
+    @Option(name: .long, help: ArgumentHelp("How far ahead to look: 20m, 45, 1h.", valueName: "minutes"))
     var window: String = "20m"
 
     struct Slot: Encodable {
@@ -37,6 +51,11 @@ struct PredictCommand: AsyncParsableCommand {
 
     struct Output: Encodable {
         let forecast: ForecastDTO
+        /// The instant asked about (ISO 8601 UTC) and its local form (`YYYY-MM-DDTHH:MM:SS`).
+        let atInstant: Date
+        let atLocal: String
+        /// Mean minutes the bridge stays closed to traffic when it is open on arrival.
+        let waitIfOpenMinutes: Double
         let modelBuiltAt: Date
         let history: String
         let lastSimilarSlots: [Slot]
@@ -44,36 +63,98 @@ struct PredictCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let minutes = try TimeArgument.minutes(window, option: "--window")
+            let minutes = try TimeGrammar.minutes(window, option: "--window")
+            let days = try weekdays ? Weekdays.parse("mon-fri", option: "--weekdays")
+                : on.map { try Weekdays.parse($0, option: "--on") }
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
+            try await context.requireHistory(store, for: "predict")
             let target = try await context.bridge(named: bridge, in: store)
-            let time = LocalClock.seattle
-            let reading = try at.map { text -> FloatingTimestamp in
-                time.reading(for: try TimeArgument.parse(text, option: "--at"))
-            } ?? time.reading(for: context.assembly.now())
+            let time = context.assembly.clock
+            let first = try context.timeGrammar.resolve(at ?? "now", option: "--at", direction: .ahead)
+            var readings = [first]
+            if let days {
+                let grammar = context.timeGrammar
+                let start = first.reading.dayNumber
+                readings = (start..<start + 7).compactMap { day -> TimeGrammar.Resolved? in
+                    let wall = Int64(day) * 86_400 + Int64(first.reading.hour * 3600 + first.reading.minute * 60)
+                    let reading = FloatingTimestamp(wallClockSeconds: wall)
+                    return days.contains(reading.mondayFirstWeekday) ? grammar.local(reading) : nil
+                }
+            }
+            for note in Set(readings.compactMap(\.note)).sorted() { Terminal.note("--at: " + note) }
             let model = try await context.currentModel(bridgeID: target.id, store: store)
             guard model.openings > 0 else {
                 throw BridgetError.validation("no-history", "no openings of \(target.name) are stored",
                                               hint: "run `bridget sync` first")
             }
-            let forecast = OpeningModelBuilder.forecast(model, bridge: target, at: reading, windowMinutes: minutes)
-            let similar = try await lastSimilarSlots(store: store, bridgeID: target.id, at: reading, minutes: minutes,
-                                                     lastDay: model.lastDay, time: time)
             let history = "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")"
+            var outputs: [Output] = []
+            for resolved in readings {
+                let forecast = OpeningModelBuilder.forecast(model, bridge: target, at: resolved.reading, windowMinutes: minutes)
+                let similar = days == nil
+                    ? try await lastSimilarSlots(store: store, bridgeID: target.id, at: resolved.reading, minutes: minutes,
+                                                 lastDay: model.lastDay, time: time)
+                    : []
+                outputs.append(Output(
+                    forecast: forecast, atInstant: resolved.instant, atLocal: resolved.reading.localText,
+                    waitIfOpenMinutes: model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes,
+                    modelBuiltAt: model.builtAt, history: history, lastSimilarSlots: similar))
+            }
+            let csv = Tabular(
+                columns: ["bridge_id", "bridge", "at", "at_local", "window_minutes", "chance_of_opening",
+                          "base_chance_of_opening", "chance_open_on_arrival", "expected_delay_minutes",
+                          "wait_if_open_minutes", "sample_starts", "sample_occurrences"],
+                rows: outputs.map { output in
+                    let forecast = output.forecast
+                    return [Cell(forecast.bridgeID), Cell(forecast.bridgeName), Cell(output.atInstant, time: time),
+                            Cell(output.atLocal), Cell(forecast.windowMinutes), Cell(raw: forecast.chanceOfOpening),
+                            Cell(raw: forecast.baseChanceOfOpening), Cell(raw: forecast.chanceOpenOnArrival),
+                            Cell(raw: forecast.expectedDelayMinutes), Cell(raw: output.waitIfOpenMinutes),
+                            Cell(forecast.sampleStarts), Cell(forecast.sampleOccurrences)]
+                })
+            let writer = OutputWriter(format: output.format)
+            guard days == nil, let only = outputs.first else {
+                // A recurring slot: one row per day.
+                let rows = outputs.map { output in
+                    [Cell("\(Self.weekdayName(output.forecast.atReading)) \(output.atLocal.prefix(10))"),
+                     Cell(Self.percent(output.forecast.chanceOfOpening)), Cell(Self.percent(output.forecast.chanceOpenOnArrival)),
+                     Cell(String(format: "%.1f", output.forecast.expectedDelayMinutes)),
+                     Cell(String(format: "%.1f", output.waitIfOpenMinutes))]
+                }
+                let mean = outputs.map(\.forecast.chanceOfOpening).reduce(0, +) / Double(max(outputs.count, 1))
+                let worst = outputs.max { $0.forecast.chanceOfOpening < $1.forecast.chanceOfOpening }
+                try writer.write(
+                    outputs,
+                    tabular: Tabular(columns: ["day", "opening_in_\(minutes)min", "open_on_arrival", "delay_min",
+                                               "wait_if_open_min"], rows: rows),
+                    csv: csv,
+                    notes: ["", "\(target.name) at \(first.reading.localText.dropFirst(11).prefix(5)) (\(time.zone.identifier) "
+                            + "time) on \(outputs.count) days: on average a \(Self.percent(mean)) chance of an opening "
+                            + "in the next \(minutes) min"
+                            + (worst.map { "; most likely on \(Self.weekdayName($0.forecast.atReading)) "
+                                + "(\(Self.percent($0.forecast.chanceOfOpening)))" } ?? "") + "."])
+                return
+            }
+            let forecast = only.forecast
             let rows: [[Cell]] = [
                 [Cell("chance of an opening in the next \(minutes) min"), Cell(Self.percent(forecast.chanceOfOpening)),
                  Cell("usual for \(minutes) min: " + Self.percent(forecast.baseChanceOfOpening))],
                 [Cell("chance it is open on arrival"), Cell(Self.percent(forecast.chanceOpenOnArrival)), Cell("")],
-                [Cell("expected delay"), Cell(String(format: "%.1f min", forecast.expectedDelayMinutes)), Cell("")],
+                [Cell("expected delay"), Cell(String(format: "%.1f min", forecast.expectedDelayMinutes)),
+                 Cell("counting the chance it is closed to traffic")],
+                [Cell("wait if it is open on arrival"), Cell(String(format: "%.1f min", only.waitIfOpenMinutes)),
+                 Cell("mean time it then stays open")],
             ]
-            var notes = ["", "\(target.name), \(Self.weekdayName(reading)) \(forecast.at.replacingOccurrences(of: "T", with: " ")) "
-                         + "(Seattle time). Evidence: \(forecast.sampleStarts) openings in \(forecast.sampleOccurrences) "
-                         + "occurrences of these 15-minute slots, history \(history).", "Last similar slots:"]
-            notes += similar.map { "  \($0.from)  " + ($0.openings.isEmpty ? "no opening" : $0.openings.joined(separator: ", ")) }
-            try OutputWriter(format: output.format).write(
-                Output(forecast: forecast, modelBuiltAt: model.builtAt, history: history, lastSimilarSlots: similar),
-                tabular: Tabular(columns: ["question", "answer", "compare"], rows: rows), notes: notes)
+            var notes = ["", "\(target.name), \(Self.weekdayName(forecast.atReading)) \(only.atLocal.prefix(16).replacingOccurrences(of: "T", with: " ")) "
+                         + "(\(time.abbreviation(at: only.atInstant))). Evidence: \(forecast.sampleStarts) openings in "
+                         + "\(forecast.sampleOccurrences) occurrences of these 15-minute slots, history \(history).",
+                         "Last similar slots:"]
+            notes += only.lastSimilarSlots.map {
+                "  \($0.from)  " + ($0.openings.isEmpty ? "no opening" : $0.openings.joined(separator: ", "))
+            }
+            try writer.write(only, tabular: Tabular(columns: ["question", "answer", "compare"], rows: rows), csv: csv,
+                             notes: notes)
         }
     }
 
@@ -91,7 +172,7 @@ struct PredictCommand: AsyncParsableCommand {
             let events = try await store.events(matching: EventQuery(
                 bridgeID: bridgeID, openedFrom: from, openedBefore: from.addingTimeInterval(Double(minutes) * 60)))
             slots.append(Slot(
-                from: String(start.description.prefix(16)).replacingOccurrences(of: "T", with: " "),
+                from: start.localText,
                 openings: events.map { event in
                     String(event.openLocal.dropFirst(11).prefix(5)) + (event.durationMinutes.map { " (\(Int($0)) min)" } ?? "")
                 }))
@@ -106,5 +187,42 @@ struct PredictCommand: AsyncParsableCommand {
 
     static func weekdayName(_ reading: FloatingTimestamp) -> String {
         ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][reading.weekday - 1]
+    }
+}
+
+extension ForecastDTO {
+    /// `at` as a reading.
+    var atReading: FloatingTimestamp { FloatingTimestamp(at + ".000") ?? FloatingTimestamp(wallClockSeconds: 0) }
+}
+
+/// Days of the week given as `mon-fri`, `sat,sun`, `daily`, `weekdays`, `weekends`: Monday-first numbers 0–6.
+enum Weekdays {
+    static let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
+    static func parse(_ text: String, option: String) throws -> Set<Int> {
+        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
+        switch lowered {
+        case "daily", "all": return Set(0..<7)
+        case "weekdays": return Set(0..<5)
+        case "weekends", "weekend": return [5, 6]
+        default: break
+        }
+        var days = Set<Int>()
+        for part in lowered.split(separator: ",") {
+            let ends = part.split(separator: "-").map { String($0.prefix(3)) }
+            guard (1...2).contains(ends.count), let from = names.firstIndex(of: ends[0]),
+                  let to = names.firstIndex(of: ends[ends.count - 1])
+            else {
+                throw BridgetError.validation("bad-days", "\(option) '\(text)' is not a list of weekdays",
+                                              hint: "write mon-fri, sat,sun, mon,wed,fri, weekdays, weekends or daily")
+            }
+            var day = from
+            while true {
+                days.insert(day)
+                if day == to { break }
+                day = (day + 1) % 7
+            }
+        }
+        return days
     }
 }

@@ -11,7 +11,9 @@ struct PruneCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
 
-    @Option(name: .long, help: "Remove openings before this Seattle date or time, e.g. 2025-01-01.")
+    @Option(name: .long, help: ArgumentHelp(
+        "Remove openings before this time: a date (2025-01-01), a local time, or a span ago such as 365d.",
+        valueName: "time"))
     var before: String
 
     struct Output: Encodable {
@@ -22,8 +24,8 @@ struct PruneCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingErrors {
-            let cutoff = try TimeArgument.parse(before, option: "--before")
             let context = try CommandContext.load(global)
+            let cutoff = try context.timeGrammar.instant(before, option: "--before", direction: .back)
             let store = try context.assembly.makeStore()
             let processor = context.assembly.makeProcessor(store: store)
             let removed = try await processor.cleanupOldData(olderThan: cutoff)
@@ -32,7 +34,7 @@ struct PruneCommand: AsyncParsableCommand {
             try OutputWriter(format: output.format).write(
                 Output(before: cutoff, removed: removed, remaining: remaining),
                 tabular: Tabular(columns: ["removed", "remaining"], rows: [[Cell(removed), Cell(remaining)]]),
-                notes: ["", "Removed the openings before \(LocalClock.seattle.display(cutoff))."])
+                notes: ["", "Removed the openings before \(context.assembly.clock.display(cutoff))."])
         }
     }
 }

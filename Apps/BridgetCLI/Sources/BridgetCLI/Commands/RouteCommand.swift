@@ -160,17 +160,21 @@ struct RouteCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "The route's name.") var name: String
-        @Option(name: .long, help: "Departure, Seattle local time 'YYYY-MM-DD HH:MM' (default: now).") var depart: String?
+        @Option(name: .long, help: ArgumentHelp(
+            "Departure: 17:40 (the next 17:40), 2026-12-01 17:40, +30m, now (default: now).", valueName: "time"))
+        var depart: String?
 
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
+                try await context.requireHistory(store, for: "route scoring")
                 let route = try await RouteCommand.route(name, in: store)
                 let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
-                let time = LocalClock.seattle
-                let departure = try depart.map { time.reading(for: try TimeArgument.parse($0, option: "--depart")) }
-                    ?? time.reading(for: context.assembly.now())
+                let time = context.assembly.clock
+                let resolved = try context.timeGrammar.resolve(depart ?? "now", option: "--depart", direction: .ahead)
+                if let note = resolved.note { Terminal.note("--depart: " + note) }
+                let departure = resolved.reading
                 let score = try scorer.score(route, departure: departure)
                 var rows: [[Cell]] = []
                 for crossing in score.crossings {
@@ -178,7 +182,7 @@ struct RouteCommand: AsyncParsableCommand {
                         let chosen = option.bridgeID == crossing.best.bridgeID && crossing.options.count > 1
                         rows.append([
                             Cell(option.bridgeID == crossing.options[0].bridgeID ? "\(crossing.position)" : ""),
-                            Cell(option.bridgeID == crossing.options[0].bridgeID ? String(crossing.arrival.suffix(5)) : ""),
+                            Cell(option.bridgeID == crossing.options[0].bridgeID ? String(crossing.arrival.dropFirst(11).prefix(5)) : ""),
                             Cell(option.bridgeName + (chosen ? " ✓" : "")),
                             Cell(PredictCommand.percent(option.chanceOpenOnArrival)),
                             Cell(PredictCommand.percent(option.chanceOfOpening)),
@@ -186,11 +190,27 @@ struct RouteCommand: AsyncParsableCommand {
                         ])
                     }
                 }
+                // CSV: one row per bridge of each crossing, with the route, the times and raw numbers in every row.
+                var facts: [[Cell]] = []
+                for crossing in score.crossings {
+                    for option in crossing.options {
+                        facts.append([
+                            Cell(score.route), Cell(departure.localText), Cell(crossing.position),
+                            Cell(crossing.arrival), Cell(option.bridgeID), Cell(option.bridgeName),
+                            Cell(option.bridgeID == crossing.best.bridgeID ? "true" : "false"),
+                            Cell(raw: option.chanceOpenOnArrival), Cell(raw: option.chanceOfOpening),
+                            Cell(raw: option.expectedDelayMinutes), Cell(raw: score.totalExpectedDelayMinutes),
+                        ])
+                    }
+                }
                 try OutputWriter(format: output.format).write(
                     score,
                     tabular: Tabular(columns: ["crossing", "arrive", "bridge", "open_on_arrival",
                                                "opening_in_\(RouteScoreDTO.approachMinutes)min", "delay_min"], rows: rows),
-                    notes: ["", "Leaving \(score.departure.replacingOccurrences(of: "T", with: " ")) (Seattle time): "
+                    csv: Tabular(columns: ["route", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge",
+                                           "best", "chance_open_on_arrival", "chance_of_opening",
+                                           "expected_delay_minutes", "route_expected_delay_minutes"], rows: facts),
+                    notes: ["", "Leaving \(score.departure.prefix(16).replacingOccurrences(of: "T", with: " ")) (\(time.zone.identifier) time): "
                             + String(format: "expected delay %.2f min in all", score.totalExpectedDelayMinutes)
                             + (score.crossings.contains { $0.options.count > 1 } ? "; ✓ marks the better bridge." : ".")])
             }
@@ -204,31 +224,37 @@ struct RouteCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "The route's name.") var name: String
-        @Option(name: .long, parsing: .upToNextOption, help: "Earliest and latest departure, HH:MM HH:MM.")
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
+            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
         var between: [String]
-        @Option(name: .long, help: "Seattle date (default: today).") var date: String?
-        @Option(name: .long, help: "Minutes between candidate departures, e.g. 5m (default 5m).") var step: String = "5m"
-        @Option(name: .long, help: "Show this many (default 10; 0 for all).") var top: Int = 10
+        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
+                                                valueName: "date"))
+        var date: String?
+        @Option(name: .long, help: "Minutes between candidate departures: 5m, 10m.") var step: String = "5m"
+        @Option(name: .long, help: "Show this many; 0 for all.") var top: Int = 10
 
         func run() async throws {
             try await reportingErrors {
                 guard between.count == 2 else {
                     throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 16:00 18:30")
                 }
-                let stepMinutes = try TimeArgument.minutes(step, option: "--step")
+                let stepMinutes = try TimeGrammar.minutes(step, option: "--step")
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
+                try await context.requireHistory(store, for: "route scoring")
                 let route = try await RouteCommand.route(name, in: store)
                 let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
+                let time = context.assembly.clock
                 let day = try date.map { text -> String in
-                    guard LocalDay(text) != nil else {
-                        throw BridgetError.validation("bad-date", "--date '\(text)' is not YYYY-MM-DD")
-                    }
-                    return text
-                } ?? LocalDay(containing: context.assembly.now()).description
+                    let instant = try context.timeGrammar.instant(text, option: "--date", direction: .ahead)
+                    return LocalDay(containing: instant, time: time).description
+                } ?? LocalDay(containing: context.assembly.now(), time: time).description
                 let times = try between.map { text -> FloatingTimestamp in
-                    guard let reading = FloatingTimestamp("\(day)T\(text):00.000") else {
-                        throw BridgetError.validation("bad-time", "--between '\(text)' is not HH:MM")
+                    guard let (hour, minute) = TimeGrammar.timeOfDay(text),
+                          let reading = FloatingTimestamp(day + "T" + String(format: "%02d:%02d:00.000", hour, minute))
+                    else {
+                        throw BridgetError.validation("bad-time", "--between '\(text)' is not a time of day",
+                                                      hint: "write H:MM or HH:MM, e.g. --between 7:00 9:30")
                     }
                     return reading
                 }
@@ -238,7 +264,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let ranked = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
                 let shown = top > 0 ? Array(ranked.prefix(top)) : ranked
                 let rows = shown.enumerated().map { index, score in
-                    [Cell(index + 1), Cell(String(score.departure.suffix(5))), Cell(score.totalExpectedDelayMinutes, decimals: 2),
+                    [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))), Cell(score.totalExpectedDelayMinutes, decimals: 2),
                      Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
                 }
                 try OutputWriter(format: output.format).write(

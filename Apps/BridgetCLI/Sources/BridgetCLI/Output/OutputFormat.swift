@@ -38,6 +38,13 @@ struct Cell: Sendable {
         numeric = true
     }
 
+    /// A number as CSV carries it, unrounded (`0.0573`), shown with up to four decimals.
+    init(raw value: Double) {
+        display = String(format: "%.4g", value)
+        raw = String(value)
+        numeric = true
+    }
+
     /// An instant: Seattle local time with its zone for people, ISO 8601 for CSV.
     init(_ instant: Date?, time: LocalClock) {
         guard let instant else {
@@ -56,6 +63,8 @@ struct Cell: Sendable {
 struct Tabular: Sendable {
     var columns: [String]
     var rows: [[Cell]]
+    /// Columns CSV carries but a table leaves out (a local time beside the table's own local display, say).
+    var tableHidden: Set<String> = []
 
     /// The "outcome, rows" summary of a sync or an import: the rows taken in (`read` names them), what the store did
     /// with them, the rejected ones, then each rejection reason, most frequent first.
@@ -73,26 +82,36 @@ struct Tabular: Sendable {
         return Tabular(columns: ["outcome", "rows"], rows: rows)
     }
 
-    /// Aligned columns, numbers to the right, two spaces apart.
-    func renderTable() -> String {
-        let columns = columns.map(\.terminalSafe)
-        let rows = rows.map { $0.map(\.display.terminalSafe) }
-        var widths = columns.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], cell.count)
+    /// Aligned columns, numbers to the right, two spaces apart. Given a `width` (a terminal's), columns are left
+    /// out from the right until the table fits (never the first two), and the last line says which.
+    func renderTable(width: Int? = nil) -> String {
+        var kept = self.columns.indices.filter { !tableHidden.contains(self.columns[$0]) }
+        let columns = self.columns.map(\.terminalSafe)
+        let rows = self.rows.map { $0.map(\.display.terminalSafe) }
+        let widths = columns.indices.map { index in
+            rows.reduce(columns[index].count) { max($0, index < $1.count ? $1[index].count : 0) }
+        }
+        var dropped: [String] = []
+        if let width {
+            while kept.count > 2, kept.map({ widths[$0] }).reduce(0, +) + 2 * (kept.count - 1) > width {
+                dropped.insert(self.columns[kept.removeLast()], at: 0)
             }
         }
-        func line(_ cells: [String], numeric: [Bool]) -> String {
-            cells.enumerated().map { index, text in
+        let numeric = columns.indices.map { index in self.rows.first.map { index < $0.count && $0[index].numeric } ?? false }
+        func line(_ cells: [String]) -> String {
+            kept.map { index in
+                let text = index < cells.count ? cells[index] : ""
                 let padding = String(repeating: " ", count: max(0, widths[index] - text.count))
                 return numeric[index] ? padding + text : text + padding
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }
-        let numericColumns = columns.indices.map { index in self.rows.first.map { $0[index].numeric } ?? false }
-        var lines = [line(columns, numeric: numericColumns)]
-        lines.append(widths.map { String(repeating: "─", count: $0) }.joined(separator: "  "))
-        lines += rows.map { line($0, numeric: numericColumns) }
+        var lines = [line(columns)]
+        lines.append(kept.map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  "))
+        lines += rows.map(line)
+        if !dropped.isEmpty {
+            lines.append("(\(dropped.joined(separator: ", ")) left out to fit \(width ?? 0) columns; "
+                         + "--format csv carries every column)")
+        }
         return lines.joined(separator: "\n")
     }
 
@@ -115,17 +134,26 @@ struct Tabular: Sendable {
 struct OutputWriter: Sendable {
     let format: OutputFormat
 
-    /// JSON for the value, or the table/CSV form of `tabular`; `notes` follow a table only.
-    func write(_ value: some Encodable, tabular: Tabular, notes: [String] = []) throws {
+    /// JSON for the value, or the table/CSV form of `tabular` (CSV from `csv` when the machine form differs from
+    /// the table: one row per fact, ids, instants and raw numbers); `notes` follow a table only.
+    func write(_ value: some Encodable, tabular: Tabular, csv: Tabular? = nil, notes: [String] = []) throws {
         switch format {
         case .json:
             print(try Self.json(value))
         case .csv:
-            print(tabular.renderCSV())
+            print((csv ?? tabular).renderCSV())
         case .table:
-            print(tabular.renderTable())
+            print(tabular.renderTable(width: Self.terminalWidth()))
             for note in notes { print(note.terminalSafeLines) }
         }
+    }
+
+    /// The width of the terminal standard output is, or `nil` when it is not one (a pipe, a file): `$COLUMNS` when
+    /// set, else what the terminal reports.
+    static func terminalWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
+        return SystemCall.terminalColumns(STDOUT_FILENO)
     }
 
     /// Stable JSON: sorted keys, ISO 8601 instants, pretty-printed.

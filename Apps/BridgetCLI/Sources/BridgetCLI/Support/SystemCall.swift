@@ -42,4 +42,11 @@ enum SystemCall {
         Glibc.read(descriptor, buffer, count)
         #endif
     }
+
+    /// The columns of the terminal `descriptor` is, or `nil` (not a terminal, or it does not say).
+    static func terminalColumns(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
 }
