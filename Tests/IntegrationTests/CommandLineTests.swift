@@ -134,11 +134,12 @@ struct CommandLineTests {
 
         let csv = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
         let lines = csv.stdout.split(separator: "\n")
-        #expect(lines.first == "bridge_id,bridge,opened,closed,minutes,open_local,close_local,status")
+        #expect(lines.first == "bridge_id,bridge,opened,closed,minutes,minutes_open,status,open_local,close_local")
         #expect(lines.count == 6)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("3,Fremont,") })
 
-        let json = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-29",
+        // Half-open: --until names the first day left out.
+        let json = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
                                     "--limit", "0", "--format", "json"])
         let events = try decodeJSON([EventSummary].self, json.stdout)
         #expect(!events.isEmpty)
@@ -215,7 +216,7 @@ struct CommandLineTests {
         #expect(score.status == 0, "\(score.stderr)")
         let parsed = try decodeJSON(RouteScoreDTO.self, score.stdout)
         #expect(parsed.crossings.count == 2 && parsed.crossings[0].options.count == 2)
-        #expect(parsed.crossings[0].arrival == "2026-06-30T13:08")
+        #expect(parsed.crossings[0].arrival == "2026-06-30T13:08:00")
         let bestDelay = parsed.crossings.map(\.best.expectedDelayMinutes).reduce(0, +)
         #expect(abs(parsed.totalExpectedDelayMinutes - bestDelay) < 1e-9)
         #expect(parsed.crossings[0].options.allSatisfy { $0.expectedDelayMinutes >= parsed.crossings[0].best.expectedDelayMinutes })
@@ -236,9 +237,13 @@ struct CommandLineTests {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 90)
         #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let cascades = try bridget.run(["cascades", "--config", config, "--within", "20m", "--format", "json"])
+        let cascades = try bridget.run(["cascades", "--config", config, "--within", "20m", "--all", "--format", "json"])
         #expect(cascades.status == 0, "\(cascades.stderr)")
         let parsed = try decodeJSON([CascadeDTO].self, cascades.stdout)
+        // Without --all, only the pairs at least 3 standard deviations above chance.
+        let significant = try decodeJSON([CascadeDTO].self, try bridget.run(
+            ["cascades", "--config", config, "--within", "20m", "--format", "json"]).stdout)
+        #expect(significant == parsed.filter { $0.zScore >= 3 } && significant.count < parsed.count)
         #expect(parsed.count == 42 && parsed.allSatisfy { $0.withinMinutes == 20 && $0.count >= 5 })
         #expect(zip(parsed, parsed.dropFirst()).allSatisfy { $0.lift >= $1.lift })
         // Independent synthetic bridges: lifts centre on 1.

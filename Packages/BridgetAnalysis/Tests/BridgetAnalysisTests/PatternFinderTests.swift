@@ -49,9 +49,9 @@ struct PatternFinderTests {
         // tested with a threshold between that and the daytime slots (about 7%).
         let found = PatternFinder(bridges: bridges, models: models)
             .anomalies(MergedOpening.merge(events, gap: 120), unlikelyChance: 0.03)
-        let long = try #require(found.first { $0.openLocal == "2026-04-20T12:00" })
+        let long = try #require(found.first { $0.openLocal == "2026-04-20T12:00:00" })
         #expect(long.reasons.contains(.long) && long.durationMinutes == 90)
-        let night = try #require(found.first { $0.openLocal == "2026-04-21T03:00" })
+        let night = try #require(found.first { $0.openLocal == "2026-04-21T03:00:00" })
         #expect(night.reasons.contains(.unlikelyTime) && night.slotChance < 0.03)
         // The rule is selective: at most 5% of Fremont's 140 usual openings are flagged besides the two added ones.
         #expect(found.filter { $0.bridgeID == "3" }.count <= 2 + 7)

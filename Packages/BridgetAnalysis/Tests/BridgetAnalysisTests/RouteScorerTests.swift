@@ -35,10 +35,10 @@ struct RouteScorerTests {
         ])
         let departure = try #require(FloatingTimestamp("2026-06-01T16:50:00.000")) // a Monday
         let score = try scorer.score(route, departure: departure)
-        #expect(score.crossings[0].arrival == "2026-06-01T17:00")
+        #expect(score.crossings[0].arrival == "2026-06-01T17:00:00")
         #expect(score.crossings[0].options.map(\.expectedDelayMinutes) == [2, 0.5])
         #expect(score.crossings[0].best.bridgeID == "2")
-        #expect(score.crossings[1].arrival == "2026-06-01T17:15") // 25 min + 0.5 expected delay: 17:15:30
+        #expect(score.crossings[1].arrival == "2026-06-01T17:15:30") // 25 min + 0.5 expected delay: 17:15:30
         #expect(score.totalExpectedDelayMinutes == 1.5)
 
         let ranked = try scorer.bestTimes(route, from: try #require(FloatingTimestamp("2026-06-01T16:40:00.000")),

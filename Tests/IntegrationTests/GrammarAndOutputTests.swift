@@ -1,0 +1,235 @@
+import Foundation
+import GRDB
+import Testing
+
+/// Issue 18 through the built executable: machine forms that carry every row and one fact per row, one grammar for
+/// times and filters, answers a commuter can act on, and messages that say what to do.
+@Suite("bridget executable: one grammar, trustworthy output")
+struct GrammarAndOutputTests {
+    /// A synced sample store of `days` days ending 2026-06-30 (a Tuesday), with the clock of the sample's end.
+    func synced(days: Int = 60) throws -> (BridgetProcess, String) {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: days)
+        let sync = try bridget.run(["sync", "--config", config])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        return (bridget, config)
+    }
+
+    func storedCount(_ bridget: BridgetProcess, _ sql: String) throws -> Int {
+        try DatabaseQueue(path: bridget.storePath).read { try Int.fetchOne($0, sql: sql) ?? -1 }
+    }
+
+    /// CSV records (no quoted commas in these outputs), header first.
+    func csv(_ text: String) -> [[String]] {
+        text.split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    @Test("events: CSV, JSON and a piped table carry every matching row; a --limit that holds rows back says so")
+    func eventsCarryEverything() throws {
+        let (bridget, config) = try synced()
+        let fremont = try storedCount(bridget, "SELECT count(*) FROM events WHERE bridge_id = '3'")
+        #expect(fremont > 20)
+        let all = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "csv"])
+        #expect(all.status == 0 && csv(all.stdout).count == fremont + 1 && all.stderr.isEmpty, "\(all.stderr)")
+        let json = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "json"])
+        #expect(try decodeJSON([EventRow].self, json.stdout).count == fremont)
+        // A table written to a file (not a terminal) is not cut at 20 either.
+        let table = try bridget.run(["events", "--config", config, "--bridge", "Fremont"])
+        #expect(table.stdout.split(separator: "\n").count == fremont + 2)
+        let limited = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
+        #expect(csv(limited.stdout).count == 6)
+        #expect(limited.stderr == "note: more openings match than the 5 listed; --limit 0 lists them all\n")
+    }
+
+    @Test("--bridge repeats the same way in events, export and anomalies; only those bridges come back")
+    func repeatedBridges() throws {
+        let (bridget, config) = try synced()
+        let expected = try storedCount(bridget, "SELECT count(*) FROM events WHERE bridge_id IN ('3', '4')")
+        let events = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--bridge", "Montlake",
+                                      "--format", "json"])
+        let rows = try decodeJSON([EventRow].self, events.stdout)
+        #expect(rows.count == expected && Set(rows.map(\.bridgeID)) == ["3", "4"])
+        #expect(zip(rows, rows.dropFirst()).allSatisfy { $0.openedAt >= $1.openedAt }) // merged, newest first
+        let export = try bridget.run(["export", "--config", config, "--bridge", "3", "--bridge", "Montlake",
+                                      "--format", "csv"])
+        #expect(csv(export.stdout).count == expected + 1)
+        let anomalies = try bridget.run(["anomalies", "--config", config, "--bridge", "3", "--bridge", "4",
+                                         "--limit", "0", "--format", "json"])
+        struct Anomaly: Decodable { let bridgeID: String }
+        #expect(try decodeJSON([Anomaly].self, anomalies.stdout).allSatisfy { ["3", "4"].contains($0.bridgeID) })
+    }
+
+    @Test("--since is inclusive and --until exclusive everywhere: a day is --since D --until D+1")
+    func halfOpenRanges() throws {
+        let (bridget, config) = try synced()
+        let day = try storedCount(bridget, "SELECT count(*) FROM events WHERE open_local LIKE '2026-06-29T%'")
+        let events = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
+                                      "--format", "json"])
+        let rows = try decodeJSON([EventRow].self, events.stdout)
+        #expect(rows.count == day && rows.allSatisfy { $0.openLocal.hasPrefix("2026-06-29T") })
+        let export = try bridget.run(["export", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
+                                      "--format", "csv"])
+        #expect(csv(export.stdout).count == day + 1)
+        let empty = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-29"])
+        #expect(empty.status == 64 && empty.stderr.contains("the range is empty")
+                && empty.stderr.contains("--until is exclusive"), "\(empty.stderr)")
+    }
+
+    @Test("every time form is accepted where a time is read: 17:40, 7:00, now, 30d, +2h")
+    func timeForms() throws {
+        let (bridget, config) = try synced()
+        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+                                 "--via", "Montlake@22"]).status == 0)
+        for arguments in [["predict", "--bridge", "Fremont", "--at", "17:40"],
+                          ["predict", "--bridge", "Fremont", "--at", "+2h"],
+                          ["route", "score", "commute", "--depart", "17:40"],
+                          ["route", "best-time", "commute", "--between", "7:00", "9:30"],
+                          ["events", "--since", "30d", "--until", "now"],
+                          ["export", "--since", "2026-06-01 07:00", "--until", "2026-06-02"],
+                          ["prune", "--before", "3650d"]] {
+            let result = try bridget.run(arguments + ["--config", config])
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+        }
+        let bad = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "teatime"])
+        #expect(bad.status == 64 && bad.stderr.contains("--at 'teatime' is not a time")
+                && bad.stderr.contains("a time of day (17:40, 7:05)"), "\(bad.stderr)")
+    }
+
+    @Test("predict --on mon-fri answers one row per weekday at that time, in CSV with ids, instants and raw numbers")
+    func recurringSlot() throws {
+        let (bridget, config) = try synced()
+        let result = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-07-06 17:40",
+                                      "--on", "mon-fri", "--format", "csv"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let records = csv(result.stdout)
+        #expect(records.first == ["bridge_id", "bridge", "at", "at_local", "window_minutes", "chance_of_opening",
+                                  "base_chance_of_opening", "chance_open_on_arrival", "expected_delay_minutes",
+                                  "wait_if_open_minutes", "sample_starts", "sample_occurrences"])
+        let rows = records.dropFirst()
+        #expect(rows.map { $0[3] } == ["2026-07-06T17:40:00", "2026-07-07T17:40:00", "2026-07-08T17:40:00",
+                                       "2026-07-09T17:40:00", "2026-07-10T17:40:00"])
+        #expect(rows.map { $0[2] } == ["2026-07-07T00:40:00Z", "2026-07-08T00:40:00Z", "2026-07-09T00:40:00Z",
+                                       "2026-07-10T00:40:00Z", "2026-07-11T00:40:00Z"])
+        #expect(rows.allSatisfy { $0[0] == "3" && $0[5...9].allSatisfy { Double($0) != nil } })
+        let weekdays = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-07-06 17:40",
+                                        "--weekdays"])
+        #expect(weekdays.stdout.contains("Mon 2026-07-06") && weekdays.stdout.contains("Fri 2026-07-10")
+                && !weekdays.stdout.contains("Sat") && weekdays.stdout.contains("on average a"), "\(weekdays.stdout)")
+    }
+
+    @Test("predict tells the wait if the bridge is open on arrival, beside the expected delay; one local form in JSON")
+    func predictWait() throws {
+        let (bridget, config) = try synced()
+        let table = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40"])
+        #expect(table.stdout.contains("expected delay") && table.stdout.contains("wait if it is open on arrival"))
+        let json = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40",
+                                    "--format", "json"])
+        struct Output: Decodable {
+            struct Forecast: Decodable { let at: String; let expectedDelayMinutes: Double; let chanceOpenOnArrival: Double }
+            struct Slot: Decodable { let from: String }
+            let forecast: Forecast
+            let atLocal: String
+            let atInstant: Date
+            let waitIfOpenMinutes: Double
+            let lastSimilarSlots: [Slot]
+        }
+        let output = try decodeJSON(Output.self, json.stdout)
+        #expect(output.forecast.at == "2026-06-30T17:40:00" && output.atLocal == "2026-06-30T17:40:00")
+        #expect(ISO8601DateFormatter().string(from: output.atInstant) == "2026-07-01T00:40:00Z")
+        #expect(output.lastSimilarSlots.first?.from == "2026-06-23T17:40:00")
+        #expect(output.waitIfOpenMinutes > 1 && output.waitIfOpenMinutes < 30)
+        #expect(abs(output.forecast.expectedDelayMinutes
+                    - output.forecast.chanceOpenOnArrival * output.waitIfOpenMinutes) < 1e-9)
+    }
+
+    @Test("route score and anomalies CSV: one row per fact with ids, instants and raw numbers")
+    func machineForms() throws {
+        let (bridget, config) = try synced(days: 90)
+        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+                                 "--via", "Montlake@22"]).status == 0)
+        let score = csv(try bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 16:50",
+                                         "--format", "csv"]).stdout)
+        #expect(score.first == ["route", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge", "best",
+                                "chance_open_on_arrival", "chance_of_opening", "expected_delay_minutes",
+                                "route_expected_delay_minutes"])
+        #expect(score.count == 4 && score.dropFirst().allSatisfy { $0[0] == "commute" && $0[1] == "2026-06-30T16:50:00" })
+        #expect(score.dropFirst().map { $0[4] } == ["3", "2", "4"]) // Fremont or Ballard, then Montlake
+        #expect(score.dropFirst().filter { $0[6] == "true" }.count == 2) // one best per crossing
+        #expect(score.dropFirst().allSatisfy { $0[7...10].allSatisfy { Double($0) != nil } && !$0.joined().contains("%") })
+        let anomalies = csv(try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"]).stdout)
+        #expect(anomalies.first == ["bridge_id", "bridge", "opened_at", "open_local", "duration_minutes", "reasons",
+                                    "p99_minutes", "slot_chance"])
+        #expect(anomalies.count > 1 && anomalies.dropFirst().allSatisfy { row in
+            row[2].hasSuffix("Z") && row[3].count == 19 && Double(row[7]) != nil
+        })
+    }
+
+    @Test("backtest needs no dates: the last quarter is held out, and one plain sentence judges the forecasts")
+    func backtestDefault() throws {
+        let (bridget, config) = try synced(days: 120)
+        let result = try bridget.run(["backtest", "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        // 120 days from 2026-03-03: the test period is the last 30, from 2026-06-01.
+        #expect(result.stderr.contains("testing on the last quarter of the history, from 2026-06-01"))
+        #expect(result.stdout.contains("Forecasts beat the base rate on") || result.stdout.contains("Forecasts do not beat"))
+        #expect(result.stdout.contains("reliable within"), "\(result.stdout)")
+    }
+
+    @Test("an empty store says so and says to sync, wherever an answer needs history")
+    func emptyStore() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig()
+        // A store that exists and holds nothing (prune writes one).
+        #expect(try bridget.run(["prune", "--config", config, "--before", "2000-01-01"]).status == 0)
+        for arguments in [["predict", "--bridge", "3"], ["backtest"], ["cascades"], ["anomalies"]] {
+            let result = try bridget.run(arguments + ["--config", config])
+            #expect(result.status == 66, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("holds no openings yet") && result.stderr.contains("run `bridget sync`"),
+                    "\(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test("a local time the clocks skip or repeat is answered by one rule, and the answer says so")
+    func daylightSavingRule() throws {
+        let (bridget, config) = try synced()
+        let gap = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2027-03-14 02:30",
+                                   "--format", "json"])
+        #expect(gap.status == 0 && gap.stderr.contains("does not exist") && gap.stderr.contains("03:30 PDT"))
+        struct Output: Decodable { let atLocal: String }
+        #expect(try decodeJSON(Output.self, gap.stdout).atLocal == "2027-03-14T03:30:00")
+        let twice = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-11-01 01:30"])
+        #expect(twice.stderr.contains("occurs twice") && twice.stderr.contains("01:30 PDT"), "\(twice.stderr)")
+    }
+
+    @Test("an unknown command gets the nearest name and exit 64, at the top, after help, and below")
+    func unknownCommands() throws {
+        let bridget = BridgetProcess()
+        let stat = try bridget.run(["stat"])
+        #expect(stat.status == 64 && stat.stderr.hasPrefix("error: 'stat' is not a command of `bridget`; did you mean 'stats'?"))
+        let help = try bridget.run(["help", "nosuch"])
+        #expect(help.status == 64 && help.stderr.contains("'nosuch' is not a command") && help.stdout.isEmpty)
+        let nested = try bridget.run(["route", "scroe", "commute"])
+        #expect(nested.status == 64 && nested.stderr.contains("did you mean 'score'?"))
+        #expect(try bridget.run(["help", "stats"]).status == 0)
+    }
+
+    @Test("help prints each default once")
+    func helpDefaults() throws {
+        let bridget = BridgetProcess()
+        for command in [["predict"], ["cascades"], ["anomalies"], ["events"], ["route", "best-time"], ["backtest"]] {
+            let help = try bridget.run(command + ["--help"])
+            #expect(help.status == 0)
+            let joined = help.stdout.replacingOccurrences(of: "\n", with: " ")
+                .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+            // The parser adds "(default: X)" to an option with a default; help text must not say it again.
+            #expect(!joined.contains("(default ") && !joined.contains("). (default: "), "\(command): \(help.stdout)")
+        }
+    }
+}
+
+/// An event as `events --format json` prints it.
+struct EventRow: Decodable {
+    let bridgeID: String
+    let openedAt: Date
+    let openLocal: String
+}
