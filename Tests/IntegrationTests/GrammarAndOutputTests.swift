@@ -213,6 +213,22 @@ struct GrammarAndOutputTests {
         #expect(try bridget.run(["help", "stats"]).status == 0)
     }
 
+    @Test("help on a 60-column terminal never splits an example command: continuation lines are indented")
+    func helpExamplesFit() throws {
+        let bridget = BridgetProcess()
+        let commands = [[], ["sync"], ["import"], ["export"], ["events"], ["predict"], ["route"], ["route", "add"],
+                        ["backtest"], ["anomalies"], ["cascades"], ["stats"], ["bridges"]]
+        for command in commands {
+            let help = try bridget.run(command + ["--help"], environment: ["COLUMNS": "60"])
+            #expect(help.status == 0)
+            let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            for (line, next) in zip(lines, lines.dropFirst()) where line.hasPrefix("  bridget ") {
+                #expect(next.isEmpty || next.hasPrefix(" ") || next.hasSuffix(":"),
+                        "\(command): '\(line)' continues at the margin as '\(next)'")
+            }
+        }
+    }
+
     @Test("help prints each default once")
     func helpDefaults() throws {
         let bridget = BridgetProcess()

@@ -9,16 +9,17 @@ struct BacktestCommand: AsyncParsableCommand {
         commandName: "backtest",
         abstract: "Fit on the past, score on a held-out period: Brier score and log loss against climatology.",
         discussion: """
-            The model is fitted on openings before --train-until and asked, every 15
-            minutes of the test period, for the chance that an opening starts within the
-            next 15 and 30 minutes. Brier score and log loss (lower is better) are
-            compared with climatology, the bridge's base rate; skill = 1 − Brier/Brier of
-            climatology. The reliability table groups forecasts in deciles and shows how
-            often the opening happened: a calibrated model observes about what it
-            predicts. Without --train-until the last quarter of the stored days is held out.
+            The model is fitted on openings before --train-until and asked, every 15 \
+            minutes of the test period, for the chance that an opening starts within the \
+            next 15 and 30 minutes. Brier score and log loss (lower is better) are \
+            compared with climatology, the bridge's base rate; skill = 1 − Brier/Brier of \
+            climatology. The reliability table groups forecasts in deciles and shows how \
+            often the opening happened: a calibrated model observes about what it \
+            predicts. Without --train-until the last quarter of the stored days is held out. \
             Days are local dates; --test-until is exclusive, like every --until.
               bridget backtest
-              bridget backtest --train-until 2026-06-01 --test-until 2026-09-01
+              bridget backtest --train-until 2026-06-01 \\
+                --test-until 2026-09-01
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -10,26 +10,27 @@ public struct BridgetCommand: AsyncParsableCommand {
         commandName: "bridget",
         abstract: "Seattle's drawbridge openings: sync the public record, then ask when bridges open.",
         discussion: """
-            Bridget keeps a local copy of the City of Seattle's drawbridge openings (SDOT
-            dataset gm8h-9449) and answers questions about it. With no configuration it
-            uses realistic synthetic sample data, so it works offline; provider.kind: live
+            Bridget keeps a local copy of the City of Seattle's drawbridge openings (SDOT \
+            dataset gm8h-9449) and answers questions about it. With no configuration it \
+            uses realistic synthetic sample data, so it works offline; provider.kind: live \
             syncs the real dataset (Docs/LIVE.md):
 
-              bridget sync            # fetch openings into the local SQLite store
-              bridget stats           # openings, durations and busiest hour per bridge
+              bridget sync      # fetch openings into the store
+              bridget stats     # openings and durations per bridge
               bridget events --bridge Fremont --limit 5
               bridget bridges --format json
 
-            Configuration: YAML (see `bridget config show`), chosen with --config or
-            $BRIDGET_CONFIG; any key can be overridden by $BRIDGET_<SECTION>_<KEY>, e.g.
-            BRIDGET_STORE_PATH=/tmp/bridget.sqlite. Times print in Seattle local time with
+            Configuration: YAML (see `bridget config show`), chosen with --config or \
+            $BRIDGET_CONFIG; any key can be overridden by $BRIDGET_<SECTION>_<KEY>, e.g. \
+            BRIDGET_STORE_PATH=/tmp/bridget.sqlite. Times print in Seattle local time with \
             the zone; JSON carries ISO 8601 instants.
 
             Exit status:
-              0 ok                  1 doctor: a problem     64 bad argument
-              65 bad data           66 no input             69 source unreachable
-              73 cannot create output                       74 store/cache I/O
-              75 store busy         78 bad configuration    130 interrupted
+              0 ok, 1 doctor found a problem, 64 bad argument,
+              65 bad data, 66 no input (or an empty store),
+              69 source unreachable, 73 cannot create output,
+              74 store or cache I/O, 75 store busy,
+              78 bad configuration, 130 interrupted
             """,
         version: "bridget \(version)",
         subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,

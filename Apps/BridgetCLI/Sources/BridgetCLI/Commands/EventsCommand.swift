@@ -9,12 +9,14 @@ struct EventsCommand: AsyncParsableCommand {
         commandName: "events",
         abstract: "List stored openings, newest first.",
         discussion: """
-            A table on a terminal shows the newest 20 and says how to see the rest; CSV,
-            JSON and any output that goes to a pipe or a file carry every matching opening
-            unless --limit is given. --since is inclusive, --until exclusive (a date means
+            A table on a terminal shows the newest 20 and says how to see the rest; CSV, \
+            JSON and any output that goes to a pipe or a file carry every matching opening \
+            unless --limit is given. --since is inclusive, --until exclusive (a date means \
             its midnight). Examples:
-              bridget events --bridge Fremont --since 2026-07-01 --until 2026-08-01
-              bridget events --bridge Fremont --bridge Ballard --since 30d --format csv
+              bridget events --bridge Fremont \\
+                --since 2026-07-01 --until 2026-08-01
+              bridget events --bridge Fremont --bridge Ballard \\
+                --since 30d --format csv
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -49,9 +51,6 @@ struct EventsCommand: AsyncParsableCommand {
             var events = try await scope.events(in: store, limit: shown.map { $0 + 1 }, newestFirst: !oldestFirst)
             let more = shown.map { events.count > $0 } ?? false
             if let shown, more { events.removeLast(events.count - shown) }
-            if more {
-                Terminal.note("more openings match than the \(events.count) listed; --limit 0 lists them all")
-            }
             let time = context.assembly.clock
             let rows = events.map { event in
                 [Cell(event.bridgeID), Cell(event.bridgeName), Cell(event.openedAt, time: time),
@@ -65,8 +64,12 @@ struct EventsCommand: AsyncParsableCommand {
                 tabular: Tabular(
                     columns: ["bridge_id", "bridge", "opened", "closed", "minutes", "minutes_open", "status",
                               "open_local", "close_local"],
-                    rows: rows, tableHidden: ["open_local", "close_local"]),
+                    rows: rows, tableHidden: ["open_local", "close_local"],
+                    dropFirst: ["minutes_open", "bridge_id", "status", "closed"]),
                 notes: events.isEmpty ? ["", "No openings match."] : [])
+            if more {
+                Terminal.note("more openings match than the \(events.count) listed; --limit 0 lists them all")
+            }
         }
     }
 }

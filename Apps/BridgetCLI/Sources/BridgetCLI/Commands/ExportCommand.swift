@@ -10,14 +10,15 @@ struct ExportCommand: AsyncParsableCommand {
         commandName: "export",
         abstract: "Write stored openings as rows shaped like the Socrata API's (CSV, NDJSON or JSON).",
         discussion: """
-            The rows carry the API's fields and string forms (CSV with the API's header), so
-            `bridget import` or any Socrata tool reads them back; oldest first. Streamed in
-            batches: a million rows take the memory of one batch. A file is written under a
-            temporary name and renamed when complete, so an interrupted export never leaves
+            The rows carry the API's fields and string forms (CSV with the API's header), so \
+            `bridget import` or any Socrata tool reads them back; oldest first. Streamed in \
+            batches: a million rows take the memory of one batch. A file is written under a \
+            temporary name and renamed when complete, so an interrupted export never leaves \
             a partial file behind.
 
               bridget export --out openings.ndjson
-              bridget export --format csv --bridge Fremont --since 2026-01-01 --until 2026-02-01 --out - | head
+              bridget export --format csv --bridge Fremont \\
+                --since 2026-01-01 --until 2026-02-01 --out - | head
             """)
 
     @OptionGroup var global: GlobalOptions

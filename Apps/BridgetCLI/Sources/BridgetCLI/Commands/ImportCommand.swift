@@ -9,19 +9,20 @@ struct ImportCommand: AsyncParsableCommand {
         commandName: "import",
         abstract: "Load openings from a CSV, NDJSON or JSON file (or standard input) into the store.",
         discussion: """
-            Reads rows shaped like the Socrata API's (the fields of `bridget export`, or a
-            download of dataset gm8h-9449 as .csv or .json), streaming, so a file of any
-            size uses the memory of one batch. Every row is validated with the same rules
-            as sync; invalid rows are counted by reason and not stored. Rows are written in
-            batches (import.batch_size), each in one transaction with a checkpoint of where it
-            ended in the file: an import stopped at any moment (Ctrl-C, kill, power loss)
-            leaves a consistent store, and running the same command again continues after
-            the last committed batch. Importing a file twice adds nothing. --rejects FILE (or
-            import.rejects_path) appends each rejected row to FILE as NDJSON with its reason
+            Reads rows shaped like the Socrata API's (the fields of `bridget export`, or a \
+            download of dataset gm8h-9449 as .csv or .json), streaming, so a file of any \
+            size uses the memory of one batch. Every row is validated with the same rules \
+            as sync; invalid rows are counted by reason and not stored. Rows are written in \
+            batches (import.batch_size), each in one transaction with a checkpoint of where it \
+            ended in the file: an import stopped at any moment (Ctrl-C, kill, power loss) \
+            leaves a consistent store, and running the same command again continues after \
+            the last committed batch. Importing a file twice adds nothing. --rejects FILE (or \
+            import.rejects_path) appends each rejected row to FILE as NDJSON with its reason \
             and line; --verbose prints up to three of each reason.
 
               bridget import openings.ndjson
-              bridget export --format csv --out - | bridget import - --format csv
+              bridget export --format csv --out - \\
+                | bridget import - --format csv
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -8,11 +8,11 @@ struct CascadesCommand: AsyncParsableCommand {
         commandName: "cascades",
         abstract: "Bridge pairs whose openings follow each other more often than chance (lift and count).",
         discussion: """
-            For each ordered pair (A, B): how often an opening of A is followed by an
-            opening of B starting within --within, against the count expected if B opened
-            independently at its own time-of-week rates. Lift above 1 means B tends to
-            follow A (a vessel passing through both, say). Only pairs at least 3 standard
-            deviations above chance (z ≥ 3) are listed unless --all is given: below that, a
+            For each ordered pair (A, B): how often an opening of A is followed by an \
+            opening of B starting within --within, against the count expected if B opened \
+            independently at its own time-of-week rates. Lift above 1 means B tends to \
+            follow A (a vessel passing through both, say). Only pairs at least 3 standard \
+            deviations above chance (z ≥ 3) are listed unless --all is given: below that, a \
             lift is likely noise.
             """)
 
@@ -67,10 +67,11 @@ struct AnomaliesCommand: AsyncParsableCommand {
         commandName: "anomalies",
         abstract: "Openings longer than their bridge's p99, or at times the model deems near-impossible.",
         discussion: """
-            Judged against the whole history (each bridge's p99 duration and its opening
+            Judged against the whole history (each bridge's p99 duration and its opening \
             model); --bridge, --since and --until choose which anomalies are listed.
               bridget anomalies --since 30d
-              bridget anomalies --bridge Fremont --since 2026-10-01 --until 2026-11-01 --format csv
+              bridget anomalies --bridge Fremont --format csv \\
+                --since 2026-10-01 --until 2026-11-01
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -10,16 +10,17 @@ struct PredictCommand: AsyncParsableCommand {
         commandName: "predict",
         abstract: "Chance a bridge opens in a window, chance it is open on arrival, and the expected delay.",
         discussion: """
-            Reads the opening model (15-minute slots of the week, built from the stored
-            history at each sync and rebuilt here if the history changed since). The
-            expected delay is the chance the bridge is open when you arrive times the mean
-            time it then stays open. Evidence: how many openings the covered slots saw in
-            the history, and what happened in the last five similar slots. If the bridge is
-            open when you arrive, the wait is the mean time it then stays open ("wait if
+            Reads the opening model (15-minute slots of the week, built from the stored \
+            history at each sync and rebuilt here if the history changed since). The \
+            expected delay is the chance the bridge is open when you arrive times the mean \
+            time it then stays open. Evidence: how many openings the covered slots saw in \
+            the history, and what happened in the last five similar slots. If the bridge is \
+            open when you arrive, the wait is the mean time it then stays open ("wait if \
             open"). Examples:
               bridget predict --bridge Fremont --at 17:40 --window 20m
               bridget predict --bridge Fremont --at 17:40 --on mon-fri
-              bridget predict --bridge 3 --at "2026-12-01 17:40" --format csv
+              bridget predict --bridge 3 --format csv \\
+                --at "2026-12-01 17:40"
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -118,12 +119,14 @@ struct PredictCommand: AsyncParsableCommand {
                 // A recurring slot: one row per day.
                 let rows = outputs.map { output in
                     [Cell("\(Self.weekdayName(output.forecast.atReading)) \(output.atLocal.prefix(10))"),
-                     Cell(Self.percent(output.forecast.chanceOfOpening)), Cell(Self.percent(output.forecast.chanceOpenOnArrival)),
-                     Cell(String(format: "%.1f", output.forecast.expectedDelayMinutes)),
-                     Cell(String(format: "%.1f", output.waitIfOpenMinutes))]
+                     Cell(percent: output.forecast.chanceOfOpening), Cell(percent: output.forecast.chanceOpenOnArrival),
+                     Cell(output.forecast.expectedDelayMinutes, decimals: 1), Cell(output.waitIfOpenMinutes, decimals: 1)]
                 }
                 let mean = outputs.map(\.forecast.chanceOfOpening).reduce(0, +) / Double(max(outputs.count, 1))
-                let worst = outputs.max { $0.forecast.chanceOfOpening < $1.forecast.chanceOfOpening }
+                let chances = outputs.map(\.forecast.chanceOfOpening)
+                // Name the likeliest day only when the days differ by half a point or more.
+                let worst = (chances.max() ?? 0) - (chances.min() ?? 0) >= 0.005
+                    ? outputs.max { $0.forecast.chanceOfOpening < $1.forecast.chanceOfOpening } : nil
                 try writer.write(
                     outputs,
                     tabular: Tabular(columns: ["day", "opening_in_\(minutes)min", "open_on_arrival", "delay_min",

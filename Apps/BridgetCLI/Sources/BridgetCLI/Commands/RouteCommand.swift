@@ -10,11 +10,13 @@ struct RouteCommand: AsyncParsableCommand {
         commandName: "route",
         abstract: "Save routes across bridges, score a departure, find the best time to leave.",
         discussion: """
-            A route is a list of crossings in travel order; a crossing names the bridges that can serve it,
+            A route is a list of crossings in travel order; a crossing names the bridges that can serve it, \
             preferred first, and the minutes from departure to reach it:
-              bridget route add commute --via "Fremont/Ballard@8" --via "Montlake@22" --favorite
+              bridget route add commute --via "Fremont/Ballard@8" \\
+                --via "Montlake@22" --favorite
               bridget route score commute --depart "2026-12-01 17:40"
-              bridget route best-time commute --between 16:00 18:30 --step 5m
+              bridget route best-time commute --step 5m \\
+                --between 16:00 18:30
             """,
         subcommands: [Add.self, List.self, Show.self, Remove.self, Favorite.self, Score.self, BestTime.self])
 
@@ -184,8 +186,8 @@ struct RouteCommand: AsyncParsableCommand {
                             Cell(option.bridgeID == crossing.options[0].bridgeID ? "\(crossing.position)" : ""),
                             Cell(option.bridgeID == crossing.options[0].bridgeID ? String(crossing.arrival.dropFirst(11).prefix(5)) : ""),
                             Cell(option.bridgeName + (chosen ? " ✓" : "")),
-                            Cell(PredictCommand.percent(option.chanceOpenOnArrival)),
-                            Cell(PredictCommand.percent(option.chanceOfOpening)),
+                            Cell(percent: option.chanceOpenOnArrival),
+                            Cell(percent: option.chanceOfOpening),
                             Cell(option.expectedDelayMinutes, decimals: 2),
                         ])
                     }

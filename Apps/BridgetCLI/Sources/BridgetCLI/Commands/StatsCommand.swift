@@ -8,10 +8,10 @@ struct StatsCommand: AsyncParsableCommand {
         commandName: "stats",
         abstract: "Openings, openings per day, durations and the busiest hour, per bridge.",
         discussion: """
-            Durations are close − open in minutes. Median and p90 use the nearest-rank
-            rule (the value at rank ⌈p·n⌉ of the sorted durations). Openings per day
-            divide by the days from the first to the last stored opening (Seattle dates,
-            inclusive). The busiest hour is the Seattle local hour in which most openings
+            Durations are close − open in minutes. Median and p90 use the nearest-rank \
+            rule (the value at rank ⌈p·n⌉ of the sorted durations). Openings per day \
+            divide by the days from the first to the last stored opening (Seattle dates, \
+            inclusive). The busiest hour is the Seattle local hour in which most openings \
             start.
             """)
 

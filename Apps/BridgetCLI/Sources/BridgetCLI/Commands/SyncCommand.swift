@@ -9,13 +9,13 @@ struct SyncCommand: AsyncParsableCommand {
         commandName: "sync",
         abstract: "Fetch openings from the configured provider into the store.",
         discussion: """
-            Incremental by default: starts from the newest stored opening, less
-            sync.overlap_hours, and relies on the store's idempotent upsert, so running it
-            twice stores the same rows (the second run inserts 0). Every row is validated;
-            invalid rows are counted by reason and not stored; --rejects FILE (or
-            sync.rejects_path) appends each of them to FILE as NDJSON, as received, with its
-            reason and the page it came from, and --verbose prints up to three of each reason.
-            Each batch is committed on its own, so an interrupted sync keeps what it wrote and
+            Incremental by default: starts from the newest stored opening, less \
+            sync.overlap_hours, and relies on the store's idempotent upsert, so running it \
+            twice stores the same rows (the second run inserts 0). Every row is validated; \
+            invalid rows are counted by reason and not stored; --rejects FILE (or \
+            sync.rejects_path) appends each of them to FILE as NDJSON, as received, with its \
+            reason and the page it came from, and --verbose prints up to three of each reason. \
+            Each batch is committed on its own, so an interrupted sync keeps what it wrote and \
             the next one resumes.
 
               bridget sync

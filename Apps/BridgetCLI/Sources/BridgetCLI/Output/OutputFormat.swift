@@ -38,6 +38,13 @@ struct Cell: Sendable {
         numeric = true
     }
 
+    /// A chance shown as a percentage (`5.8%`, `0.4%`), right-aligned; CSV carries the fraction.
+    init(percent value: Double) {
+        display = value < 0.1 ? String(format: "%.1f%%", value * 100) : String(format: "%.0f%%", value * 100)
+        raw = String(value)
+        numeric = true
+    }
+
     /// A number as CSV carries it, unrounded (`0.0573`), shown with up to four decimals.
     init(raw value: Double) {
         display = String(format: "%.4g", value)
@@ -65,6 +72,8 @@ struct Tabular: Sendable {
     var rows: [[Cell]]
     /// Columns CSV carries but a table leaves out (a local time beside the table's own local display, say).
     var tableHidden: Set<String> = []
+    /// Columns a narrow terminal loses first, in this order; after them, columns go from the right.
+    var dropFirst: [String] = []
 
     /// The "outcome, rows" summary of a sync or an import: the rows taken in (`read` names them), what the store did
     /// with them, the rejected ones, then each rejection reason, most frequent first.
@@ -93,8 +102,13 @@ struct Tabular: Sendable {
         }
         var dropped: [String] = []
         if let width {
-            while kept.count > 2, kept.map({ widths[$0] }).reduce(0, +) + 2 * (kept.count - 1) > width {
-                dropped.insert(self.columns[kept.removeLast()], at: 0)
+            var order = dropFirst.compactMap { name in self.columns.firstIndex(of: name) }.filter(kept.contains)
+            order += kept.reversed().filter { !order.contains($0) }
+            while kept.count > 2, kept.map({ widths[$0] }).reduce(0, +) + 2 * (kept.count - 1) > width,
+                  let next = order.first {
+                order.removeFirst()
+                kept.removeAll { $0 == next }
+                dropped.append(self.columns[next])
             }
         }
         let numeric = columns.indices.map { index in self.rows.first.map { index < $0.count && $0[index].numeric } ?? false }
