@@ -225,7 +225,9 @@ struct CommandLineTests {
                                     "--date", "2026-06-30", "--step", "10m", "--top", "0", "--format", "json"])
         let ranked = try decodeJSON([RouteScoreDTO].self, best.stdout)
         #expect(ranked.count == 16)
-        #expect(zip(ranked, ranked.dropFirst()).allSatisfy { $0.totalExpectedDelayMinutes <= $1.totalExpectedDelayMinutes })
+        // Ranked in 10-second steps of delay, earlier departures first within a step.
+        let step = { (score: RouteScoreDTO) in Int((score.totalExpectedDelayMinutes * 6).rounded()) }
+        #expect(zip(ranked, ranked.dropFirst()).allSatisfy { (step($0), $0.departure) < (step($1), $1.departure) })
         #expect(try bridget.run(["route", "best-time", "commute", "--config", config, "--between", "18:00", "16:00"]).status == 64)
 
         #expect(try bridget.run(["route", "remove", "commute", "--config", config]).status == 0)

@@ -201,6 +201,37 @@ struct GrammarAndOutputTests {
         #expect(twice.stderr.contains("occurs twice") && twice.stderr.contains("01:30 PDT"), "\(twice.stderr)")
     }
 
+    @Test("best-time: delays within 10 seconds tie and the earliest departure ranks first; skipped local times are left out")
+    func bestTimeTiesAndGaps() throws {
+        let (bridget, config) = try synced()
+        #expect(try bridget.run(["route", "add", "night", "--config", config, "--via", "Fremont@5"]).status == 0)
+        // At night the chance of a delay is nearly nil: every departure ties, so time order decides.
+        let night = try bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
+                                     "--between", "0:30", "4:00", "--step", "30m", "--top", "0", "--format", "csv"])
+        #expect(night.status == 0, "\(night.stderr)")
+        let departures = csv(night.stdout).dropFirst().map { $0[2] }
+        #expect(departures == ["2027-03-14T00:30:00", "2027-03-14T01:00:00", "2027-03-14T01:30:00",
+                               "2027-03-14T03:00:00", "2027-03-14T03:30:00", "2027-03-14T04:00:00"])
+        #expect(night.stderr.contains("02:00, 02:30 do not exist on 2027-03-14"), "\(night.stderr)")
+        let table = try bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
+                                     "--between", "0:30", "4:00", "--step", "30m"])
+        #expect(table.stdout.contains("6 departures are within 10 seconds of the least delay: a tie, listed earliest first.")
+                && table.stdout.contains("Left out: 02:00, 02:30"), "\(table.stdout)")
+    }
+
+    @Test("patterns count the week from Monday, as the heatmap; bridges and stats name rows against openings")
+    func weeksAndRows() throws {
+        let (bridget, config) = try synced()
+        let patterns = try bridget.run(["patterns", "--config", config, "--bridge", "Fremont"])
+        #expect(patterns.stdout.contains("By weekday: Mon "), "\(patterns.stdout)")
+        let rows = try storedCount(bridget, "SELECT count(*) FROM events")
+        let bridges = try bridget.run(["bridges", "--config", config])
+        #expect(bridges.stdout.contains("\(rows) stored rows. A row is one record of the source; `bridget stats` counts openings"))
+        let stats = try bridget.run(["stats", "--config", config])
+        #expect(stats.stdout.contains("from \(rows) stored rows: rows of a bridge less than 2 min apart are one opening."),
+                "\(stats.stdout)")
+    }
+
     @Test("an unknown command gets the nearest name and exit 64, at the top, after help, and below")
     func unknownCommands() throws {
         let bridget = BridgetProcess()

@@ -96,7 +96,7 @@ public enum OpeningStatistics {
         var weekdays = [Int](repeating: 0, count: 7)
         for opening in openings {
             hours[opening.startLocal.hour] += 1
-            weekdays[opening.startLocal.weekday - 1] += 1
+            weekdays[opening.startLocal.mondayFirstWeekday] += 1
         }
         let peaks = hours.indices.filter { hours[$0] > 0 }.sorted { (hours[$0], -$0) > (hours[$1], -$1) }
         return TrafficAnalysisDTO(

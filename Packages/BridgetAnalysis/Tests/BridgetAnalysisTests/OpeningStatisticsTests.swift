@@ -91,7 +91,7 @@ struct OpeningStatisticsTests {
         let analysis = OpeningStatistics.trafficPatterns(bridgeID: "3", openings: MergedOpening.merge(events, gap: 120))
         #expect(analysis.openings == 3)
         #expect(analysis.openingsByHour[8] == 2 && analysis.openingsByHour[13] == 1)
-        #expect(analysis.openingsByWeekday == [0, 2, 0, 0, 0, 0, 1])
+        #expect(analysis.openingsByWeekday == [2, 0, 0, 0, 0, 1, 0]) // Monday first, as every week in Bridget
         #expect(analysis.peakHours == [8, 13])
         #expect(analysis.congestionCorrelation == nil)
     }

@@ -7,7 +7,7 @@ public struct TrafficAnalysisDTO: Sendable, Codable, Equatable {
     public let openings: Int
     /// Openings by Seattle local hour of day (24 entries).
     public let openingsByHour: [Int]
-    /// Openings by weekday, Sunday first (7 entries).
+    /// Openings by weekday, Monday first (7 entries), as every week in Bridget (the heatmap, `hourOfWeek`).
     public let openingsByWeekday: [Int]
     /// The hours with the most openings, busiest first (up to three).
     public let peakHours: [Int]

@@ -27,7 +27,12 @@ struct BridgesCommand: AsyncParsableCommand {
                 [Cell(item.bridge.id), Cell(item.bridge.name), Cell(item.bridge.waterway), Cell(item.bridge.kind),
                  Cell(item.openings), Cell(item.lastOpening, time: time)]
             }
-            let notes = activity.allSatisfy({ $0.openings == 0 }) ? ["", "No openings stored yet: run `bridget sync`."] : []
+            let total = activity.reduce(0) { $0 + $1.openings }
+            let gap = context.assembly.configuration.mergeGap / 60
+            let notes = total == 0 ? ["", "No openings stored yet: run `bridget sync`."]
+                : ["", "\(total) stored rows. A row is one record of the source; `bridget stats` counts openings, "
+                   + "merging rows of a bridge less than \(String(format: "%g", gap)) min apart "
+                   + "(analysis.merge_gap_minutes) into one, so its totals are lower."]
             try OutputWriter(format: output.format).write(
                 activity,
                 tabular: Tabular(columns: ["id", "name", "waterway", "kind", "rows", "last_opening"], rows: rows),

@@ -23,7 +23,7 @@ struct PatternsCommand: AsyncParsableCommand {
                  Cell(String(repeating: "▇", count: analysis.openingsByHour.max().map {
                      $0 > 0 ? analysis.openingsByHour[hour] * 40 / $0 : 0 } ?? 0))]
             }
-            let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+            let days = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
             let weekdays = zip(days, analysis.openingsByWeekday).map { "\($0) \($1)" }.joined(separator: "  ")
             let correlation = analysis.congestionCorrelation.map {
                 String(format: "%.2f (Pearson, openings per hour against congestion in that hour)", $0)

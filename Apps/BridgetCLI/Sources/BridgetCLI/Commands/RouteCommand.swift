@@ -263,18 +263,53 @@ struct RouteCommand: AsyncParsableCommand {
                 guard times[0] <= times[1] else {
                     throw BridgetError.validation("bad-range", "--between \(between[0]) is after \(between[1])")
                 }
-                let ranked = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
+                // One rule for local times: a departure the clocks skip is left out (its instant is the next
+                // hour's, listed already), a repeated one means its first occurrence; the output says which.
+                var skipped: [String] = []
+                let scored = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
+                    .filter { score in
+                        guard let reading = FloatingTimestamp(score.departure + ".000") else { return true }
+                        if time.instants(for: reading).isEmpty { skipped.append(String(score.departure.dropFirst(11).prefix(5))) }
+                        return !time.instants(for: reading).isEmpty
+                    }
+                // Delays closer than 10 seconds are the same to a driver: within that, the earlier departure ranks first.
+                let ranked = scored.sorted { first, second in
+                    let (a, b) = (Self.tieStep(first.totalExpectedDelayMinutes), Self.tieStep(second.totalExpectedDelayMinutes))
+                    return (a, first.departure) < (b, second.departure)
+                }
                 let shown = top > 0 ? Array(ranked.prefix(top)) : ranked
+                let best = ranked.first?.totalExpectedDelayMinutes ?? 0
                 let rows = shown.enumerated().map { index, score in
-                    [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))), Cell(score.totalExpectedDelayMinutes, decimals: 2),
+                    [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))),
+                     Cell(score.totalExpectedDelayMinutes, decimals: 2),
+                     Cell(Int(((score.totalExpectedDelayMinutes - best) * 60).rounded())),
                      Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
                 }
+                let tied = ranked.filter { Self.tieStep($0.totalExpectedDelayMinutes) == Self.tieStep(best) }.count
+                var notes = ["", "\(ranked.count) departures on \(day) from \(between[0]) to \(between[1]) every "
+                             + "\(stepMinutes) min, least expected delay first (\(time.zone.identifier) time)."]
+                if tied > 1 {
+                    notes.append("\(tied) departures are within 10 seconds of the least delay: a tie, listed earliest first.")
+                }
+                if !skipped.isEmpty {
+                    notes.append("Left out: \(skipped.joined(separator: ", ")), which the clocks skip on \(day).")
+                    Terminal.note("\(skipped.joined(separator: ", ")) do not exist on \(day) (the clocks skip them); left out")
+                }
                 try OutputWriter(format: output.format).write(
-                    shown, tabular: Tabular(columns: ["rank", "depart", "delay_min", "via"], rows: rows),
-                    notes: ["", "\(ranked.count) departures on \(day) from \(between[0]) to \(between[1]) every "
-                            + "\(stepMinutes) min, least expected delay first (Seattle time)."])
+                    shown, tabular: Tabular(columns: ["rank", "depart", "delay_min", "vs_best_s", "via"], rows: rows),
+                    csv: Tabular(
+                        columns: ["rank", "route", "depart_local", "expected_delay_minutes", "seconds_more_than_best", "via_bridge_ids"],
+                        rows: shown.enumerated().map { index, score in
+                            [Cell(index + 1), Cell(score.route), Cell(score.departure), Cell(raw: score.totalExpectedDelayMinutes),
+                             Cell(raw: (score.totalExpectedDelayMinutes - best) * 60),
+                             Cell(score.crossings.map(\.best.bridgeID).joined(separator: " "))]
+                        }),
+                    notes: notes)
             }
         }
+
+        /// The 10-second step a delay (minutes) falls in: the resolution at which departures are ranked.
+        static func tieStep(_ minutes: Double) -> Int { Int((minutes * 6).rounded()) }
     }
 
     static func route(_ name: String, in store: any RouteStore) async throws -> RouteDTO {

@@ -47,7 +47,9 @@ struct StatsCommand: AsyncParsableCommand {
                 notes.append("No openings stored yet: run `bridget sync`.")
             } else {
                 notes.append("\(statistics.totalOpenings) openings over \(statistics.days) days "
-                             + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), Seattle time).")
+                             + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), Seattle time), "
+                             + "from \(statistics.totalRows) stored rows: rows of a bridge less than "
+                             + "\(String(format: "%g", statistics.mergeGapMinutes)) min apart are one opening.")
             }
             try OutputWriter(format: output.format).write(
                 statistics,
