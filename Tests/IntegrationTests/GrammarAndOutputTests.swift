@@ -59,6 +59,36 @@ struct GrammarAndOutputTests {
         #expect(try decodeJSON([Anomaly].self, anomalies.stdout).allSatisfy { ["3", "4"].contains($0.bridgeID) })
     }
 
+    @Test("stats and cascades take the same --bridge/--since/--until: figures from those openings only")
+    func analysisFilters() throws {
+        let (bridget, config) = try synced(days: 90)
+        let rows = try storedCount(bridget, """
+            SELECT count(*) FROM events WHERE bridge_id IN ('3', '4')
+              AND opened_at >= '2026-05-01T07:00:00.000Z' AND opened_at < '2026-06-01T07:00:00.000Z'
+            """)
+        struct Stats: Decodable {
+            struct Bridge: Decodable { let bridgeID: String; let rows: Int }
+            let totalRows: Int
+            let firstDay: String?
+            let lastDay: String?
+            let bridges: [Bridge]
+        }
+        for processor in ["serial", "parallel"] {
+            let result = try bridget.run(["stats", "--config", config, "--bridge", "Fremont", "--bridge", "Montlake",
+                                          "--since", "2026-05-01", "--until", "2026-06-01", "--format", "json"],
+                                         environment: ["BRIDGET_PROCESSOR_KIND": processor])
+            #expect(result.status == 0, "\(result.stderr)")
+            let stats = try decodeJSON(Stats.self, result.stdout)
+            #expect(stats.totalRows == rows && stats.bridges.map(\.bridgeID) == ["3", "4"], "\(processor)")
+            #expect(stats.firstDay?.hasPrefix("2026-05") == true && stats.lastDay?.hasPrefix("2026-05") == true)
+        }
+        let cascades = try bridget.run(["cascades", "--config", config, "--bridge", "3", "--bridge", "4", "--bridge", "2",
+                                        "--since", "2026-05-01", "--all", "--min-count", "1", "--format", "json"])
+        struct Pair: Decodable { let fromBridgeID: String; let toBridgeID: String }
+        let pairs = try decodeJSON([Pair].self, cascades.stdout)
+        #expect(!pairs.isEmpty && pairs.allSatisfy { ["2", "3", "4"].contains($0.fromBridgeID) && ["2", "3", "4"].contains($0.toBridgeID) })
+    }
+
     @Test("--since is inclusive and --until exclusive everywhere: a day is --since D --until D+1")
     func halfOpenRanges() throws {
         let (bridget, config) = try synced()

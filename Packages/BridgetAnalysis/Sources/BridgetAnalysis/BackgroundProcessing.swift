@@ -34,17 +34,28 @@ public protocol ObservationValidating: Sendable {
 public protocol HistoryAnalysing: Sendable {
     /// A bridge's opening profile.
     func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO
-    /// Statistics for every bridge of the history.
-    func generateStatistics() async throws -> StatisticsDTO
+    /// Statistics for every bridge of the scope, from its openings only.
+    func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO
     /// The opening model of every bridge of the history, learnt from observed openings only.
     func buildOpeningModels() async throws -> [OpeningModelDTO]
     /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
     /// after the history's last).
     func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO
-    /// Bridge pairs whose openings follow each other within `withinMinutes` more often than chance.
-    func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO]
+    /// Pairs of the scope's bridges whose openings in the scope follow each other within `withinMinutes` more often
+    /// than chance.
+    func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO]
     /// Openings longer than their bridge's p99, or at times the model deems near-impossible.
     func findAnomalies() async throws -> [AnomalyDTO]
+}
+
+extension HistoryAnalysing {
+    /// Statistics for every bridge of the whole history.
+    public func generateStatistics() async throws -> StatisticsDTO { try await generateStatistics(in: .everything) }
+
+    /// Cascades over the whole history.
+    public func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO] {
+        try await findCascades(withinMinutes: withinMinutes, minimumCount: minimumCount, in: .everything)
+    }
 }
 
 /// Keeping the history within bounds.

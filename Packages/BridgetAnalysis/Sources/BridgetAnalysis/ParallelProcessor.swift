@@ -64,17 +64,17 @@ public struct ParallelProcessor: BackgroundProcessing {
         try await serial.backtest(trainUntil: trainUntil, testUntil: testUntil)
     }
 
-    public func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO] {
-        try await serial.findCascades(withinMinutes: withinMinutes, minimumCount: minimumCount)
+    public func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO] {
+        try await serial.findCascades(withinMinutes: withinMinutes, minimumCount: minimumCount, in: scope)
     }
 
     public func findAnomalies() async throws -> [AnomalyDTO] {
         try await serial.findAnomalies()
     }
 
-    public func generateStatistics() async throws -> StatisticsDTO {
-        let bridges = try await history.bridges()
-        let records = try await history.openingRecords()
+    public func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO {
+        let bridges = scope.filter(try await history.bridges())
+        let records = scope.filter(try await history.openingRecords())
         let span = HistorySpan(records: records)
         let gap = mergeGap
         let perBridge = await perBridgeConcurrently(bridges: bridges, records: records) { bridge, rows in

@@ -55,9 +55,13 @@ public struct SerialProcessor: BackgroundProcessing {
                                                       trainUntil: trainUntil, testUntil: end)
     }
 
-    public func findCascades(withinMinutes: Int, minimumCount: Int) async throws -> [CascadeDTO] {
-        let (finder, openings) = try await patternInputs()
-        return finder.cascades(openings, withinMinutes: withinMinutes, minimumCount: minimumCount)
+    public func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO] {
+        let bridges = scope.filter(try await history.bridges())
+        let records = scope.filter(try await history.openingRecords())
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, records: records, mergeGap: mergeGap, builtAt: now())
+        return PatternFinder(bridges: bridges, models: models)
+            .cascades(MergedOpening.merge(records: records, gap: mergeGap), withinMinutes: withinMinutes,
+                      minimumCount: minimumCount)
     }
 
     public func findAnomalies() async throws -> [AnomalyDTO] {
@@ -72,9 +76,9 @@ public struct SerialProcessor: BackgroundProcessing {
         return (PatternFinder(bridges: bridges, models: models), MergedOpening.merge(records: records, gap: mergeGap))
     }
 
-    public func generateStatistics() async throws -> StatisticsDTO {
+    public func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO {
         OpeningStatistics.compute(
-            bridges: try await history.bridges(), records: try await history.openingRecords(), generatedAt: now(),
-            mergeGap: mergeGap)
+            bridges: scope.filter(try await history.bridges()), records: scope.filter(try await history.openingRecords()),
+            generatedAt: now(), mergeGap: mergeGap)
     }
 }

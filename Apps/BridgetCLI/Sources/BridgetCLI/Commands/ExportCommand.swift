@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnalysis
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnalysis
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
@@ -49,23 +50,13 @@ struct HistoryOptions: ParsableArguments {
     }
 }
 
-/// Resolved history filters: bridge ids (none for every bridge) and a half-open range of opening instants.
-struct HistoryScope: Sendable, Equatable {
-    var bridgeIDs: [String] = []
-    var from: Date?
-    var before: Date?
-
+/// The store queries of a scope (the scope itself is Analysis's: the same filters for events and answers).
+extension HistoryScope {
     /// Store queries for the scope: one per bridge (or one for all).
     func queries(limit: Int? = nil, newestFirst: Bool = false) -> [EventQuery] {
         let ids: [String?] = bridgeIDs.isEmpty ? [nil] : bridgeIDs
         return ids.map { EventQuery(bridgeID: $0, openedFrom: from, openedBefore: before, limit: limit,
                                     newestFirst: newestFirst) }
-    }
-
-    /// Whether an opening at `instant` of `bridgeID` is inside the scope.
-    func contains(bridgeID: String, openedAt instant: Date) -> Bool {
-        (bridgeIDs.isEmpty || bridgeIDs.contains(bridgeID)) && from.map { instant >= $0 } ?? true
-            && before.map { instant < $0 } ?? true
     }
 
     /// The events in scope, merged across bridges in time order, at most `limit`.

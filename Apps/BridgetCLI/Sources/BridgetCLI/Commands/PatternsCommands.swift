@@ -18,6 +18,7 @@ struct CascadesCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
     @Option(name: .long, help: ArgumentHelp("How soon B must follow A: 15m, 1h.", valueName: "minutes"))
     var within: String = "15m"
     @Option(name: .long, help: "Leave out pairs seen fewer times.") var minCount: Int = 5
@@ -32,8 +33,9 @@ struct CascadesCommand: AsyncParsableCommand {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
             try await context.requireHistory(store, for: "cascades")
+            let scope = try await history.scope(context, store: store)
             let found = try await context.assembly.makeProcessor(store: store)
-                .findCascades(withinMinutes: minutes, minimumCount: max(minCount, 1))
+                .findCascades(withinMinutes: minutes, minimumCount: max(minCount, 1), in: scope)
             let cascades = all ? found : found.filter { $0.zScore >= Self.significantZ }
             let rows = cascades.map { cascade in
                 [Cell(cascade.fromBridgeName), Cell(cascade.toBridgeName), Cell(cascade.count),

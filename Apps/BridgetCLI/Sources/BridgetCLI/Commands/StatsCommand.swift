@@ -12,11 +12,15 @@ struct StatsCommand: AsyncParsableCommand {
             rule (the value at rank ⌈p·n⌉ of the sorted durations). Openings per day \
             divide by the days from the first to the last stored opening (Seattle dates, \
             inclusive). The busiest hour is the Seattle local hour in which most openings \
-            start.
+            start. --bridge, --since and --until limit the figures to those bridges and \
+            openings (--until exclusive):
+              bridget stats --bridge Fremont \\
+                --since 2026-01-01 --until 2026-07-01
             """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
 
     @Flag(name: .long, help: "Draw a 7×24 hour-of-week heatmap per bridge (table format; plain when piped or NO_COLOR).")
     var heatmap = false
@@ -25,7 +29,8 @@ struct StatsCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
-            let statistics = try await context.assembly.makeProcessor(store: store).generateStatistics()
+            let scope = try await history.scope(context, store: store)
+            let statistics = try await context.assembly.makeProcessor(store: store).generateStatistics(in: scope)
             let rows = statistics.bridges.map { bridge in
                 [Cell(bridge.bridgeID), Cell(bridge.bridgeName), Cell(bridge.openings),
                  Cell(bridge.openingsPerDay, decimals: 2), Cell(bridge.meanMinutes), Cell(bridge.medianMinutes),
