@@ -39,6 +39,7 @@ struct DoctorCommand: AsyncParsableCommand {
             return
         }
         checks.append(await storeCheck(context))
+        checks.append(await routesCheck(context))
         checks.append(await cacheCheck(context))
         checks.append(await sourceCheck(context))
         try report(checks)

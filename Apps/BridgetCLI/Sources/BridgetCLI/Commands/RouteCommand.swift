@@ -18,7 +18,8 @@ struct RouteCommand: AsyncParsableCommand {
               bridget route best-time commute --step 5m \\
                 --between 16:00 18:30
             """,
-        subcommands: [Add.self, List.self, Show.self, Remove.self, Favorite.self, Score.self, BestTime.self])
+        subcommands: [Add.self, List.self, Show.self, Remove.self, Favorite.self, Score.self, BestTime.self,
+                      Compare.self, Export.self, Import.self])
 
     /// `route add`.
     struct Add: AsyncParsableCommand {
@@ -51,8 +52,10 @@ struct RouteCommand: AsyncParsableCommand {
                 guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
                     throw BridgetError.validation("bad-order", "crossings must be given in travel order (minutes rising)")
                 }
-                try await store.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
+                let file = try await context.routeFile(migratingFrom: store)
+                try await file.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
                 print("saved route \(name.terminalSafe) with \(crossings.count) crossings")
+                Terminal.note("routes are kept in \(file.path)")
             }
         }
 
@@ -85,7 +88,8 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
                 let store = try context.assembly.makeStore(forReading: true)
-                let routes = try await store.routes()
+                let file = try await context.routeFile(migratingFrom: store)
+                let routes = try await file.routes()
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = routes.map { route in
                     [Cell(route.isFavorite ? "★" : ""), Cell(route.id), Cell(describe(route, catalog: catalog))]
@@ -108,7 +112,7 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
                 let store = try context.assembly.makeStore(forReading: true)
-                let route = try await RouteCommand.route(name, in: store)
+                let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = route.crossings.enumerated().map { index, crossing in
                     [Cell(index + 1), Cell(String(format: "%g", crossing.minutesFromStart)),
@@ -129,7 +133,8 @@ struct RouteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try CommandContext.load(global).assembly.makeStore()
+                let context = try CommandContext.load(global)
+                let store = try await context.routeFile(migratingFrom: try context.assembly.makeStore(forReading: true))
                 guard try await store.removeRoute(named: name) else {
                     throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
                 }
@@ -147,7 +152,8 @@ struct RouteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try CommandContext.load(global).assembly.makeStore()
+                let context = try CommandContext.load(global)
+                let store = try await context.routeFile(migratingFrom: try context.assembly.makeStore(forReading: true))
                 let route = try await RouteCommand.route(name, in: store)
                 try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
                 print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
@@ -171,7 +177,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
-                let route = try await RouteCommand.route(name, in: store)
+                let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
                 let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
                 let time = context.assembly.clock
                 let resolved = try context.timeGrammar.resolve(depart ?? "now", option: "--depart", direction: .ahead)
@@ -244,25 +250,10 @@ struct RouteCommand: AsyncParsableCommand {
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
-                let route = try await RouteCommand.route(name, in: store)
+                let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
                 let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
                 let time = context.assembly.clock
-                let day = try date.map { text -> String in
-                    let instant = try context.timeGrammar.instant(text, option: "--date", direction: .ahead)
-                    return LocalDay(containing: instant, time: time).description
-                } ?? LocalDay(containing: context.assembly.now(), time: time).description
-                let times = try between.map { text -> FloatingTimestamp in
-                    guard let (hour, minute) = TimeGrammar.timeOfDay(text),
-                          let reading = FloatingTimestamp(day + "T" + String(format: "%02d:%02d:00.000", hour, minute))
-                    else {
-                        throw BridgetError.validation("bad-time", "--between '\(text)' is not a time of day",
-                                                      hint: "write H:MM or HH:MM, e.g. --between 7:00 9:30")
-                    }
-                    return reading
-                }
-                guard times[0] <= times[1] else {
-                    throw BridgetError.validation("bad-range", "--between \(between[0]) is after \(between[1])")
-                }
+                let (day, times) = try Self.departures(between: between, date: date, context: context)
                 // One rule for local times: a departure the clocks skip is left out (its instant is the next
                 // hour's, listed already), a repeated one means its first occurrence; the output says which.
                 var skipped: [String] = []
@@ -308,8 +299,206 @@ struct RouteCommand: AsyncParsableCommand {
             }
         }
 
+        /// The day (`YYYY-MM-DD`) and the two readings of `--between FROM TO` on `--date` (default today).
+        static func departures(between: [String], date: String?, context: CommandContext) throws
+            -> (String, [FloatingTimestamp])
+        {
+            let time = context.assembly.clock
+            let day = try date.map { text -> String in
+                let instant = try context.timeGrammar.instant(text, option: "--date", direction: .ahead)
+                return LocalDay(containing: instant, time: time).description
+            } ?? LocalDay(containing: context.assembly.now(), time: time).description
+            let times = try between.map { text -> FloatingTimestamp in
+                guard let (hour, minute) = TimeGrammar.timeOfDay(text),
+                      let reading = FloatingTimestamp(day + "T" + String(format: "%02d:%02d:00.000", hour, minute))
+                else {
+                    throw BridgetError.validation("bad-time", "--between '\(text)' is not a time of day",
+                                                  hint: "write H:MM or HH:MM, e.g. --between 7:00 9:30")
+                }
+                return reading
+            }
+            guard times[0] <= times[1] else {
+                throw BridgetError.validation("bad-range", "--between \(between[0]) is after \(between[1])")
+            }
+            return (day, times)
+        }
+
         /// The 10-second step a delay (minutes) falls in: the resolution at which departures are ranked.
         static func tieStep(_ minutes: Double) -> Int { Int((minutes * 6).rounded()) }
+    }
+
+    /// `route compare`.
+    struct Compare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Which of two routes has less expected delay, departure by departure.",
+            discussion: """
+                Scores both routes for each departure in the range and says which is better \
+                when: runs of departures where one route wins by 10 seconds or more; \
+                closer than that they tie.
+                  bridget route compare commute scenic --between 7:00 9:00
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The first route's name.") var first: String
+        @Argument(help: "The second route's name.") var second: String
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
+            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
+        var between: [String]
+        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
+                                                valueName: "date"))
+        var date: String?
+        @Option(name: .long, help: "Minutes between departures compared: 5m, 10m.") var step: String = "5m"
+
+        struct Row: Encodable {
+            let departure: String
+            let delays: [String: Double]
+            /// The better route's name, or `nil` for a tie (closer than 10 seconds).
+            let better: String?
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                guard between.count == 2 else {
+                    throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 7:00 9:00")
+                }
+                guard first != second else {
+                    throw BridgetError.validation("same-route", "compare two different routes (both are '\(first)')")
+                }
+                let stepMinutes = try TimeGrammar.minutes(step, option: "--step")
+                let context = try CommandContext.load(global)
+                let store = try await context.openStoreForReading()
+                try await context.requireHistory(store, for: "route scoring")
+                let file = try await context.routeFile(migratingFrom: store)
+                let routes = [try await RouteCommand.route(first, in: file), try await RouteCommand.route(second, in: file)]
+                let time = context.assembly.clock
+                let (day, times) = try BestTime.departures(between: between, date: date, context: context)
+                var rows: [Row] = []
+                for route in routes {
+                    let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
+                    let scores = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
+                        .sorted { $0.departure < $1.departure }
+                    if rows.isEmpty {
+                        rows = scores.map { Row(departure: $0.departure, delays: [route.id: $0.totalExpectedDelayMinutes],
+                                                better: nil) }
+                    } else {
+                        rows = zip(rows, scores).map { row, score in
+                            var delays = row.delays
+                            delays[route.id] = score.totalExpectedDelayMinutes
+                            return Row(departure: row.departure, delays: delays, better: nil)
+                        }
+                    }
+                }
+                rows = rows.filter { FloatingTimestamp($0.departure + ".000").map { !time.instants(for: $0).isEmpty } ?? true }
+                    .map { row in
+                        let (a, b) = (row.delays[first] ?? 0, row.delays[second] ?? 0)
+                        let better: String? = abs(a - b) * 60 < 10 ? nil : (a < b ? first : second)
+                        return Row(departure: row.departure, delays: row.delays, better: better)
+                    }
+                // Runs of the same verdict, for the sentence.
+                var runs: [(verdict: String?, from: String, to: String)] = []
+                for row in rows {
+                    let clock = String(row.departure.dropFirst(11).prefix(5))
+                    if let last = runs.last, last.verdict == row.better {
+                        runs[runs.count - 1].to = clock
+                    } else {
+                        runs.append((row.better, clock, clock))
+                    }
+                }
+                let sentence = runs.map { run in
+                    let span = run.from == run.to ? "at \(run.from)" : "from \(run.from) to \(run.to)"
+                    return (run.verdict.map { "\($0) is better" } ?? "they tie") + " " + span
+                }.joined(separator: "; ")
+                let table = rows.map { row in
+                    [Cell(String(row.departure.dropFirst(11).prefix(5))), Cell(row.delays[first] ?? 0, decimals: 2),
+                     Cell(row.delays[second] ?? 0, decimals: 2), Cell(row.better ?? "tie")]
+                }
+                try OutputWriter(format: output.format).write(
+                    rows,
+                    tabular: Tabular(columns: ["depart", "\(first)_delay_min", "\(second)_delay_min", "better"], rows: table),
+                    csv: Tabular(columns: ["depart_local", "route", "expected_delay_minutes", "better"],
+                                 rows: rows.flatMap { row in
+                                     [first, second].map { name in
+                                         [Cell(row.departure), Cell(name), Cell(raw: row.delays[name] ?? 0),
+                                          Cell(row.better ?? "")]
+                                     }
+                                 }),
+                    notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")])
+            }
+        }
+    }
+
+    /// `route export`.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write saved routes as YAML (the routes file's form), to share or keep.",
+            discussion: """
+                  bridget route export > routes.yaml
+                  bridget route export --from-store | bridget route import -
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: ArgumentHelp("The file to write, or - for standard output.", valueName: "file"))
+        var out: String = "-"
+        @Flag(name: .long, help: "The routes an earlier Bridget kept in the data store, instead of the routes file.")
+        var fromStore = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try CommandContext.load(global)
+                let store = try context.assembly.makeStore(forReading: true)
+                let routes = fromStore ? try await store.routes()
+                    : try await context.routeFile(migratingFrom: store).routes()
+                let text = try RouteFile.yaml(routes)
+                if out == "-" {
+                    print(text, terminator: "")
+                } else {
+                    do {
+                        try Data(text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+                    } catch {
+                        throw BridgetError.data("export-write", "cannot write \(out): \(error.localizedDescription)",
+                                                exitCode: 73)
+                    }
+                    Terminal.writeError("Exported \(routes.count) routes to \(out).\n")
+                }
+            }
+        }
+    }
+
+    /// `route import`.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add routes from a YAML file (as route export writes); a route of the same name is replaced.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The YAML file, or - for standard input.", valueName: "file")) var file: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let data: Data?
+                if file == "-" {
+                    data = FileHandle.standardInput.readDataToEndOfFile()
+                } else {
+                    data = FileManager.default.contents(atPath: file)
+                }
+                guard let data else {
+                    throw BridgetError.data("import-open", "cannot read \(file)", exitCode: 66)
+                }
+                let origin = file == "-" ? "standard input" : file
+                let routes = try RouteFile.routes(fromYAML: String(decoding: data, as: UTF8.self), origin: origin)
+                let context = try CommandContext.load(global)
+                let store = try context.assembly.makeStore(forReading: true)
+                // Every bridge must be known: a typo in a shared file is refused, not saved.
+                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                for route in routes {
+                    for id in route.crossings.flatMap(\.bridgeIDs) where catalog.bridge(id: id) == nil {
+                        throw BridgetError.validation("unknown-bridge", "\(origin): route '\(route.id)' names bridge "
+                                                      + "'\(id)', which is not in the catalog",
+                                                      hint: "bridges are given by id; `bridget bridges` lists them")
+                    }
+                }
+                let routeFile = try await context.routeFile(migratingFrom: store)
+                let added = try routeFile.merge(routes)
+                print("imported \(routes.count) routes (\(added) new, \(routes.count - added) replaced) into \(routeFile.path)")
+            }
+        }
     }
 
     static func route(_ name: String, in store: any RouteStore) async throws -> RouteDTO {

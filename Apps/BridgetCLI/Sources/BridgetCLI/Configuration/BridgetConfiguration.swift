@@ -93,6 +93,8 @@ struct BridgetConfiguration: Sendable {
     var store: StoreKind
     /// The SQLite file, resolved (tilde expanded, absolute).
     var storePath: String
+    /// `routes.path`, resolved: the saved routes' YAML file.
+    var routesPath: String
     var batchSize: Int
     /// Rows per transaction of `bridget import`.
     var importBatchSize: Int
@@ -137,6 +139,8 @@ struct BridgetConfiguration: Sendable {
         processor = ProcessorKind(rawValue: resolved.text("processor.kind") ?? "") ?? .serial
         store = StoreKind(rawValue: resolved.text("store.kind") ?? "") ?? .sqlite
         storePath = Self.resolveStorePath(resolved.text("store.path"), environment: environment)
+        routesPath = Self.resolve(resolved.text("routes.path"), environment: environment)
+            ?? Self.xdg("XDG_CONFIG_HOME", ".config", environment) + "/bridget/routes.yaml"
         batchSize = resolved.integer("sync.batch_size")
         importBatchSize = resolved.integer("import.batch_size")
         syncRejectsPath = resolved.text("sync.rejects_path")

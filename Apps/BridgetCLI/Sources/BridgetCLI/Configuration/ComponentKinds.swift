@@ -92,6 +92,8 @@ extension ConfigSchema {
                   help: "where openings are kept"),
         ConfigKey("store.path", .path, default: .null, nullable: true,
                   help: "SQLite file; null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/…)"),
+        ConfigKey("routes.path", .path, default: .null, nullable: true,
+                  help: "saved routes (YAML); null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/…)"),
         ConfigKey("cache.path", .path, default: .null, nullable: true,
                   help: "HTTP cache folder; null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)"),
         ConfigKey("cache.max_bytes", .integer(1_000_000...100_000_000_000), default: .integer(200_000_000),

@@ -43,6 +43,9 @@ store:
   kind: sqlite              # sqlite | memory
   path: null                # null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/...)
 
+routes:                     # saved routes, kept with your settings (not in the store)
+  path: null                # null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/routes.yaml)
+
 cache:                      # HTTP responses of the live provider (the cached provider serves them)
   path: null                # null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)
   max_bytes: 200000000      # size budget; the oldest entries go first
