@@ -194,6 +194,41 @@ struct GrammarAndOutputTests {
         })
     }
 
+    @Test("the CSV of every other answer: a header, ids in every row, raw numbers", arguments: [
+        (["stats"], "id,bridge,openings,per_day,mean_min,median_min,p90_min,max_min,busiest_hour", [0], [2, 3, 4]),
+        (["bridges"], "id,name,waterway,kind,rows,last_opening", [0], [4]),
+        (["backtest"], "window_minutes,bridge_id,bridge,test_from,test_until,points,openings,brier,brier_climatology,"
+            + "log_loss,log_loss_climatology,skill", [0], [0, 5, 6, 7, 8, 9, 10, 11]),
+        (["patterns", "--bridge", "Fremont"], "bridge_id,bridge,by,value,openings", [0], [4]),
+        (["cascades", "--all"], "from_bridge_id,from_bridge,to_bridge_id,to_bridge,within_minutes,count,expected,lift,"
+            + "z_score", [0, 2], [4, 5, 6, 7, 8]),
+        (["route", "list"], "route,favorite,crossing,minutes_from_start,bridge_ids", [0, 4], [2, 3]),
+    ])
+    func csvForms(_ command: [String], _ header: String, _ idColumns: [Int], _ numberColumns: [Int]) throws {
+        let (bridget, config) = try synced(days: 90)
+        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8"]).status == 0)
+        let result = try bridget.run(command + ["--config", config, "--format", "csv"])
+        #expect(result.status == 0, "\(command): \(result.stderr)")
+        let records = csv(result.stdout)
+        #expect(records.first?.joined(separator: ",") == header, "\(command)")
+        #expect(records.count > 1, "\(command)")
+        for row in records.dropFirst() {
+            #expect(row.count == records[0].count, "\(command): \(row)")
+            #expect(idColumns.allSatisfy { !row[$0].isEmpty }, "\(command): \(row)")
+            #expect(numberColumns.allSatisfy { row[$0].isEmpty || Double(row[$0]) != nil }, "\(command): \(row)")
+        }
+    }
+
+    @Test("a command that answers for one bridge refuses a repeated --bridge instead of keeping the last")
+    func oneBridgeCommands() throws {
+        let bridget = BridgetProcess()
+        for command in [["predict"], ["patterns"]] {
+            let result = try bridget.run(command + ["--bridge", "Fremont", "--bridge", "Ballard"])
+            #expect(result.status == 64 && result.stderr.contains("answers for one bridge at a time; --bridge was given 2 times"),
+                    "\(command): \(result.stderr)")
+        }
+    }
+
     @Test("backtest needs no dates: the last quarter is held out, and one plain sentence judges the forecasts")
     func backtestDefault() throws {
         let (bridget, config) = try synced(days: 120)

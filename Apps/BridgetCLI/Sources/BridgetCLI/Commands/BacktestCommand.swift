@@ -77,10 +77,22 @@ struct BacktestCommand: AsyncParsableCommand {
                                         (bin.meanPredicted ?? 0) * 100, (bin.observed ?? 0) * 100, bin.count))
                 }
             }
+            var facts: [[Cell]] = []
+            for window in result.windows {
+                for score in window.bridges + [window.overall] {
+                    facts.append([Cell(window.minutes), Cell(score.bridgeID ?? ""), Cell(score.bridgeName ?? "all bridges"),
+                                  Cell(result.testFrom), Cell(result.testUntil), Cell(score.points), Cell(score.positives),
+                                  Cell(raw: score.brier), Cell(raw: score.brierClimatology), Cell(raw: score.logLoss),
+                                  Cell(raw: score.logLossClimatology), Cell(raw: score.skill)])
+                }
+            }
             try OutputWriter(format: output.format).write(
                 result,
                 tabular: Tabular(columns: ["window", "bridge", "points", "openings", "brier", "brier_clim", "log_loss",
                                            "log_loss_clim", "skill"], rows: rows),
+                csv: Tabular(columns: ["window_minutes", "bridge_id", "bridge", "test_from", "test_until", "points",
+                                       "openings", "brier", "brier_climatology", "log_loss", "log_loss_climatology",
+                                       "skill"], rows: facts),
                 notes: notes)
         }
     }

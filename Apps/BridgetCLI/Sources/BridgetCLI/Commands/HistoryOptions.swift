@@ -84,3 +84,12 @@ extension CommandContext {
             hint: "run `bridget sync` (or `bridget import FILE`) first", exitCode: 66)
     }
 }
+
+/// For commands that answer about one bridge: exactly one `--bridge`, never a silent choice among several.
+func requireOneBridge(_ given: [String], command: String) throws {
+    guard given.count == 1 else {
+        throw ValidationError(given.isEmpty ? "\(command) needs --bridge (an id or a name, e.g. 3 or Fremont)"
+            : "\(command) answers for one bridge at a time; --bridge was given \(given.count) times "
+                + "(\(given.joined(separator: ", ")))")
+    }
+}

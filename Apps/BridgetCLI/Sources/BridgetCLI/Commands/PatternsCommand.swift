@@ -10,13 +10,15 @@ struct PatternsCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
-    @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).") var bridge: String
+    @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).") var bridge: [String] = []
+
+    func validate() throws { try requireOneBridge(bridge, command: "patterns") }
 
     func run() async throws {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
-            let target = try await context.bridge(named: bridge, in: store)
+            let target = try await context.bridge(named: bridge[0], in: store)
             let analysis = try await context.assembly.makeProcessor(store: store).analyzeTrafficPatterns(bridgeID: target.id)
             let rows = (0..<24).map { hour in
                 [Cell(String(format: "%02d:00", hour)), Cell(analysis.openingsByHour[hour]),
@@ -28,8 +30,15 @@ struct PatternsCommand: AsyncParsableCommand {
             let correlation = analysis.congestionCorrelation.map {
                 String(format: "%.2f (Pearson, openings per hour against congestion in that hour)", $0)
             } ?? "no traffic observations stored (the sample provider generates them)"
+            let dayNames = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+            let facts = (0..<24).map { hour in
+                [Cell(target.id), Cell(target.name), Cell("hour"), Cell(String(hour)), Cell(analysis.openingsByHour[hour])]
+            } + (0..<7).map { day in
+                [Cell(target.id), Cell(target.name), Cell("weekday"), Cell(dayNames[day]), Cell(analysis.openingsByWeekday[day])]
+            }
             try OutputWriter(format: output.format).write(
                 analysis, tabular: Tabular(columns: ["hour", "openings", ""], rows: rows),
+                csv: Tabular(columns: ["bridge_id", "bridge", "by", "value", "openings"], rows: facts),
                 notes: ["", "\(target.name): \(analysis.openings) openings (Seattle time). By weekday: \(weekdays).",
                         "Peak hours: " + analysis.peakHours.map { String(format: "%02d:00", $0) }.joined(separator: ", "),
                         "Congestion correlation: \(correlation)"])

@@ -27,7 +27,9 @@ struct PredictCommand: AsyncParsableCommand {
     @OptionGroup var output: FormatOptions
 
     @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).")
-    var bridge: String
+    var bridge: [String] = []
+
+    func validate() throws { try requireOneBridge(bridge, command: "predict") }
 
     @Option(name: .long, help: ArgumentHelp(
         "When you reach the bridge: 17:40 (the next 17:40), 2026-12-01 17:40, +30m or now (default: now).",
@@ -70,7 +72,7 @@ struct PredictCommand: AsyncParsableCommand {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
             try await context.requireHistory(store, for: "predict")
-            let target = try await context.bridge(named: bridge, in: store)
+            let target = try await context.bridge(named: bridge[0], in: store)
             let time = context.assembly.clock
             let first = try context.timeGrammar.resolve(at ?? "now", option: "--at", direction: .ahead)
             var readings = [first]

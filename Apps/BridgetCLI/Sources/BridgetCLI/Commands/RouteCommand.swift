@@ -96,6 +96,14 @@ struct RouteCommand: AsyncParsableCommand {
                 }
                 try OutputWriter(format: output.format).write(
                     routes, tabular: Tabular(columns: ["fav", "name", "crossings"], rows: rows),
+                    csv: Tabular(columns: ["route", "favorite", "crossing", "minutes_from_start", "bridge_ids"],
+                                 rows: routes.flatMap { route in
+                                     route.crossings.enumerated().map { index, crossing in
+                                         [Cell(route.id), Cell(route.isFavorite ? "true" : "false"), Cell(index + 1),
+                                          Cell(raw: crossing.minutesFromStart),
+                                          Cell(crossing.bridgeIDs.joined(separator: " "))]
+                                     }
+                                 }),
                     notes: routes.isEmpty ? ["", "No routes yet: `bridget route add NAME --via BRIDGE@MINUTES`."] : [])
             }
         }
