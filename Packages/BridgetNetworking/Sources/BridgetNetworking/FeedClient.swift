@@ -157,7 +157,10 @@ public actor FeedClient {
             let body = try await fetchFromNetwork(url, cached: freshness == .reloaded ? nil : cached)
             await memory?.insert(body, forKey: key)
             return body
-        } catch let error as FeedError where settings.cachePolicy == .staleIfError && !revalidate {
+        } catch where settings.cachePolicy == .staleIfError && !revalidate
+            && (error is FeedError || error is CacheError)
+        {
+            // Whatever failed on the way (the server, the network, storing the answer), the copy held is served.
             guard let cached else { throw error }
             warn("serving the cached copy of \(key) from \(cached.metadata.fetchedAt) because: \(error)")
             return cached.body

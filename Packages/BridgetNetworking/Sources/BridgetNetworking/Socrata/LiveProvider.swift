@@ -49,7 +49,8 @@ public struct LiveProvider: NetworkProcessing {
         do {
             let response = try await client.probe(url)
             guard response.status == 200 else {
-                return ConnectionStatusDTO(isReachable: false, detail: FeedClient.statusError(response, url: url.absoluteString).description)
+                let error = FeedClient.statusError(response, url: url.absoluteString)
+                return ConnectionStatusDTO(isReachable: false, detail: error.description)
             }
             return ConnectionStatusDTO(isReachable: true, detail: "\(query.resourcePrefix) answered 200")
         } catch {
