@@ -39,7 +39,7 @@ let package = Package(
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
         .target(name: "BridgetDTOs", path: "Packages/BridgetDTOs/Sources/BridgetDTOs", swiftSettings: strictSettings),
-        .target(name: "BridgetCaching", dependencies: ["BridgetDTOs"], path: "Packages/BridgetCaching/Sources/BridgetCaching",
+        .target(name: "BridgetCaching", path: "Packages/BridgetCaching/Sources/BridgetCaching",
                 swiftSettings: strictSettings),
         // zlib's inflateInit2, a macro Swift cannot call (gunzip of NDW's .xml.gz).
         .target(name: "CBridgetZlib", path: "Packages/BridgetNetworking/Sources/CBridgetZlib",

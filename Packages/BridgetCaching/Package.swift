@@ -11,9 +11,8 @@ let package = Package(
     // MemoryCache's injected Clock and Duration.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [.library(name: "BridgetCaching", targets: ["BridgetCaching"])],
-    dependencies: [.package(path: "../BridgetDTOs")],
     targets: [
-        .target(name: "BridgetCaching", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
+        .target(name: "BridgetCaching", swiftSettings: strictSettings),
         .testTarget(name: "BridgetCachingTests", dependencies: ["BridgetCaching"], swiftSettings: strictSettings),
     ]
 )

@@ -78,7 +78,7 @@ struct HostileNetworkTests {
         fixture.server.inject([.pass] + Array(repeating: [FixtureFault.shortPage(0), .pass], count: 4).flatMap { $0 })
         let store = try fixture.store()
         let provider = try provider(fixture, cache: try fixture.cache())
-        await #expect(throws: BridgetError.self) {
+        await #expect(throws: FeedError.self) {
             try await fixture.pipeline(provider: provider, store: store).run(full: false)
         }
         let run = try #require(try await store.syncRuns(limit: 1).first)
@@ -145,9 +145,9 @@ struct HostileNetworkTests {
         do {
             _ = try await client.get(try SocrataQuery(baseURL: front, dataset: "gm8h-9449").changeCheckURL)
             Issue.record("expected network.too-large")
-        } catch let error as BridgetError {
+        } catch let error as FeedError {
             #expect(error.code == "network.too-large")
-            #expect(error.message.contains("declared a body of 10000000000 bytes"), "\(error.message)")
+            #expect(error.description.contains("declared a body of 10000000000 bytes"), "\(error.description)")
         }
         // "declared": refused on the response's head, before any of the body was taken in.
         #expect(ContinuousClock.now - started < .seconds(20))
@@ -217,9 +217,9 @@ struct HostileNetworkTests {
         do {
             _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
             Issue.record("expected the sync to fail")
-        } catch let error as BridgetError {
-            #expect(error.message.contains("gave up on \(front.absoluteString)/resource/gm8h-9449.json"), "\(error.message)")
-            #expect(error.message.contains("after 3 attempts"))
+        } catch let error as FeedError {
+            #expect(error.description.contains("gave up on \(front.absoluteString)/resource/gm8h-9449.json"), "\(error.description)")
+            #expect(error.description.contains("after 3 attempts"))
         }
         #expect(try await store.allEvents() == before)
         #expect(try await store.syncRuns(limit: 1).first?.status == .failed)
@@ -240,9 +240,9 @@ struct HostileNetworkTests {
         do {
             _ = try await client.get(try fixture.query.changeCheckURL)
             Issue.record("expected the request to fail")
-        } catch let error as BridgetError {
+        } catch let error as FeedError {
             #expect(error.code == "network.malformed-body")
-            #expect(error.message.contains("sent an empty body"), "\(error.message)")
+            #expect(error.description.contains("sent an empty body"), "\(error.description)")
         }
     }
 

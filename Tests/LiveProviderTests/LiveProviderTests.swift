@@ -120,10 +120,10 @@ struct LiveProviderTests {
         do {
             _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
             Issue.record("expected \(code)")
-        } catch let error as BridgetError {
+        } catch let error as FeedError {
             #expect(error.code == code)
-            #expect(error.message.contains(fragment), "\(error.message)")
-            #expect(error.message.contains(fixture.baseURL.absoluteString + "/resource/gm8h-9449.json"))
+            #expect(error.description.contains(fragment), "\(error.description)")
+            #expect(error.description.contains(fixture.baseURL.absoluteString + "/resource/gm8h-9449.json"))
         }
         #expect(fixture.server.requests.count - before == 2) // the change check, and the page: not retried
         #expect(try await store.allEvents() == stored)
@@ -160,7 +160,7 @@ struct LiveProviderTests {
         await #expect {
             _ = try await fixture.pipeline(provider: provider, store: try fixture.store()).run(full: true)
         } throws: { error in
-            (error as? BridgetError)?.code == "network.paging"
+            (error as? FeedError)?.code == "network.paging"
         }
         #expect(fixture.server.requests.filter { $0.query["$order"] != nil }.count == 2)
     }
@@ -192,9 +192,11 @@ struct LiveProviderTests {
         await #expect {
             _ = try await fixture.pipeline(provider: anonymous, store: try fixture.store("other")).run(full: true)
         } throws: { error in
-            let error = error as? BridgetError
-            return error?.code == "network.http-403" && error?.message.contains("You must be logged in") == true
-                && error?.hint?.contains("app token") == true
+            guard let error = error as? FeedError, case .httpStatus(_, 403, _, let serverMessage, _) = error else {
+                return false
+            }
+            return serverMessage?.contains("You must be logged in") == true
+                && ErrorPresentation(error)?.hint?.contains("app token") == true
         }
     }
 
@@ -218,7 +220,8 @@ struct LiveProviderTests {
         await #expect {
             _ = try await fixture.pipeline(provider: empty, store: try fixture.store("none")).run(full: true)
         } throws: { error in
-            (error as? BridgetError)?.code == "network.nothing-cached" && "\(error)".contains("provider.kind: live")
+            (error as? FeedError)?.code == "network.nothing-cached"
+                && ErrorPresentation(error)?.description.contains("provider.kind: live") == true
         }
     }
 

@@ -2,6 +2,7 @@ import BridgetCaching
 import BridgetNetworking
 import Foundation
 import SocrataFixtureServer
+import Synchronization
 import Testing
 
 /// The HTTP client over the `ResponseCache` boundary, with a cache that is not the disk cache: what a project that
@@ -52,5 +53,42 @@ struct ResponseCacheBoundaryTests {
         #expect(await cache.refreshes == 1)
         fixture.server.inject([.status(503), .status(503)])
         #expect(try await client.get(url) == first) // both attempts failed: the stored copy, as the policy says
+    }
+
+    /// A cache holding one old answer that can store nothing more, as on a full disk.
+    struct FullResponseCache: ResponseCache {
+        let held: CachedResponse
+
+        func response(forKey key: String) -> CachedResponse? { key == held.metadata.key ? held : nil }
+
+        func store(_ body: Data, forKey key: String, etag: String?, lastModified: String?, contentType: String?)
+            throws -> CachedResponseMetadata
+        {
+            throw CacheError.cannotWrite(folder: "/full", reason: "No space left on device")
+        }
+
+        func refresh(_ metadata: CachedResponseMetadata) {}
+    }
+
+    @Test("an answer that cannot be stored fails the fetch, or under stale-if-error serves the copy held, with a warning")
+    func storingFails() async throws {
+        let fixture = try await LiveFixture.start(rows: 100)
+        defer { Task { await fixture.stop() } }
+        let url = try fixture.query.pageURL(since: nil, limit: 50, offset: 0)
+        let old = Data("[]".utf8)
+        let cache = FullResponseCache(held: CachedResponse(metadata: CachedResponseMetadata(
+            key: url.absoluteString, etag: nil, lastModified: nil, contentType: "application/json",
+            fetchedAt: Date(timeIntervalSince1970: 0), size: old.count, checksum: DiskCache.checksum(old)), body: old))
+        let networkFirst = FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache,
+                                      settings: FeedClient.Settings(timeout: 10, cachePolicy: .networkFirst))
+        await #expect(throws: CacheError.cannotWrite(folder: "/full", reason: "No space left on device")) {
+            try await networkFirst.get(url)
+        }
+        let warnings = Mutex<[String]>([])
+        let staleIfError = FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache,
+                                      settings: FeedClient.Settings(timeout: 10, cachePolicy: .staleIfError),
+                                      warn: { message in warnings.withLock { $0.append(message) } })
+        #expect(try await staleIfError.get(url) == old)
+        #expect(warnings.withLock { $0 }.first?.contains("because: cannot write to the cache folder /full") == true)
     }
 }

@@ -201,15 +201,6 @@ struct SocrataValidationTests {
         #expect(BridgeCatalog.seattle.bridges.filter(\.isShipCanalBridge).map(\.id) == ["2", "3", "4", "21"])
     }
 
-    @Test func errorsCarryCategoryCodeAndExitStatus() {
-        let error = BridgetError.configuration("unknown-key", "bridget.yaml:3: unknown key", hint: "fix it")
-        #expect(error.exitCode == 78)
-        #expect(error.code == "config.unknown-key")
-        #expect(error.description == "bridget.yaml:3: unknown key\nhint: fix it")
-        #expect(BridgetError.data("store-io", "disk full", exitCode: 74).exitCode == 74)
-        #expect(BridgetError.network("timeout", "slow").exitCode == 69)
-    }
-
     @Test("fall-back day: minutesopen picks the occurrence, so a PST opening is not rejected")
     func repeatedHourUsesMinutesOpen() throws {
         var row = Self.good

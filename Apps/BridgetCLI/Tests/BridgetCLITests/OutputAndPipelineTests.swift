@@ -123,10 +123,10 @@ struct SyncPipelineTests {
                 """)
         }
         try queue.close()
-        let error = await #expect(throws: BridgetError.self) {
+        let error = await #expect(throws: StoreError.self) {
             try await assembly.makeSyncPipeline(store: store).run(full: true)
         }
-        #expect(error?.code == "data.store-corrupt")
+        #expect(error?.code == "store.corrupt")
         let runs = try await store.syncRuns(limit: 2)
         #expect(runs.map(\.status) == [.failed, .succeeded])
         #expect(runs.first?.finishedAt != nil && runs.first?.error?.contains("open_local") == true)

@@ -28,14 +28,13 @@ public struct Backtester: Sendable {
         -> BacktestDTO
     {
         guard testUntil > trainUntil else {
-            throw BridgetError.validation("bad-range", "the test period is empty: it must end after it starts")
+            throw AnalysisError.emptyTestPeriod(trainUntil: trainUntil, testUntil: testUntil)
         }
         let day = { (record: OpeningRecordDTO) in Int(record.openWall.floorDivided(by: 86_400)) }
         let train = records.filter { day($0) < trainUntil }
         let test = records.filter { (trainUntil..<testUntil).contains(day($0)) }
         guard !train.isEmpty else {
-            throw BridgetError.validation("no-training-data", "no stored openings before the training cut-off",
-                                          hint: "choose a later --train-until")
+            throw AnalysisError.noTrainingData(trainUntil: trainUntil)
         }
         let models = OpeningModelBuilder().buildAll(bridges: bridges, records: train, mergeGap: mergeGap, builtAt: Date())
         var startsByBridge: [String: [Int64]] = [:]

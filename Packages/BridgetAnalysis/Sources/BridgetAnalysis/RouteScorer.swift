@@ -26,8 +26,7 @@ public struct RouteScorer: Sendable {
             let arrival = FloatingTimestamp(wallClockSeconds: departure.wallClockSeconds + Int64(offset.rounded()))
             let options = try crossing.bridgeIDs.map { id -> CrossingOptionDTO in
                 guard let bridge = catalog.bridge(id: id), let model = models[id] else {
-                    throw BridgetError.validation("unknown-bridge", "route \(route.id) names bridge \(id), which has no model",
-                                                  hint: "run `bridget sync`, or edit the route")
+                    throw AnalysisError.bridgeWithoutModel(route: route.id, bridgeID: id)
                 }
                 let forecast = OpeningModelBuilder.forecast(model, bridge: bridge, at: arrival,
                                                             windowMinutes: RouteScoreDTO.approachMinutes)
@@ -36,7 +35,7 @@ public struct RouteScorer: Sendable {
                     chanceOfOpening: forecast.chanceOfOpening, expectedDelayMinutes: forecast.expectedDelayMinutes)
             }
             guard var best = options.first else {
-                throw BridgetError.validation("empty-crossing", "crossing \(index + 1) of route \(route.id) names no bridge")
+                throw AnalysisError.emptyCrossing(route: route.id, position: index + 1)
             }
             for option in options.dropFirst() where option.expectedDelayMinutes < best.expectedDelayMinutes { best = option }
             delaySoFar += best.expectedDelayMinutes

@@ -34,7 +34,7 @@ public struct SerialProcessor: BackgroundProcessing {
 
     public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
         guard try await history.bridges().contains(where: { $0.id == bridgeID }) else {
-            throw BridgetError.validation("unknown-bridge", "no bridge with id \(bridgeID) in the store")
+            throw AnalysisError.unknownBridge(id: bridgeID)
         }
         let openings = MergedOpening.merge(try await history.events(bridgeID: bridgeID), gap: mergeGap)
         return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings,

@@ -77,8 +77,11 @@ struct BacktestScoringTests {
         #expect(result.trainOpenings == 2 && result.testOpenings == 1)
         let bins = try #require(result.windows.first?.reliability)
         #expect(bins.map(\.count).reduce(0, +) == 96)
-        #expect(throws: BridgetError.self) {
+        #expect(throws: AnalysisError.noTrainingData(trainUntil: 5)) {
             try Backtester(mergeGap: 120).run(bridges: [Hand.fremont], events: events, trainUntil: 5, testUntil: 6)
+        }
+        #expect(throws: AnalysisError.emptyTestPeriod(trainUntil: 6, testUntil: 6)) {
+            try Backtester(mergeGap: 120).run(bridges: [Hand.fremont], events: events, trainUntil: 6, testUntil: 6)
         }
     }
 }

@@ -50,8 +50,13 @@ struct RouteScorerTests {
     @Test func unknownBridgeIsAClearError() {
         let scorer = RouteScorer(models: [], catalog: .seattle)
         let route = RouteDTO(id: "r", crossings: [RouteCrossingDTO(bridgeIDs: ["3"], minutesFromStart: 1)])
-        #expect(throws: BridgetError.self) {
+        #expect(throws: AnalysisError.bridgeWithoutModel(route: "r", bridgeID: "3")) {
             try scorer.score(route, departure: FloatingTimestamp("2026-06-01T16:50:00.000")!)
         }
+        let empty = RouteDTO(id: "e", crossings: [RouteCrossingDTO(bridgeIDs: [], minutesFromStart: 1)])
+        let error = #expect(throws: AnalysisError.emptyCrossing(route: "e", position: 1)) {
+            try scorer.score(empty, departure: FloatingTimestamp("2026-06-01T16:50:00.000")!)
+        }
+        #expect(error?.description == "crossing 1 of route e names no bridge")
     }
 }

@@ -60,7 +60,7 @@ struct SerialProcessorTests {
         let stats = try await processor.generateStatistics()
         #expect(stats.totalOpenings == 2 && stats.generatedAt == now)
         #expect(try await processor.analyzeTrafficPatterns(bridgeID: "3").openingsByHour[8] == 2)
-        await #expect(throws: BridgetError.self) { try await processor.analyzeTrafficPatterns(bridgeID: "5") }
+        await #expect(throws: AnalysisError.unknownBridge(id: "5")) { try await processor.analyzeTrafficPatterns(bridgeID: "5") }
         let cutoff = Hand.event("2026-06-02T00:00:00.000", minutes: nil).openedAt
         #expect(try await processor.cleanupOldData(olderThan: cutoff) == 1)
         #expect(try await processor.generateStatistics().totalOpenings == 1)

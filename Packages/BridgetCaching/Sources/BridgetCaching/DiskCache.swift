@@ -1,4 +1,3 @@
-import BridgetDTOs
 import Foundation
 
 /// What the disk cache knows about one stored response.
@@ -87,8 +86,7 @@ public actor DiskCache {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         } catch {
-            throw BridgetError.data("cache-folder", "cannot create the cache folder \(directory): \(error.localizedDescription)",
-                                    hint: "set cache.path to a writable folder", exitCode: 74)
+            throw CacheError.cannotCreateFolder(path: directory, reason: error.localizedDescription)
         }
     }
 
@@ -200,8 +198,7 @@ public actor DiskCache {
             try FileManager.default.moveItem(atPath: temporary, toPath: path)
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
-            throw BridgetError.data("cache-write", "cannot write to the cache folder \(directory): \(error.localizedDescription)",
-                                    hint: "free disk space or set cache.path to a writable folder", exitCode: 74)
+            throw CacheError.cannotWrite(folder: directory, reason: error.localizedDescription)
         }
     }
 

@@ -1,5 +1,4 @@
 import BridgetCaching
-import BridgetDTOs
 import Foundation
 import Synchronization
 import Testing
@@ -97,6 +96,13 @@ struct DiskCacheTests {
     @Test func unwritableFolder() {
         let blocker = folder()
         #expect(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
-        #expect(throws: BridgetError.self) { try DiskCache(directory: blocker + "/cache", maximumBytes: 10) }
+        let error = #expect(throws: CacheError.self) { try DiskCache(directory: blocker + "/cache", maximumBytes: 10) }
+        guard case .cannotCreateFolder(let path, _) = error else {
+            Issue.record("expected cannotCreateFolder, got \(String(describing: error))")
+            return
+        }
+        #expect(path == blocker + "/cache")
+        #expect(error?.code == "cache.folder")
+        #expect("\(error!)".hasPrefix("cannot create the cache folder \(blocker)/cache: "))
     }
 }

@@ -20,7 +20,7 @@ import FoundationNetworking
 /// - Limits: `timeout` is a deadline for each exchange (connect, headers and body), `maximumBodyBytes` holds while
 ///   the body arrives; both are the transport's (`HTTPTransport`).
 /// - Checks: status, a JSON `Content-Type`, the body size limit, and that the body parses as JSON; each failure is a
-///   distinct `BridgetError` naming the URL, the status and the server's message.
+///   distinct `FeedError` naming the URL, the status and the server's message.
 /// - Deduplication: concurrent identical requests share one network call.
 /// The app token travels only in the `X-App-Token` header, to the configured origin only (a redirect elsewhere
 /// drops it): never in a URL, a cache key, a message or a file.
@@ -140,9 +140,7 @@ public actor FeedClient {
         switch settings.cachePolicy {
         case .cacheOnly:
             guard let cached else {
-                throw BridgetError.network(
-                    "not-cached", "cache-only: nothing is cached for \(key)",
-                    hint: "run a sync with the network first, or choose another cache.policy")
+                throw FeedError.notCached(url: key)
             }
             return cached.body
         case .cacheFirst(let maxAge):
@@ -159,9 +157,12 @@ public actor FeedClient {
             let body = try await fetchFromNetwork(url, cached: freshness == .reloaded ? nil : cached)
             await memory?.insert(body, forKey: key)
             return body
-        } catch let error as BridgetError where settings.cachePolicy == .staleIfError && !revalidate {
+        } catch where settings.cachePolicy == .staleIfError && !revalidate
+            && (error is FeedError || error is CacheError)
+        {
+            // Whatever failed on the way (the server, the network, storing the answer), the copy held is served.
             guard let cached else { throw error }
-            warn("serving the cached copy of \(key) from \(cached.metadata.fetchedAt) because: \(error.message)")
+            warn("serving the cached copy of \(key) from \(cached.metadata.fetchedAt) because: \(error)")
             return cached.body
         }
     }
@@ -169,7 +170,7 @@ public actor FeedClient {
     private func fetchFromNetwork(_ url: URL, cached: CachedResponse?) async throws -> Data {
         let key = url.absoluteString
         var validators = cached
-        var lastError: BridgetError?
+        var lastError: FeedError?
         for attempt in 1...settings.retry.maxAttempts {
             try Task.checkCancellation()
             var headers = baseHeaders
@@ -197,7 +198,7 @@ public actor FeedClient {
                 let body: Data
                 do {
                     body = try check(response, url: key)
-                } catch let error as BridgetError where error.code == "network.malformed-body" {
+                } catch let error as FeedError where error.isDamagedBody {
                     // A body cut short or garbled on the way (a proxy, a dropped connection the server reported as
                     // complete) is usually whole the next time.
                     lastError = error
@@ -219,18 +220,16 @@ public actor FeedClient {
                 validators = nil
                 lastError = Self.statusError(response, url: key)
             case 202, 408, 429, 500...599:
-                lastError = Self.statusError(response, url: key)
-                let retryAfter = RetryPolicy.retryAfterSeconds(response.header("Retry-After"), now: Date())
-                if attempt < settings.retry.maxAttempts { try await wait(afterAttempt: attempt, retryAfter: retryAfter) }
+                let error = Self.statusError(response, url: key)
+                lastError = error
+                if attempt < settings.retry.maxAttempts {
+                    try await wait(afterAttempt: attempt, retryAfter: error.retryAfter)
+                }
             default:
                 throw Self.statusError(response, url: key)
             }
         }
-        let last = lastError?.message ?? "no response"
-        throw BridgetError.network(
-            lastError.map { String($0.code.dropFirst("network.".count)) } ?? "gave-up",
-            "gave up on \(key) after \(settings.retry.maxAttempts) attempts; last: \(last)",
-            hint: "the service may be overloaded or throttling; try again later, or set an app token (Docs/LIVE.md)")
+        throw FeedError.gaveUp(url: key, attempts: settings.retry.maxAttempts, last: lastError)
     }
 
     private func wait(afterAttempt attempt: Int, retryAfter: TimeInterval?) async throws {
@@ -241,16 +240,14 @@ public actor FeedClient {
 
     private func check(_ response: HTTPResponse, url: String) throws -> Data {
         if settings.body == .any {
-            guard !response.body.isEmpty else { throw BridgetError.network("malformed-body", "\(url) sent an empty body") }
+            guard !response.body.isEmpty else { throw FeedError.emptyBody(url: url) }
             return response.body
         }
         let type = response.header("Content-Type") ?? ""
         let mediaType = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         guard mediaType == "application/json" else {
-            throw BridgetError.network(
-                "content-type", "\(url) answered 200 with Content-Type '\(type)', not JSON: "
-                    + (SocrataErrorBody.message(from: response.body) ?? "(empty body)"),
-                hint: "check provider.live.base_url: it should be the Socrata site, e.g. https://data.seattle.gov")
+            throw FeedError.wrongContentType(url: url, contentType: type,
+                                             serverMessage: SocrataErrorBody.message(from: response.body))
         }
         guard response.body.count <= settings.maximumBodyBytes else {
             // A transport keeps to the limit while receiving; this guards one that does not.
@@ -258,24 +255,18 @@ public actor FeedClient {
         }
         // A structural check in one pass: a cut-off or garbled body must not reach the cache.
         guard JSONSyntax.isValid(response.body) else {
-            throw BridgetError.network("malformed-body", response.body.isEmpty ? "\(url) sent an empty body"
-                                       : "\(url) sent a body that is not valid JSON (\(response.body.count) bytes)")
+            throw response.body.isEmpty ? FeedError.emptyBody(url: url)
+                : FeedError.malformedBody(url: url, problem: .notJSON(bytes: response.body.count))
         }
         return response.body
     }
 
-    static func statusError(_ response: HTTPResponse, url: String) -> BridgetError {
-        let reason = HTTPURLResponse.localizedString(forStatusCode: response.status)
-        let server = SocrataErrorBody.message(from: response.body).map { ": \($0)" } ?? ""
-        let hint: String? = switch response.status {
-        case 401, 403: "the app token may be wrong or lack access; see Docs/LIVE.md"
-        case 404: "check provider.live.dataset and provider.live.base_url"
-        case 400: "the query was refused; this is a bug in Bridget if the configuration is right"
-        case 429: "throttled: set an app token (Docs/LIVE.md) or try again later"
-        default: nil
-        }
-        return BridgetError.network("http-\(response.status)", "\(url) answered \(response.status) \(reason)\(server)",
-                                    hint: hint)
+    /// A status that is not a success as an error, with the server's message and its `Retry-After` delay.
+    static func statusError(_ response: HTTPResponse, url: String, now: Date = Date()) -> FeedError {
+        .httpStatus(url: url, status: response.status,
+                    reason: HTTPURLResponse.localizedString(forStatusCode: response.status),
+                    serverMessage: SocrataErrorBody.message(from: response.body),
+                    retryAfter: RetryPolicy.retryAfterSeconds(response.header("Retry-After"), now: now))
     }
 
     /// Transport failures that another attempt cannot mend: the request itself is wrong, the server's identity was
@@ -290,24 +281,20 @@ public actor FeedClient {
     ]
 
     /// A retryable transport failure as an error.
-    static func transportError(_ error: URLError, url: String) -> BridgetError {
+    static func transportError(_ error: URLError, url: String) -> FeedError {
         switch error.code {
-        case .timedOut:
-            return .network("timeout", "\(url) did not answer in time")
-        default:
-            return .network("connection", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
+        case .timedOut: .timeout(url: url)
+        default: .connection(url: url, reason: error.localizedDescription, errorCode: error.code.rawValue)
         }
     }
 
-    static func tooLarge(_ error: HTTPBodyTooLarge, url: String) -> BridgetError {
-        let what = error.declaredLength.map { "declared a body of \($0) bytes" } ?? "sent a body"
-        return .network("too-large", "\(url) \(what), over the limit of \(error.limit) bytes",
-                        hint: "lower provider.live.page_size or raise provider.live.max_page_bytes")
+    static func tooLarge(_ error: HTTPBodyTooLarge, url: String) -> FeedError {
+        .tooLarge(url: url, limit: error.limit, declaredLength: error.declaredLength)
     }
 
-    static func permanentError(_ error: URLError, url: String) -> BridgetError {
-        if error.code == .cancelled { return .network("cancelled", "the request to \(url) was cancelled") }
-        return .network("transport", "\(url): \(error.localizedDescription) (\(error.code.rawValue))")
+    /// A transport failure another attempt cannot mend (cancellation is thrown as `CancellationError` before this).
+    static func permanentError(_ error: URLError, url: String) -> FeedError {
+        .transport(url: url, reason: error.localizedDescription, errorCode: error.code.rawValue)
     }
 }
 

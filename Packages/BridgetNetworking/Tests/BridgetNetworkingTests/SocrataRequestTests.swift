@@ -32,8 +32,12 @@ struct SocrataRequestTests {
     }
 
     @Test func rejectsMalformedDatasetAndBaseURL() {
-        #expect(throws: BridgetError.self) { try SocrataQuery(baseURL: URL(string: "https://x.org")!, dataset: "gm8h9449") }
-        #expect(throws: BridgetError.self) { try SocrataQuery(baseURL: URL(string: "ftp://x.org")!, dataset: "gm8h-9449") }
+        #expect(throws: FeedError.invalidDatasetID("gm8h9449")) {
+            try SocrataQuery(baseURL: URL(string: "https://x.org")!, dataset: "gm8h9449")
+        }
+        #expect(throws: FeedError.invalidBaseURL("ftp://x.org")) {
+            try SocrataQuery(baseURL: URL(string: "ftp://x.org")!, dataset: "gm8h-9449")
+        }
     }
 
     @Test("backoff doubles, is capped, and jitters within its share")

@@ -24,8 +24,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) throws -> UpsertCounts {
         // Check the whole batch first, so a bad batch changes nothing (the SQLite store's foreign key does the same).
         if let orphan = events.first(where: { bridgesByID[$0.bridgeID] == nil }) {
-            throw BridgetError.data("store-orphan", "event for unknown bridge \(orphan.bridgeID); save the bridge first",
-                                    exitCode: 74)
+            throw StoreError.orphan(.event, bridgeID: orphan.bridgeID)
         }
         var counts = UpsertCounts()
         for event in events {
@@ -114,7 +113,7 @@ public actor InMemoryBridgeStore: BridgeStore {
 
     public func finishSyncRun(_ record: SyncRunRecord) throws {
         guard let index = runs.firstIndex(where: { $0.id == record.id }) else {
-            throw BridgetError.data("store-no-run", "no sync run with id \(record.id)")
+            throw StoreError.noSyncRun(id: record.id)
         }
         runs[index] = record
     }
@@ -127,7 +126,7 @@ public actor InMemoryBridgeStore: BridgeStore {
 
     public func saveOpeningModels(_ models: [OpeningModelDTO]) throws {
         if let orphan = models.first(where: { bridgesByID[$0.bridgeID] == nil }) {
-            throw BridgetError.data("store-orphan", "model for unknown bridge \(orphan.bridgeID)", exitCode: 74)
+            throw StoreError.orphan(.model, bridgeID: orphan.bridgeID)
         }
         self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
     }
@@ -153,7 +152,7 @@ public actor InMemoryBridgeStore: BridgeStore {
 
     public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {
         if let orphan = flows.first(where: { bridgesByID[$0.bridgeID] == nil }) {
-            throw BridgetError.data("store-orphan", "traffic for unknown bridge \(orphan.bridgeID)", exitCode: 74)
+            throw StoreError.orphan(.traffic, bridgeID: orphan.bridgeID)
         }
         for flow in flows { self.flows[flow.bridgeID, default: [:]][flow.timestamp] = flow }
     }

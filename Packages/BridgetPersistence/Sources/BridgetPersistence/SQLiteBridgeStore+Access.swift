@@ -14,7 +14,7 @@ extension SQLiteBridgeStore {
     private func translatingErrors<T>(_ action: String, _ access: () async throws -> T) async throws -> T {
         do {
             return try await access()
-        } catch let error as BridgetError {
+        } catch let error as StoreError {
             throw error
         } catch let error as CancellationError {
             throw error // GRDB rolls back an interrupted transaction; the caller decides what cancellation means
@@ -25,29 +25,13 @@ extension SQLiteBridgeStore {
         }
     }
 
-    /// Turns a SQLite failure into an error that says what to do.
-    static func storeError(_ error: any Error, path: String, action: String) -> BridgetError {
+    /// A failure while doing `action` as a `StoreError`: a SQLite failure keeps its result code and message.
+    static func storeError(_ error: any Error, path: String, action: String) -> StoreError {
         guard let databaseError = error as? DatabaseError else {
-            return .data("store", "cannot \(action) in the store at \(path): \(error)", exitCode: 74)
+            return .failed(path: path, action: action, reason: "\(error)")
         }
-        let detail = databaseError.message ?? "\(databaseError.resultCode)"
-        switch databaseError.resultCode {
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            return .data("store-corrupt", "the store at \(path) is not a readable SQLite database (\(detail))",
-                         hint: "move the file aside and sync again; Bridget never overwrites it", exitCode: 74)
-        case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
-            let what = action == "open" ? "cannot open the store at \(path)" : "cannot \(action) in the store at \(path)"
-            return .data("store-unwritable", "\(what): \(detail) (is the folder read-only?)",
-                         hint: "check the folder's permissions, or choose another store.path", exitCode: 74)
-        case .SQLITE_FULL, .SQLITE_IOERR:
-            return .data("store-io", "cannot \(action) in the store at \(path): \(detail); nothing of this batch was kept",
-                         hint: "free disk space and run the command again", exitCode: 74)
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            return .data("store-busy", "the store at \(path) stayed locked by another process while trying to \(action)",
-                         hint: "wait for the other bridget command to finish", exitCode: 75)
-        default:
-            return .data("store", "cannot \(action) in the store at \(path): \(detail)", exitCode: 74)
-        }
+        return .sqlite(path: path, action: action, resultCode: databaseError.extendedResultCode.rawValue,
+                       message: databaseError.message ?? "\(databaseError.resultCode)")
     }
 
     static func bridge(_ row: Row) -> BridgeInfoDTO {
@@ -62,20 +46,18 @@ extension SQLiteBridgeStore {
     static func event(_ row: Row) throws -> BridgeEventDTO {
         let openedText: String = row[1]
         guard let openedAt = StoredTimestamp.date(openedText) else {
-            throw BridgetError.data("store-corrupt", "a stored event has an unreadable opened_at '\(openedText)'",
-                                    exitCode: 74)
+            throw StoreError.corruptEvent(detail: "an unreadable opened_at '\(openedText)'")
         }
         var closedAt: Date?
         if let closedText = row[4] as String? {
             guard let date = StoredTimestamp.date(closedText) else {
-                throw BridgetError.data("store-corrupt", "a stored event has an unreadable closed_at '\(closedText)'",
-                                        exitCode: 74)
+                throw StoreError.corruptEvent(detail: "an unreadable closed_at '\(closedText)'")
             }
             closedAt = date
         }
         let statusText: String = row[9]
         guard let status = OpeningStatus(rawValue: statusText) else { // the column's CHECK allows no other
-            throw BridgetError.data("store-corrupt", "a stored event has an unknown status '\(statusText)'", exitCode: 74)
+            throw StoreError.corruptEvent(detail: "an unknown status '\(statusText)'")
         }
         return BridgeEventDTO(
             bridgeID: row[0], bridgeName: row[2], openedAt: openedAt, openLocal: row[3], closedAt: closedAt,

@@ -164,17 +164,15 @@ extension SQLiteBridgeStore: EventStore {
                 func time(_ column: Int32, _ name: String, instant: Bool) throws -> Int64? {
                     guard let text = RawColumn.text(handle, column) else { return nil }
                     guard let seconds = RawColumn.seconds(text, instant: instant) else {
-                        throw BridgetError.data(
-                            "store-corrupt",
-                            "a stored event has an unreadable \(name) '\(String(decoding: text, as: UTF8.self))'",
-                            exitCode: 74)
+                        throw StoreError.corruptEvent(
+                            detail: "an unreadable \(name) '\(String(decoding: text, as: UTF8.self))'")
                     }
                     return seconds
                 }
                 guard let openedAt = try time(1, "opened_at", instant: true),
                       let openWall = try time(3, "open_local", instant: false)
                 else {
-                    throw BridgetError.data("store-corrupt", "a stored event has no opened_at or open_local", exitCode: 74)
+                    throw StoreError.corruptEvent(detail: "no opened_at or open_local")
                 }
                 RawColumn.reuse(&bridgeID, handle, 0)
                 records.append(OpeningRecordDTO(bridgeID: bridgeID, openedAt: openedAt,

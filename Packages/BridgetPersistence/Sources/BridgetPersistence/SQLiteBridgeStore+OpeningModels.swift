@@ -54,8 +54,7 @@ extension SQLiteBridgeStore: OpeningModelStore {
                 let bridgeID: String = row["bridge_id"]
                 let slots = slotsByBridge[bridgeID] ?? []
                 guard slots.count == OpeningModelDTO.slotsPerWeek else {
-                    throw BridgetError.data("store-corrupt", "the opening model of bridge \(bridgeID) has \(slots.count) slots",
-                                            hint: "run `bridget model rebuild`", exitCode: 74)
+                    throw StoreError.corruptModel(bridgeID: bridgeID, slots: slots.count)
                 }
                 return OpeningModelDTO(
                     bridgeID: bridgeID, builtAt: StoredTimestamp.date(row["built_at"]) ?? Date(timeIntervalSince1970: 0),

@@ -21,7 +21,7 @@ extension SQLiteBridgeStore: RouteStore {
         }
         return try rows.map { name, favorite, text in
             guard let crossings = try? JSONDecoder().decode([RouteCrossingDTO].self, from: Data(text.utf8)) else {
-                throw BridgetError.data("store-corrupt", "route \(name) has unreadable crossings", exitCode: 74)
+                throw StoreError.corruptRoute(name: name)
             }
             return RouteDTO(id: name, crossings: crossings, isFavorite: favorite)
         }

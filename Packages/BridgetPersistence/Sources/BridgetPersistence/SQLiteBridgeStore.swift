@@ -49,12 +49,13 @@ public final class SQLiteBridgeStore: Sendable {
     /// shared-memory file when the store is on a read-only file system.
     ///
     /// Before anything is written, the path is looked at (`StoreFile`): a folder, a device, a file that is not SQLite
-    /// or another application's SQLite database is refused and left as it was (a `BridgetError`, exit 78, or 74 for a
-    /// file that is not SQLite, which may be a damaged store). A store made before Bridget marked its stores is
-    /// recognised by its schema and marked when opened read-write.
+    /// or another application's SQLite database is refused and left as it was (`StoreError.isFolder`,
+    /// `.notRegularFile`, `.notSQLite`, `.foreign`, `.foreignTables`, `.unverifiableLog`). A store made before Bridget
+    /// marked its stores is recognised by its schema and marked when opened read-write.
     ///
-    /// Also throws a `BridgetError` (exit 74) when the folder cannot be created or written, or the file is damaged,
-    /// or was written by a newer Bridget; read-only, also when there is no store yet (exit 66) or it needs an upgrade.
+    /// Also throws a `StoreError` when the folder cannot be created (`.cannotCreateFolder`) or SQLite fails (`.sqlite`,
+    /// with its result code: a damaged file, a folder that cannot be written), or the store was written by a newer
+    /// Bridget (`.newer`); read-only, also when there is no store yet (`.missing`) or it needs an upgrade (`.outdated`).
     public init(path: String, busyTimeout: TimeInterval = 10, access: Access = .readWrite) throws {
         self.path = path
         isReadOnly = access == .readOnly
@@ -92,11 +93,7 @@ public final class SQLiteBridgeStore: Sendable {
             checkpointer = BackgroundCheckpointer(path: path)
         case .readOnly:
             guard contents == .marked || contents == .unmarked else {
-                throw BridgetError.data(
-                    "store-missing",
-                    contents == .absent ? "there is no store at \(path) to read"
-                        : "there is no store at \(path) to read (the file is empty)",
-                    hint: "run `bridget sync` or `bridget import` where the store can be written", exitCode: 66)
+                throw StoreError.missing(path: path, isEmptyFile: contents != .absent)
             }
             pool = try Self.openReadOnly(path, configuration)
             checkpointer = nil
@@ -108,9 +105,7 @@ public final class SQLiteBridgeStore: Sendable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw BridgetError.data(
-                "store-folder", "cannot create the store's folder \(folder): \(error.localizedDescription)",
-                hint: "choose a writable store.path in the config, or set BRIDGET_STORE_PATH", exitCode: 74)
+            throw StoreError.cannotCreateFolder(path: folder, reason: error.localizedDescription)
         }
         do {
             let pool = try DatabasePool(path: path, configuration: configuration)
@@ -131,7 +126,7 @@ public final class SQLiteBridgeStore: Sendable {
                 }
             }
             return pool
-        } catch let error as BridgetError {
+        } catch let error as StoreError {
             throw error
         } catch {
             throw storeError(error, path: path, action: "open")
@@ -146,9 +141,7 @@ public final class SQLiteBridgeStore: Sendable {
             let pool = try DatabasePool(path: location, configuration: configuration)
             if try pool.read({ db in try migrator.hasBeenSuperseded(db) }) { throw newerStore(path) }
             guard try pool.read({ db in try migrator.hasCompletedMigrations(db) }) else {
-                throw BridgetError.data(
-                    "store-outdated", "the store at \(path) needs an upgrade, which cannot be written there",
-                    hint: "run any bridget command once where the store can be written", exitCode: 74)
+                throw StoreError.outdated(path: path)
             }
             return pool
         }
@@ -163,15 +156,11 @@ public final class SQLiteBridgeStore: Sendable {
                 // to an immutable read, so such a store is refused instead.
                 let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
                 guard log == 0 else {
-                    throw BridgetError.data(
-                        "store-unwritable", "the store at \(path) is on a read-only disk with commits still in its "
-                            + "write-ahead log (\(path)-wal), which cannot be read without writing",
-                        hint: "open it once where it can be written (any bridget command), then read it here",
-                        exitCode: 74)
+                    throw StoreError.logOnReadOnlyDisk(path: path)
                 }
                 return try open(StoreFile.immutableURI(path))
             }
-        } catch let error as BridgetError {
+        } catch let error as StoreError {
             throw error
         } catch {
             throw storeError(error, path: path, action: "open")
@@ -185,10 +174,7 @@ public final class SQLiteBridgeStore: Sendable {
         return status.f_flag & UInt(ST_RDONLY) != 0
     }
 
-    private static func newerStore(_ path: String) -> BridgetError {
-        .data("store-newer", "the store at \(path) was written by a newer version of Bridget",
-              hint: "upgrade bridget, or point store.path at another file", exitCode: 74)
-    }
+    private static func newerStore(_ path: String) -> StoreError { .newer(path: path) }
 }
 
 extension SQLiteBridgeStore: BridgeStore {

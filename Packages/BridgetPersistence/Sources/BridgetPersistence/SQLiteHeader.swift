@@ -1,4 +1,3 @@
-import BridgetDTOs
 import Foundation
 
 /// The fields of a SQLite file's 100-byte header that say whose database it is.
@@ -23,13 +22,7 @@ struct SQLiteHeader {
             filled += count
         }
         guard filled == bytes.count, bytes.starts(with: Array("SQLite format 3\0".utf8)) else {
-            throw BridgetError.data(
-                "store-corrupt",
-                "the store at \(path) is not a SQLite database (it does not begin with SQLite's header), so it is "
-                    + "not a Bridget store",
-                hint: "point store.path (or BRIDGET_STORE_PATH) at a Bridget store or at a new file; if this was a "
-                    + "Bridget store, it is damaged: move it aside and sync again (Bridget never overwrites it)",
-                exitCode: 74)
+            throw StoreError.notSQLite(path: path)
         }
         applicationID = Int32(bitPattern: bytes[68..<72].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
     }

@@ -1,4 +1,3 @@
-import BridgetDTOs
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -29,7 +28,7 @@ enum StoreFile {
         case unmarked
     }
 
-    /// Looks at `path`; throws a `BridgetError` naming what is there when it is not a Bridget store or cannot be one.
+    /// Looks at `path`; throws a `StoreError` naming what is there when it is not a Bridget store or cannot be one.
     static func inspect(_ path: String) throws -> Contents {
         var status = stat()
         guard stat(path, &status) == 0 else {
@@ -40,10 +39,7 @@ enum StoreFile {
         let kind = status.st_mode & S_IFMT
         guard kind == S_IFREG else {
             if kind == S_IFDIR {
-                throw BridgetError.configuration(
-                    "store-is-folder", "the store path \(path) is a folder, not a file",
-                    hint: "set store.path (or BRIDGET_STORE_PATH) to a file, e.g. "
-                        + URL(fileURLWithPath: path).appendingPathComponent("bridget.sqlite").path)
+                throw StoreError.isFolder(path: path)
             }
             let what = switch kind {
             case S_IFCHR: "character device"
@@ -52,9 +48,7 @@ enum StoreFile {
             case S_IFSOCK: "socket"
             default: "special file"
             }
-            throw BridgetError.configuration(
-                "store-not-file", "the store path \(path) is a \(what), not a regular file",
-                hint: "set store.path (or BRIDGET_STORE_PATH) to a regular file")
+            throw StoreError.notRegularFile(path: path, kind: what)
         }
         guard status.st_size > 0 else { return .empty }
         let header = try SQLiteHeader(path)
@@ -70,22 +64,13 @@ enum StoreFile {
             // No one has the database open in WAL mode (an open one has its index beside it): the header is the
             // file's own, and unless a log is left over, the file is the whole database.
             if header.applicationID == SQLiteBridgeStore.applicationID { return .marked }
-            guard header.applicationID == 0 else { throw foreign(path, "application_id \(header.applicationID)") }
-            guard logSize <= 0 else {
-                throw BridgetError.data(
-                    "store-unverifiable",
-                    "the store at \(path) has no Bridget mark and keeps commits in its write-ahead log (\(log)) with "
-                        + "no shared-memory index beside it, so what it holds cannot be read without writing there; "
-                        + "it was left as it is",
-                    hint: "if it is a Bridget store, let SQLite copy the log into it once (`sqlite3 \(path) "
-                        + "'PRAGMA wal_checkpoint'`) and run the command again; otherwise choose another store.path",
-                    exitCode: 74)
-            }
+            guard header.applicationID == 0 else { throw foreign(path, applicationID: header.applicationID) }
+            guard logSize <= 0 else { throw StoreError.unverifiableLog(path: path) }
             // Immutable: no lock, and no -wal or -shm made beside it.
             schema = try Schema(immutableURI(path), path: path)
         }
         if schema.applicationID == SQLiteBridgeStore.applicationID { return .marked }
-        guard schema.applicationID == 0 else { throw foreign(path, "application_id \(schema.applicationID)") }
+        guard schema.applicationID == 0 else { throw foreign(path, applicationID: schema.applicationID) }
         return try classify(schema, path: path)
     }
 
@@ -106,35 +91,18 @@ enum StoreFile {
         let bridgetMigrations = schema.migrations != nil && Set(migrations).isSubset(of: ours)
         if bridgetMigrations, schema.userVersion == 0 {
             if foreignTables.isEmpty { return .unmarked }
-            throw BridgetError.configuration(
-                "store-foreign",
-                "the store at \(path) holds Bridget's tables but also tables of another application "
-                    + "(\(list(foreignTables))), so it is not known as a Bridget store; it was left as it is",
-                hint: "if it is your Bridget store and those tables are yours, mark it as Bridget's with "
-                    + "`sqlite3 \(path) 'PRAGMA application_id = \(SQLiteBridgeStore.applicationID)'`; otherwise "
-                    + "point store.path (or BRIDGET_STORE_PATH) at a Bridget store or at a new file")
+            throw StoreError.foreignTables(path: path, tables: foreignTables)
         }
-        var facts = "application_id 0"
-        if schema.userVersion != 0 { facts += ", user_version \(schema.userVersion)" }
-        if !tables.isEmpty { facts += ", tables: \(list(tables))" }
-        throw foreign(path, facts)
+        throw StoreError.foreign(path: path, applicationID: 0, userVersion: schema.userVersion, tables: tables)
     }
 
-    private static func list(_ names: [String]) -> String {
-        names.count <= 5 ? names.joined(separator: ", ") : names.prefix(5).joined(separator: ", ") + ", …"
+    /// Another application's database, known by its `application_id` alone.
+    private static func foreign(_ path: String, applicationID: Int32) -> StoreError {
+        .foreign(path: path, applicationID: applicationID, userVersion: 0, tables: [])
     }
 
-    private static func foreign(_ path: String, _ facts: String) -> BridgetError {
-        .configuration(
-            "store-foreign",
-            "the store at \(path) is a SQLite database of another application (\(facts)), not a Bridget store; "
-                + "it was left as it is",
-            hint: "point store.path (or BRIDGET_STORE_PATH) at a Bridget store, or at a file that does not exist yet")
-    }
-
-    static func unreadable(_ path: String, _ reason: String) -> BridgetError {
-        .data("store-unreadable", "cannot read the store at \(path): \(reason)",
-              hint: "check the permissions of the file and of its folders", exitCode: 74)
+    static func unreadable(_ path: String, _ reason: String) -> StoreError {
+        .unreadable(path: path, reason: reason)
     }
 
     /// An `immutable` URI for `path`: SQLite reads the file with no lock and no file made beside it, and ignores

@@ -51,9 +51,9 @@ struct SQLiteBridgeStoreTests {
                            arguments: [text, "2026-06-01T12:10:00.000Z"])
         }
         try queue.close()
-        let error = await #expect(throws: BridgetError.self) { try await store.openingRecords() }
-        #expect(error?.code == "data.store-corrupt")
-        #expect(error?.message.contains("unreadable \(column) '\(text)'") == true)
+        await #expect(throws: StoreError.corruptEvent(detail: "an unreadable \(column) '\(text)'")) {
+            try await store.openingRecords()
+        }
     }
 
     @Test("bulk writes are copied from the log into the file in the background, not left to a commit")
@@ -83,11 +83,8 @@ struct SQLiteBridgeStoreTests {
         let path = TemporaryFolder().path + "/store.sqlite"
         let garbage = Data(repeating: 0x42, count: 8_192)
         try garbage.write(to: URL(fileURLWithPath: path))
-        #expect {
-            _ = try SQLiteBridgeStore(path: path)
-        } throws: { error in
-            (error as? BridgetError)?.code == "data.store-corrupt" && (error as? BridgetError)?.exitCode == 74
-        }
+        let error = #expect(throws: StoreError.notSQLite(path: path)) { _ = try SQLiteBridgeStore(path: path) }
+        #expect(error?.code == "store.not-sqlite")
         #expect(FileManager.default.contents(atPath: path) == garbage)
     }
 
@@ -98,7 +95,8 @@ struct SQLiteBridgeStoreTests {
         #expect {
             _ = try SQLiteBridgeStore(path: blocker + "/bridget.sqlite")
         } throws: { error in
-            (error as? BridgetError)?.code == "data.store-folder"
+            guard case .cannotCreateFolder(let folder, _) = error as? StoreError else { return false }
+            return folder == blocker
         }
     }
 
@@ -110,11 +108,7 @@ struct SQLiteBridgeStoreTests {
         try await queue.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')")
         }
-        #expect {
-            _ = try SQLiteBridgeStore(path: path)
-        } throws: { error in
-            (error as? BridgetError)?.code == "data.store-newer"
-        }
+        #expect(throws: StoreError.newer(path: path)) { _ = try SQLiteBridgeStore(path: path) }
     }
 
     @Test("a store of the previous schema (v7), marked or not, migrates: its events are observed and have no record")
@@ -156,13 +150,14 @@ struct SQLiteBridgeStoreTests {
         #expect(reader.isReadOnly)
         #expect(try await reader.eventCount(bridgeID: nil) == 3)
         #expect(try await reader.historyVersion() > 0)
-        await #expect(throws: BridgetError.self) { _ = try await reader.upsertEvents([StoreFixture.event(minute: 9)]) }
+        let refused = await #expect(throws: StoreError.self) {
+            _ = try await reader.upsertEvents([StoreFixture.event(minute: 9)])
+        }
+        #expect(refused?.sqliteFailure == .unwritable, "\(String(describing: refused))")
         #expect(try await SQLiteBridgeStore(path: path).eventCount(bridgeID: nil) == 3)
 
-        #expect {
+        #expect(throws: StoreError.missing(path: path + "-missing", isEmptyFile: false)) {
             _ = try SQLiteBridgeStore(path: path + "-missing", access: .readOnly)
-        } throws: { error in
-            (error as? BridgetError)?.code == "data.store-missing" && (error as? BridgetError)?.exitCode == 66
         }
         #expect(!FileManager.default.fileExists(atPath: path + "-missing"))
 
@@ -173,11 +168,7 @@ struct SQLiteBridgeStoreTests {
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = ?", arguments: [last])
             return last
         }
-        #expect {
-            _ = try SQLiteBridgeStore(path: path, access: .readOnly)
-        } throws: { error in
-            (error as? BridgetError)?.code == "data.store-outdated"
-        }
+        #expect(throws: StoreError.outdated(path: path)) { _ = try SQLiteBridgeStore(path: path, access: .readOnly) }
         #expect(try await queue.read { db in
             try String.fetchOne(db, sql: "SELECT max(identifier) FROM grdb_migrations")
         } != last)
@@ -202,11 +193,13 @@ struct SQLiteBridgeStoreTests {
         try queue.close()
         let original = FileManager.default.contents(atPath: path)
         for access in [SQLiteBridgeStore.Access.readWrite, .readOnly] {
-            let error = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: path, access: access) }
-            #expect(error?.code == "config.store-foreign")
-            #expect(error?.exitCode == 78)
-            #expect(error?.message.contains("is a SQLite database of another application (application_id 0, "
-                + "tables: moz_places), not a Bridget store") == true, "\(error?.message ?? "")")
+            let error = #expect(throws: StoreError.foreign(path: path, applicationID: 0, userVersion: 0,
+                                                           tables: ["moz_places"])) {
+                _ = try SQLiteBridgeStore(path: path, access: access)
+            }
+            #expect(error?.code == "store.foreign")
+            #expect(error?.description.contains("is a SQLite database of another application (application_id 0, "
+                + "tables: moz_places), not a Bridget store") == true, "\(String(describing: error))")
             #expect(FileManager.default.contents(atPath: path) == original)
             #expect(Self.sideFiles(path).isEmpty)
         }
@@ -243,10 +236,11 @@ struct SQLiteBridgeStoreTests {
             try db.execute(sql: "PRAGMA application_id = 0; CREATE TABLE notes (text TEXT)")
         }
         try queue.close()
-        let error = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: path) }
-        #expect(error?.code == "config.store-foreign")
-        #expect(error?.message.contains("tables of another application (notes)") == true, "\(error?.message ?? "")")
-        #expect(error?.hint?.contains("PRAGMA application_id = 1112687687") == true, "\(error?.hint ?? "")")
+        let error = #expect(throws: StoreError.foreignTables(path: path, tables: ["notes"])) {
+            _ = try SQLiteBridgeStore(path: path)
+        }
+        #expect(error?.description.contains("tables of another application (notes)") == true,
+                "\(String(describing: error))")
     }
 
     @Test("a database whose tables are still only in its write-ahead log is read with its log, or refused without its index")
@@ -267,13 +261,13 @@ struct SQLiteBridgeStoreTests {
         try queue.close()
         for copy in [withIndex, withoutIndex] {
             let original = (FileManager.default.contents(atPath: copy), FileManager.default.contents(atPath: copy + "-wal"))
-            let error = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: copy) }
+            let error = #expect(throws: StoreError.self) { _ = try SQLiteBridgeStore(path: copy) }
             if copy == withIndex {
-                #expect(error?.code == "config.store-foreign")
-                #expect(error?.message.contains("tables: moz_places") == true, "\(error?.message ?? "")")
+                #expect(error == .foreign(path: copy, applicationID: 0, userVersion: 0, tables: ["moz_places"]))
+                #expect(error?.description.contains("tables: moz_places") == true, "\(String(describing: error))")
             } else {
-                #expect(error?.code == "data.store-unverifiable")
-                #expect(error?.message.contains("write-ahead log") == true, "\(error?.message ?? "")")
+                #expect(error == .unverifiableLog(path: copy))
+                #expect(error?.description.contains("write-ahead log") == true, "\(String(describing: error))")
                 #expect(!FileManager.default.fileExists(atPath: copy + "-shm"))
             }
             #expect(FileManager.default.contents(atPath: copy) == original.0)
@@ -285,12 +279,14 @@ struct SQLiteBridgeStoreTests {
     func notAFile() throws {
         let folder = TemporaryFolder().path
         for access in [SQLiteBridgeStore.Access.readWrite, .readOnly] {
-            let asFolder = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: folder, access: access) }
-            #expect(asFolder?.message == "the store path \(folder) is a folder, not a file")
-            #expect(asFolder?.exitCode == 78)
-            let device = #expect(throws: BridgetError.self) { _ = try SQLiteBridgeStore(path: "/dev/null", access: access) }
-            #expect(device?.message == "the store path /dev/null is a character device, not a regular file")
-            #expect(device?.exitCode == 78)
+            let asFolder = #expect(throws: StoreError.isFolder(path: folder)) {
+                _ = try SQLiteBridgeStore(path: folder, access: access)
+            }
+            #expect(asFolder?.description == "the store path \(folder) is a folder, not a file")
+            let device = #expect(throws: StoreError.notRegularFile(path: "/dev/null", kind: "character device")) {
+                _ = try SQLiteBridgeStore(path: "/dev/null", access: access)
+            }
+            #expect(device?.description == "the store path /dev/null is a character device, not a regular file")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
     }

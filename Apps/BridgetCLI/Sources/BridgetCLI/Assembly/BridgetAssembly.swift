@@ -129,7 +129,7 @@ struct BridgetAssembly: Sendable {
         case .sqlite:
             do {
                 return try SQLiteBridgeStore(path: configuration.storePath)
-            } catch let error as BridgetError where forReading && error.code == "data.store-unwritable"
+            } catch let error as StoreError where forReading && error.sqliteFailure == .unwritable
                 && FileManager.default.fileExists(atPath: configuration.storePath)
             {
                 let store = try SQLiteBridgeStore(path: configuration.storePath, access: .readOnly)

@@ -80,16 +80,15 @@ struct CommandContext: Sendable {
     }
 }
 
-/// Runs a command body, turning Bridget's errors into a message on standard error and their exit status.
+/// Runs a command body, turning Bridget's errors (the packages' and the CLI's own, and cancellation) into a message on
+/// standard error and their exit status, as `ErrorPresentation` gives them. Any other error propagates as it is.
 func reportingErrors(_ body: () async throws -> Void) async throws {
     do {
         try await body()
-    } catch let error as BridgetError {
-        Terminal.error(error.description)
-        throw ExitCode(error.exitCode)
-    } catch is CancellationError {
-        Terminal.error("cancelled; every batch committed before the interruption is kept, and the next run resumes")
-        throw ExitCode(130)
+    } catch {
+        guard let shown = ErrorPresentation(error) else { throw error }
+        Terminal.error(shown.description)
+        throw ExitCode(shown.exitCode)
     }
 }
 

@@ -33,8 +33,9 @@ struct DoctorCommand: AsyncParsableCommand {
                     : ", app token set in $\(configuration.live.appTokenVariable)"
             }
             checks.append(Check(name: "config", ok: true, detail: detail, hint: nil))
-        } catch let error as BridgetError {
-            checks.append(Check(name: "config", ok: false, detail: error.message, hint: error.hint))
+        } catch {
+            guard let shown = ErrorPresentation(error) else { throw error }
+            checks.append(Check(name: "config", ok: false, detail: shown.message, hint: shown.hint))
             try report(checks)
             return
         }
@@ -57,10 +58,8 @@ struct DoctorCommand: AsyncParsableCommand {
                          detail: "\(context.assembly.storeDescription): \(events) events, integrity \(integrity);\(lastText)",
                          hint: integrity == "ok" ? (events == 0 ? "run `bridget sync`" : nil)
                              : "move the file aside and sync again")
-        } catch let error as BridgetError {
-            return Check(name: "store", ok: false, detail: error.message, hint: error.hint)
         } catch {
-            return Check(name: "store", ok: false, detail: "\(error)", hint: nil)
+            return Self.failed("store", error)
         }
     }
 
@@ -71,10 +70,8 @@ struct DoctorCommand: AsyncParsableCommand {
             return Check(name: "cache", ok: true,
                          detail: "\(cache.directory): \(stats.entries) entries, \(stats.bytes) of \(stats.maximumBytes) bytes",
                          hint: nil)
-        } catch let error as BridgetError {
-            return Check(name: "cache", ok: false, detail: error.message, hint: error.hint)
         } catch {
-            return Check(name: "cache", ok: false, detail: "\(error)", hint: nil)
+            return Self.failed("cache", error)
         }
     }
 
@@ -90,11 +87,16 @@ struct DoctorCommand: AsyncParsableCommand {
             }
             return Check(name: "source", ok: status.isReachable, detail: "\(provider.name): \(status.detail)",
                          hint: status.isReachable ? nil : hint)
-        } catch let error as BridgetError {
-            return Check(name: "source", ok: false, detail: error.message, hint: error.hint)
         } catch {
-            return Check(name: "source", ok: false, detail: "\(error)", hint: nil)
+            return Self.failed("source", error)
         }
+    }
+
+    /// A check that failed with `error`: its message and hint as the CLI shows them, or the error as it describes
+    /// itself when Bridget does not know it.
+    private static func failed(_ name: String, _ error: any Error) -> Check {
+        let shown = ErrorPresentation(error)
+        return Check(name: name, ok: false, detail: shown?.message ?? "\(error)", hint: shown?.hint)
     }
 
     private func report(_ checks: [Check]) throws {

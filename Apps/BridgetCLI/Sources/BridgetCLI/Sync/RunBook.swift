@@ -31,7 +31,7 @@ enum RunBook {
                       now: @escaping @Sendable () -> Date) async -> SyncRunRecord {
         var unfinished = record
         unfinished.status = interrupted ? .cancelled : .failed
-        unfinished.error = String(describing: error)
+        unfinished.error = ErrorPresentation.recorded(error)
         let closing = unfinished
         return await Task {
             var closing = closing

@@ -66,9 +66,10 @@ struct SyncPipeline: Sendable {
             // fails says nothing about the source, so every page is fetched instead (and no fingerprint is recorded).
             do {
                 record.fingerprint = try await provider.changeFingerprint()
-            } catch let error as BridgetError {
+            } catch {
+                guard !(error is CancellationError), let shown = ErrorPresentation(error) else { throw error }
                 try Task.checkCancellation()
-                warnings.append("the change check failed, so every page is fetched instead: \(error.message)")
+                warnings.append("the change check failed, so every page is fetched instead: \(shown.message)")
             }
             if !full, watermarkBefore != nil, let fingerprint = record.fingerprint,
                try await store.lastSucceededRun(provider: provider.name)?.fingerprint == fingerprint {

@@ -95,7 +95,7 @@ actor NDWFeedReader {
         switch source {
         case .url(let url):
             guard let client else {
-                throw BridgetError.configuration("ndw-client", "the NDW provider has no HTTP client for \(url)")
+                throw FeedError.noHTTPClient(url: url.absoluteString)
             }
             data = try await client.get(url)
             origin = url.absoluteString
@@ -103,16 +103,14 @@ actor NDWFeedReader {
             // The limit holds for a file too, before it is read: a wrong path may name something huge, or a device.
             let attributes = try? FileManager.default.attributesOfItem(atPath: path)
             guard let attributes, attributes[.type] as? FileAttributeType == .typeRegular else {
-                throw BridgetError.data("ndw-file", "the NDW feed file \(path) is missing or not a regular file",
-                                        exitCode: 66)
+                throw FeedError.feedFileMissing(path: path)
             }
             let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
             guard size <= maximumBytes else {
-                throw BridgetError.data("ndw-file", "the NDW feed file \(path) has \(size) bytes, over the limit of "
-                    + "\(maximumBytes) (provider.ndw.max_bytes)")
+                throw FeedError.feedFileTooLarge(path: path, size: size, limit: maximumBytes)
             }
             guard let contents = FileManager.default.contents(atPath: path) else {
-                throw BridgetError.data("ndw-file", "cannot read the NDW feed file \(path)", exitCode: 66)
+                throw FeedError.feedFileUnreadable(path: path)
             }
             data = contents
             origin = path
@@ -121,9 +119,9 @@ actor NDWFeedReader {
         do {
             feed = try DatexFeedParser().parse(try gunzip(data, maximumBytes: maximumBytes))
         } catch let error as GzipError {
-            throw BridgetError.data("ndw-feed", "\(origin) is not a readable gzip file: \(error)")
+            throw FeedError.notGzip(origin: origin, detail: "\(error)")
         } catch let error as DatexFeedError {
-            throw BridgetError.data("ndw-feed", "\(origin): \(error)")
+            throw FeedError.badFeed(origin: origin, detail: "\(error)")
         }
         let bridges = NDWBridge.catalog(from: feed.openings)
         let names = Dictionary(uniqueKeysWithValues: bridges.map { ($0.id, $0.name) })

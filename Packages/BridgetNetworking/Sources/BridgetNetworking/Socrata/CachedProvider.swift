@@ -56,9 +56,7 @@ public struct CachedProvider: NetworkProcessing {
     static func cachedRows(cache: DiskCache, query: SocrataQuery) async throws -> [SocrataRow] {
         let keys = await pageKeys(cache: cache, query: query)
         guard !keys.isEmpty else {
-            throw BridgetError.network(
-                "nothing-cached", "the cache at \(cache.directory) holds no pages of dataset \(query.dataset)",
-                hint: "sync once with provider.kind: live (it fills the cache), or point cache.path at a filled cache")
+            throw FeedError.nothingCached(folder: cache.directory, dataset: query.dataset)
         }
         // A row fetched again later (say, once its closing time was known) is served in its newest version: pages
         // are read newest first, and a natural key (entityid, opendatetime) seen in a newer page is skipped. Rows

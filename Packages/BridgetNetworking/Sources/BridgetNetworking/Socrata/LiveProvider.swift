@@ -37,7 +37,7 @@ public struct LiveProvider: NetworkProcessing {
     public func changeFingerprint() async throws -> String? {
         let body = try await client.get(query.changeCheckURL, freshness: .current)
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]], let row = rows.first else {
-            throw BridgetError.network("malformed-body", "the change check of \(query.resourcePrefix) is not a one-row array")
+            throw FeedError.malformedBody(url: query.resourcePrefix, problem: .notChangeCheck)
         }
         let count = row["n"].map { "\($0)" } ?? "0"
         let latest = row["latest"].map { "\($0)" } ?? "-"
@@ -49,7 +49,8 @@ public struct LiveProvider: NetworkProcessing {
         do {
             let response = try await client.probe(url)
             guard response.status == 200 else {
-                return ConnectionStatusDTO(isReachable: false, detail: FeedClient.statusError(response, url: url.absoluteString).message)
+                let error = FeedClient.statusError(response, url: url.absoluteString)
+                return ConnectionStatusDTO(isReachable: false, detail: error.description)
             }
             return ConnectionStatusDTO(isReachable: true, detail: "\(query.resourcePrefix) answered 200")
         } catch {
@@ -107,8 +108,7 @@ private actor LivePageCursor {
             }
             // A page identical to the one before means the server ignores $offset: paging would never end.
             guard page.observations.isEmpty || page.body != previousPage else {
-                throw BridgetError.network("paging", "\(page.url.absoluteString) returned the same page as the previous offset",
-                                           hint: "the server ignores $offset; check provider.live.base_url")
+                throw FeedError.pagingRepeated(url: page.url.absoluteString)
             }
             previousPage = page.body
             guard !page.observations.isEmpty else {
@@ -137,10 +137,8 @@ private actor LivePageCursor {
             return
         }
         guard resumed < Self.resumptions else {
-            throw BridgetError.network(
-                "incomplete", "paging \(query.resourcePrefix) reached \(offset) rows, but the server counts \(expected) "
-                    + "in the range; \(url.absoluteString) was empty \(resumed + 1) times",
-                hint: "the server or a proxy ends pages early; try again later")
+            throw FeedError.pagingIncomplete(resource: query.resourcePrefix, reached: offset, expected: expected,
+                                             emptyPage: url.absoluteString, times: resumed + 1)
         }
         resumed += 1
         previousPage = nil
@@ -156,7 +154,7 @@ private actor LivePageCursor {
             var reader = SocrataObservationReader()
             return Fetched(url: url, body: body, observations: reader.observations(try SocrataJSONScanner.decodeArray(body)))
         } catch {
-            throw BridgetError.network("malformed-body", "\(url.absoluteString) is not an array of rows: \(error)")
+            throw FeedError.malformedBody(url: url.absoluteString, problem: .notRows(detail: "\(error)"))
         }
     }
 
@@ -166,7 +164,7 @@ private actor LivePageCursor {
         guard let rows = try? JSONSerialization.jsonObject(with: body) as? [[String: Any]],
               let text = rows.first?["n"].map({ "\($0)" }), let count = Int(text)
         else {
-            throw BridgetError.network("malformed-body", "the row count at \(url.absoluteString) is not [{\"n\": count}]")
+            throw FeedError.malformedBody(url: url.absoluteString, problem: .notRowCount)
         }
         return count
     }

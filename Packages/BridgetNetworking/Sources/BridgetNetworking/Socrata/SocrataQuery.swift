@@ -8,14 +8,13 @@ public struct SocrataQuery: Sendable, Equatable {
     /// The dataset's four-by-four id, e.g. `gm8h-9449`.
     public let dataset: String
 
-    /// Creates a query builder; throws a configuration error for a malformed dataset id or base URL.
+    /// Creates a query builder; throws `FeedError.invalidDatasetID` or `.invalidBaseURL` for a malformed one.
     public init(baseURL: URL, dataset: String) throws {
         guard Self.isDatasetID(dataset) else {
-            throw BridgetError.configuration(
-                "dataset", "'\(dataset)' is not a Socrata dataset id (four-by-four such as gm8h-9449)")
+            throw FeedError.invalidDatasetID(dataset)
         }
         guard Self.isBaseURL(baseURL) else {
-            throw BridgetError.configuration("base-url", "'\(baseURL)' is not an http(s) URL")
+            throw FeedError.invalidBaseURL(baseURL.absoluteString)
         }
         self.baseURL = baseURL
         self.dataset = dataset

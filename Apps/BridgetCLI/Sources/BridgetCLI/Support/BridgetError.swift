@@ -1,12 +1,13 @@
 import Foundation
 
-/// The one error family of Bridget: a category, a stable code, a sentence a user can act on, and a hint.
+/// The CLI's own failures (the configuration, the arguments, the files it reads and writes): a category, a stable
+/// code, a sentence a user can act on, and a hint.
 ///
-/// Every package throws this type for expected failures, so the CLI can print `description` and exit with
-/// `exitCode` (BSD sysexits values) without knowing which package failed.
-public struct BridgetError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
+/// The packages throw their own errors with their facts (`CacheError`, `FeedError`, `StoreError`, `AnalysisError`);
+/// `ErrorPresentation` turns those and this one into what the CLI prints and its exit status (BSD sysexits values).
+struct BridgetError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
     /// The broad kind of failure.
-    public enum Category: String, Sendable, Codable, CaseIterable {
+    enum Category: String, Sendable, Codable, CaseIterable {
         /// Reaching or talking to a data source failed.
         case network
         /// Stored or received data is unusable (corrupt file, undecodable body, storage failure).
@@ -19,7 +20,7 @@ public struct BridgetError: Error, Sendable, Equatable, Codable, CustomStringCon
         case configuration
 
         /// The default exit status for the category.
-        public var exitCode: Int32 {
+        var exitCode: Int32 {
             switch self {
             case .network: 69 // EX_UNAVAILABLE
             case .data: 65 // EX_DATAERR
@@ -31,18 +32,18 @@ public struct BridgetError: Error, Sendable, Equatable, Codable, CustomStringCon
     }
 
     /// The broad kind of failure.
-    public let category: Category
+    let category: Category
     /// A stable machine-readable code, e.g. `config.unknown-key`.
-    public let code: String
+    let code: String
     /// What happened and where.
-    public let message: String
+    let message: String
     /// What to do about it, when there is something to do.
-    public let hint: String?
+    let hint: String?
     /// The process exit status to use.
-    public let exitCode: Int32
+    let exitCode: Int32
 
     /// Creates an error.
-    public init(_ category: Category, code: String, _ message: String, hint: String? = nil, exitCode: Int32? = nil) {
+    init(_ category: Category, code: String, _ message: String, hint: String? = nil, exitCode: Int32? = nil) {
         self.category = category
         self.code = code
         self.message = message
@@ -50,35 +51,35 @@ public struct BridgetError: Error, Sendable, Equatable, Codable, CustomStringCon
         self.exitCode = exitCode ?? category.exitCode
     }
 
-    public var description: String {
+    var description: String {
         guard let hint else { return message }
         return "\(message)\nhint: \(hint)"
     }
 
     /// A configuration error (exit 78).
-    public static func configuration(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
+    static func configuration(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
         BridgetError(.configuration, code: "config.\(code)", message, hint: hint)
     }
 
     /// A validation error for user input (exit 64).
-    public static func validation(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
+    static func validation(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
         BridgetError(.validation, code: "input.\(code)", message, hint: hint)
     }
 
     /// A data or storage error (exit 65, or 74 for I/O).
-    public static func data(_ code: String, _ message: String, hint: String? = nil, exitCode: Int32? = nil)
+    static func data(_ code: String, _ message: String, hint: String? = nil, exitCode: Int32? = nil)
         -> BridgetError
     {
         BridgetError(.data, code: "data.\(code)", message, hint: hint, exitCode: exitCode)
     }
 
     /// A network error (exit 69).
-    public static func network(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
+    static func network(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
         BridgetError(.network, code: "network.\(code)", message, hint: hint)
     }
 
     /// A processing error (exit 70).
-    public static func processing(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
+    static func processing(_ code: String, _ message: String, hint: String? = nil) -> BridgetError {
         BridgetError(.processing, code: "processing.\(code)", message, hint: hint)
     }
 }
