@@ -1,7 +1,14 @@
 @testable import BridgetCLI
 import BridgetNetworking
 import BridgetNetworkingTesting
+import Foundation
 import Testing
+
+/// The real NDW snapshot of 2023-11-22, as the repository keeps it for the examples.
+enum NDWSnapshotFile {
+    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Config/examples/data/ndw-brugopeningen-2023-11-22.xml.gz")
+}
 
 /// `NetworkProcessing`'s promises (the suite the sample provider passes in its package), checked against the live
 /// provider on the fixture server and against the cached provider over what a live sync left in its cache.
@@ -13,6 +20,24 @@ struct LiveProviderConformanceTests {
         defer { Task { await fixture.stop() } }
         try await promise.check {
             LiveProvider(client: fixture.client(cache: nil), query: try fixture.query, pageSize: 100)
+        }
+    }
+
+    @Test("the NDW provider keeps the promise over HTTP (the same client: retries, cache, conditional GET)",
+          arguments: ProviderConformance.Promise.allCases)
+    func ndwProvider(_ promise: ProviderConformance.Promise) async throws {
+        let fixture = try await LiveFixture.start(rows: 1)
+        defer { Task { await fixture.stop() } }
+        let snapshot = try Data(contentsOf: NDWSnapshotFile.url)
+        fixture.server.serve(file: snapshot, at: "/brugopeningen.xml.gz")
+        let url = fixture.baseURL.appendingPathComponent("brugopeningen.xml.gz")
+        let cache = try fixture.cache()
+        let settings = FeedClient.Settings(timeout: 10, maximumBodyBytes: 64_000_000,
+                                           retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.1, jitter: 0),
+                                           body: .any)
+        try await promise.check(minimumPages: 1) {
+            NDWProvider(source: .url(url), client: FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache,
+                                                              settings: settings))
         }
     }
 

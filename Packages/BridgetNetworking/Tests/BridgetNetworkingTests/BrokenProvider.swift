@@ -7,12 +7,13 @@ import Foundation
 struct BrokenProvider: NetworkProcessing {
     /// The promise broken, and how.
     enum Breach: String, CaseIterable, Sendable, CustomStringConvertible {
-        case repeatsAPage, numbersPagesFromOne, dropsTheSource, skipsAPageAfterAWatermark, namesOtherBridges, isUnreachable
+        case repeatsAPage, numbersPagesFromOne, dropsTheSource, noPages, skipsAPageAfterAWatermark, namesOtherBridges,
+             isUnreachable
 
         /// The promise whose check must catch it.
         var promise: ProviderConformance.Promise {
             switch self {
-            case .repeatsAPage, .numbersPagesFromOne, .dropsTheSource: .stableOrder
+            case .repeatsAPage, .numbersPagesFromOne, .dropsTheSource, .noPages: .stableOrder
             case .skipsAPageAfterAWatermark: .watermark
             case .namesOtherBridges: .catalog
             case .isUnreachable: .connection
@@ -73,6 +74,7 @@ struct BrokenProvider: NetworkProcessing {
                 observation.source = SourceRecord()
                 return observation
             })
+        case .noPages: return []
         case .skipsAPageAfterAWatermark: if watermark != nil { pages.removeLast() }
         case .namesOtherBridges, .isUnreachable, nil: break
         }

@@ -15,6 +15,23 @@ struct ProviderConformanceTests {
         }
     }
 
+    @Test("the NDW provider keeps the promise on the real snapshot, a file read as one page", arguments: ProviderConformance.Promise.allCases)
+    func ndwProvider(_ promise: ProviderConformance.Promise) async throws {
+        // A snapshot source: one read is one page (history comes from reading it again and again), so the suite
+        // asks for one page, not the two that check a paged source's paging.
+        let path = try NDWFixture.url().path
+        try await promise.check(minimumPages: 1) { NDWProvider(source: .file(path), client: nil) }
+    }
+
+    @Test("a snapshot provider is still held to at least one page")
+    func onePageAtLeast() async throws {
+        try await withKnownIssue("an empty walk") {
+            try await ProviderConformance.checkStableOrder(minimumPages: 1) { BrokenProvider(breaking: .noPages) }
+        } matching: { issue in
+            if case .expectationFailed = issue.kind { true } else { false }
+        }
+    }
+
     @Test("the suite rejects a provider that breaks a promise", arguments: BrokenProvider.Breach.allCases)
     func rejectsABrokenProvider(_ breach: BrokenProvider.Breach) async throws {
         // Passes only if the suite records a failed expectation; anything else it records fails this test.

@@ -72,5 +72,9 @@ struct SocrataRequestTests {
                 == "You must be logged in to access this resource")
         #expect(message("<html><body><h1>503 Service Unavailable</h1></body></html>") == "503 Service Unavailable")
         #expect(message("") == nil)
+        // A binary body (a gzip file answered where JSON was asked for) is described, not dumped.
+        let gzip = Data([0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]) + Data(repeating: 0xAB, count: 90)
+        #expect(SocrataErrorBody.message(from: gzip) == "(100 bytes of binary data)")
+        #expect(message("line one\r\n\tline two") == "line one line two") // ordinary whitespace is text
     }
 }

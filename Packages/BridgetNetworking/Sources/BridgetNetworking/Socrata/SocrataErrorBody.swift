@@ -16,7 +16,12 @@ public enum SocrataErrorBody {
             case (nil, nil): break
             }
         }
-        let text = String(decoding: body.prefix(400), as: UTF8.self)
+        // A binary body (a gzip file, an image) is described, not printed: its bytes mean nothing to a reader.
+        let head = body.prefix(400)
+        if head.contains(where: { $0 < 0x09 || (0x0E..<0x20).contains($0) || $0 == 0x7F }) {
+            return "(\(body.count) bytes of binary data)"
+        }
+        let text = String(decoding: head, as: UTF8.self)
             .replacingOccurrences(of: "<[^>]*>", with: " ", options: .regularExpression)
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !text.isEmpty else { return nil }
