@@ -240,28 +240,22 @@ struct RouteCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "The route's name.") var name: String
-        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
-            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
-        var between: [String]
-        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
-                                                valueName: "date"))
-        var date: String?
-        @Option(name: .long, help: "Minutes between candidate departures: 5m, 10m.") var step: String = "5m"
+        @OptionGroup var range: DepartureRange
         @Option(name: .long, help: "Show this many; 0 for all.") var top: Int = 10
 
         func run() async throws {
             try await reportingErrors {
-                guard between.count == 2 else {
+                guard range.between.count == 2 else {
                     throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 16:00 18:30")
                 }
-                let stepMinutes = try TimeGrammar.minutes(step, option: "--step")
+                let stepMinutes = try TimeGrammar.minutes(range.step, option: "--step")
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
                 let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
                 let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
                 let time = context.assembly.clock
-                let (day, times) = try Self.departures(between: between, date: date, context: context)
+                let (day, times) = try Self.departures(between: range.between, date: range.date, context: context)
                 // One rule for local times: a departure the clocks skip is left out (its instant is the next
                 // hour's, listed already), a repeated one means its first occurrence; the output says which.
                 var skipped: [String] = []
@@ -285,7 +279,7 @@ struct RouteCommand: AsyncParsableCommand {
                      Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
                 }
                 let tied = ranked.filter { Self.tieStep($0.totalExpectedDelayMinutes) == Self.tieStep(best) }.count
-                var notes = ["", "\(ranked.count) departures on \(day) from \(between[0]) to \(between[1]) every "
+                var notes = ["", "\(ranked.count) departures on \(day) from \(range.between[0]) to \(range.between[1]) every "
                              + "\(stepMinutes) min, least expected delay first (\(time.zone.identifier) time)."]
                 if tied > 1 {
                     notes.append("\(tied) departures are within 10 seconds of the least delay: a tie, listed earliest first.")
@@ -349,13 +343,7 @@ struct RouteCommand: AsyncParsableCommand {
         @OptionGroup var output: FormatOptions
         @Argument(help: "The first route's name.") var first: String
         @Argument(help: "The second route's name.") var second: String
-        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
-            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
-        var between: [String]
-        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
-                                                valueName: "date"))
-        var date: String?
-        @Option(name: .long, help: "Minutes between departures compared: 5m, 10m.") var step: String = "5m"
+        @OptionGroup var range: DepartureRange
 
         struct Row: Encodable {
             let departure: String
@@ -366,20 +354,20 @@ struct RouteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard between.count == 2 else {
+                guard range.between.count == 2 else {
                     throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 7:00 9:00")
                 }
                 guard first != second else {
                     throw BridgetError.validation("same-route", "compare two different routes (both are '\(first)')")
                 }
-                let stepMinutes = try TimeGrammar.minutes(step, option: "--step")
+                let stepMinutes = try TimeGrammar.minutes(range.step, option: "--step")
                 let context = try CommandContext.load(global)
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
                 let file = try await context.routeFile(migratingFrom: store)
                 let routes = [try await RouteCommand.route(first, in: file), try await RouteCommand.route(second, in: file)]
                 let time = context.assembly.clock
-                let (day, times) = try BestTime.departures(between: between, date: date, context: context)
+                let (day, times) = try BestTime.departures(between: range.between, date: range.date, context: context)
                 var rows: [Row] = []
                 for route in routes {
                     let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
@@ -433,6 +421,17 @@ struct RouteCommand: AsyncParsableCommand {
                     notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")])
             }
         }
+    }
+
+    /// The departures `best-time` and `compare` consider: a range of times of day on one day, every `step`.
+    struct DepartureRange: ParsableArguments {
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
+            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
+        var between: [String]
+        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
+                                                valueName: "date"))
+        var date: String?
+        @Option(name: .long, help: "Minutes between the departures considered: 5m, 10m.") var step: String = "5m"
     }
 
     /// `route export`.
