@@ -17,14 +17,6 @@ extension SQLiteBridgeStore: EventStore {
                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
                 ON CONFLICT (bridge_id, opened_at) DO NOTHING
                 """)
-            // An observed opening without a record id (every Socrata row) leaves the three v8 columns to their
-            // defaults ('observed', NULL, NULL): a shorter statement, run for nearly every row a store receives.
-            let insertPlain = try db.cachedStatement(sql: """
-                INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
-                                    minutes_open, duration_minutes, latitude, longitude)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
-                ON CONFLICT (bridge_id, opened_at) DO NOTHING
-                """)
             let update = try db.cachedStatement(sql: """
                 UPDATE events SET entity_name = ?3, open_local = ?4, closed_at = ?5, close_local = ?6,
                     minutes_open = ?7, duration_minutes = ?8, latitude = ?9, longitude = ?10,
@@ -47,9 +39,7 @@ extension SQLiteBridgeStore: EventStore {
             var counts = UpsertCounts()
             var row = EventRowBinding()
             defer {
-                for statement in [insert, insertPlain, update, newerStored, removeEarlier] {
-                    RawStatement.clearBindings(statement)
-                }
+                for statement in [insert, update, newerStored, removeEarlier] { RawStatement.clearBindings(statement) }
             }
             for event in events {
                 row.load(event)
@@ -63,7 +53,7 @@ extension SQLiteBridgeStore: EventStore {
                     try row.run(removeEarlier, db)
                     replaced = sqlite3_changes(db.sqliteConnection) > 0
                 }
-                try row.run(event.recordID == nil && event.status == .observed ? insertPlain : insert, db)
+                try row.run(insert, db)
                 if sqlite3_changes(db.sqliteConnection) == 1 {
                     if replaced { counts.updated += 1 } else { counts.inserted += 1 }
                     continue
