@@ -36,9 +36,12 @@ struct BridgetProcess {
     }
 
     /// Runs `bridget` with arguments; the environment holds only what a clean shell would, plus `environment`.
-    func run(_ arguments: [String], environment: [String: String] = [:]) throws -> ProcessResult {
+    /// `executable` runs another program the same way (e.g. `script`, to give bridget a terminal).
+    func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws
+        -> ProcessResult
+    {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.executableURL = URL(fileURLWithPath: executable ?? Self.executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: home)
         var env = ["HOME": home, "PATH": "/usr/bin:/bin", "XDG_DATA_HOME": home + "/data",

@@ -309,6 +309,24 @@ struct GrammarAndOutputTests {
         #expect(try bridget.run(["help", "stats"]).status == 0)
     }
 
+    @Test("a table on a 60-column terminal fits it, names what it left out, and shows 20 rows; a pipe gets them all")
+    func tablesFitTheTerminal() throws {
+        let (bridget, config) = try synced()
+        // A real terminal: util-linux `script` runs the command on a pseudo-terminal (Debian's bsdutils, always there).
+        let command = "COLUMNS=60 '\(BridgetProcess.executable)' events --config '\(config)' --bridge Fremont"
+        let result = try bridget.run(["-q", "-e", "-c", command, "/dev/null"], executable: "/usr/bin/script")
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
+        let table = lines.filter { !$0.hasPrefix("note:") }
+        #expect(table.allSatisfy { $0.count <= 60 }, "\(table.filter { $0.count > 60 })")
+        #expect(table.first == "bridge   opened                closed                minutes", "\(table)")
+        // Header, rule, 20 rows, then what was left out, wrapped to the width.
+        #expect(table.count == 2 + 20 + 2, "\(table)")
+        #expect(table.suffix(2).joined(separator: " ")
+                == "(minutes_open, bridge_id, status left out to fit 60 columns; --format csv carries every column)")
+        #expect(lines.contains { $0.hasPrefix("note: more openings match than the 20 listed") })
+    }
+
     @Test("help on a 60-column terminal never splits an example command: continuation lines are indented")
     func helpExamplesFit() throws {
         let bridget = BridgetProcess()

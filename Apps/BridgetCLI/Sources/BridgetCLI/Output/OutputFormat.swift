@@ -122,11 +122,26 @@ struct Tabular: Sendable {
         var lines = [line(columns)]
         lines.append(kept.map { String(repeating: "─", count: widths[$0]) }.joined(separator: "  "))
         lines += rows.map(line)
-        if !dropped.isEmpty {
-            lines.append("(\(dropped.joined(separator: ", ")) left out to fit \(width ?? 0) columns; "
-                         + "--format csv carries every column)")
+        if !dropped.isEmpty, let width {
+            lines += Self.wrap("(\(dropped.joined(separator: ", ")) left out to fit \(width) columns; "
+                               + "--format csv carries every column)", width: width)
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Words in lines of at most `width` characters (a longer word stands alone).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > width {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        return lines
     }
 
     /// RFC 4180 CSV with a header row.
