@@ -225,9 +225,13 @@ struct CommandLineTests {
                                     "--date", "2026-06-30", "--step", "10m", "--top", "0", "--format", "json"])
         let ranked = try decodeJSON([RouteScoreDTO].self, best.stdout)
         #expect(ranked.count == 16)
-        // Ranked in 10-second steps of delay, earlier departures first within a step.
-        let step = { (score: RouteScoreDTO) in Int((score.totalExpectedDelayMinutes * 6).rounded()) }
-        #expect(zip(ranked, ranked.dropFirst()).allSatisfy { (step($0), $0.departure) < (step($1), $1.departure) })
+        // Departures within 10 seconds of the least delay tie and come first, earliest first; the rest by delay.
+        let least = ranked.map(\.totalExpectedDelayMinutes).min() ?? 0
+        let tied = ranked.prefix { ($0.totalExpectedDelayMinutes - least) * 60 < 10 }
+        #expect(!tied.isEmpty && zip(tied, tied.dropFirst()).allSatisfy { $0.departure < $1.departure })
+        let rest = ranked.dropFirst(tied.count)
+        #expect(rest.allSatisfy { ($0.totalExpectedDelayMinutes - least) * 60 >= 10 })
+        #expect(zip(rest, rest.dropFirst()).allSatisfy { $0.totalExpectedDelayMinutes <= $1.totalExpectedDelayMinutes })
         #expect(try bridget.run(["route", "best-time", "commute", "--config", config, "--between", "18:00", "16:00"]).status == 64)
 
         #expect(try bridget.run(["route", "remove", "commute", "--config", config]).status == 0)

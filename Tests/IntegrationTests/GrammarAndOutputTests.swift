@@ -179,13 +179,15 @@ struct GrammarAndOutputTests {
                                  "--via", "Montlake@22"]).status == 0)
         let score = csv(try bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 16:50",
                                          "--format", "csv"]).stdout)
-        #expect(score.first == ["route", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge", "best",
+        #expect(score.first == ["route", "depart", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge", "best",
                                 "chance_open_on_arrival", "chance_of_opening", "expected_delay_minutes",
                                 "route_expected_delay_minutes"])
-        #expect(score.count == 4 && score.dropFirst().allSatisfy { $0[0] == "commute" && $0[1] == "2026-06-30T16:50:00" })
-        #expect(score.dropFirst().map { $0[4] } == ["3", "2", "4"]) // Fremont or Ballard, then Montlake
-        #expect(score.dropFirst().filter { $0[6] == "true" }.count == 2) // one best per crossing
-        #expect(score.dropFirst().allSatisfy { $0[7...10].allSatisfy { Double($0) != nil } && !$0.joined().contains("%") })
+        #expect(score.count == 4 && score.dropFirst().allSatisfy {
+            $0[0] == "commute" && $0[1] == "2026-06-30T23:50:00Z" && $0[2] == "2026-06-30T16:50:00"
+        })
+        #expect(score.dropFirst().map { $0[5] } == ["3", "2", "4"]) // Fremont or Ballard, then Montlake
+        #expect(score.dropFirst().filter { $0[7] == "true" }.count == 2) // one best per crossing
+        #expect(score.dropFirst().allSatisfy { $0[8...11].allSatisfy { Double($0) != nil } && !$0.joined().contains("%") })
         let anomalies = csv(try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"]).stdout)
         #expect(anomalies.first == ["bridge_id", "bridge", "opened_at", "open_local", "duration_minutes", "reasons",
                                     "p99_minutes", "slot_chance"])
@@ -246,7 +248,7 @@ struct GrammarAndOutputTests {
         let config = try bridget.sampleConfig()
         // A store that exists and holds nothing (prune writes one).
         #expect(try bridget.run(["prune", "--config", config, "--before", "2000-01-01"]).status == 0)
-        for arguments in [["predict", "--bridge", "3"], ["backtest"], ["cascades"], ["anomalies"]] {
+        for arguments in [["predict", "--bridge", "3"], ["backtest"], ["cascades"], ["anomalies"], ["patterns", "--bridge", "3"]] {
             let result = try bridget.run(arguments + ["--config", config])
             #expect(result.status == 66, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("holds no openings yet") && result.stderr.contains("run `bridget sync`"),
@@ -274,13 +276,13 @@ struct GrammarAndOutputTests {
         let night = try bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
                                      "--between", "0:30", "4:00", "--step", "30m", "--top", "0", "--format", "csv"])
         #expect(night.status == 0, "\(night.stderr)")
-        let departures = csv(night.stdout).dropFirst().map { $0[2] }
+        let departures = csv(night.stdout).dropFirst().map { $0[3] }
         #expect(departures == ["2027-03-14T00:30:00", "2027-03-14T01:00:00", "2027-03-14T01:30:00",
                                "2027-03-14T03:00:00", "2027-03-14T03:30:00", "2027-03-14T04:00:00"])
         #expect(night.stderr.contains("02:00, 02:30 do not exist on 2027-03-14"), "\(night.stderr)")
         let table = try bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
                                      "--between", "0:30", "4:00", "--step", "30m"])
-        #expect(table.stdout.contains("6 departures are within 10 seconds of the least delay: a tie, listed earliest first.")
+        #expect(table.stdout.contains("6 departures are within 10 seconds of the least delay: a tie, listed earliest first")
                 && table.stdout.contains("Left out: 02:00, 02:30"), "\(table.stdout)")
     }
 
@@ -295,6 +297,47 @@ struct GrammarAndOutputTests {
         let stats = try bridget.run(["stats", "--config", config])
         #expect(stats.stdout.contains("from \(rows) stored rows: rows of a bridge less than 2 min apart are one opening."),
                 "\(stats.stdout)")
+    }
+
+    @Test("review mends: anomalies carry every row, filters that match nothing say so, arrivals cross the spring gap")
+    func reviewMends() throws {
+        let (bridget, config) = try synced()
+        let all = try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"])
+        let piped = try bridget.run(["anomalies", "--config", config, "--format", "csv"])
+        #expect(csv(piped.stdout).count == csv(all.stdout).count && csv(all.stdout).count > 21, "\(piped.stderr)")
+        let nothing = try bridget.run(["stats", "--config", config, "--since", "2030-01-01"])
+        #expect(nothing.stdout.contains("No stored opening matches --bridge, --since and --until."), "\(nothing.stdout)")
+        let june = try bridget.run(["patterns", "--config", config, "--bridge", "Fremont", "--since", "2026-06-01",
+                                    "--until", "2026-06-02", "--format", "json"])
+        struct Patterns: Decodable { let openings: Int }
+        let count = try storedCount(bridget, "SELECT count(*) FROM events WHERE bridge_id = '3' AND open_local LIKE '2026-06-01T%'")
+        #expect(try decodeJSON(Patterns.self, june.stdout).openings <= count && count > 0)
+        for (days, message) in [([",", "--on"], "names no weekday"), (["sat", "--on", "--weekdays"], "not both")] {
+            var arguments = ["predict", "--config", config, "--bridge", "3", days[1], days[0]]
+            if days.count == 3 { arguments.append(days[2]) }
+            let refused = try bridget.run(arguments)
+            #expect(refused.status == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
+        }
+        // Time passes in seconds: leaving at 01:55 on the spring-forward day, 8 minutes on, arrives at 03:03.
+        #expect(try bridget.run(["route", "add", "gap", "--config", config, "--via", "Fremont@8"]).status == 0)
+        let score = try bridget.run(["route", "score", "gap", "--config", config, "--depart", "2027-03-14 01:55",
+                                     "--format", "json"])
+        struct Score: Decodable { struct Crossing: Decodable { let arrival: String }; let crossings: [Crossing] }
+        #expect(try decodeJSON(Score.self, score.stdout).crossings.first?.arrival == "2027-03-14T03:03:00", "\(score.stderr)")
+        let compare = try bridget.run(["route", "compare", "gap", "gap2", "--config", config, "--date", "2027-03-14",
+                                       "--between", "1:30", "3:30", "--step", "30m"])
+        #expect(compare.status == 64) // gap2 does not exist
+        #expect(try bridget.run(["route", "add", "gap2", "--config", config, "--via", "Ballard@8"]).status == 0)
+        let both = try bridget.run(["route", "compare", "gap", "gap2", "--config", config, "--date", "2027-03-14",
+                                    "--between", "1:30", "3:30", "--step", "30m"])
+        #expect(both.stdout.contains("Left out: 02:00, 02:30, which the clocks skip on 2027-03-14."), "\(both.stdout)")
+        // route import takes bridge names as route add does, and an empty list.
+        let named = try bridget.write("named.yaml", "routes:\n  - name: named\n    crossings:\n      - bridges: [Fremont]\n        minutes: 5\n")
+        #expect(try bridget.run(["route", "import", named, "--config", config]).status == 0)
+        let shown = try bridget.run(["route", "show", "named", "--config", config, "--format", "csv"])
+        #expect(shown.stdout == "route,favorite,crossing,minutes_from_start,bridge_ids\nnamed,false,1,5.0,3\n", "\(shown.stdout)")
+        let empty = try bridget.write("empty.yaml", "routes:\n")
+        #expect(try bridget.run(["route", "import", empty, "--config", config]).stdout.contains("imported 0 routes"))
     }
 
     @Test("an unknown command gets the nearest name and exit 64, at the top, after help, and below")

@@ -36,11 +36,30 @@ struct TimeGrammarTests {
     @Test("now and spans: ago looking back, ahead looking ahead, a sign decides")
     func relative() throws {
         #expect(try instant("now") == "2026-11-25T01:00:00Z")
-        #expect(try instant("30d") == "2026-10-26T01:00:00Z")
+        // Days are calendar days: 30 days before 17:00 PST is 17:00 PDT, across the clock change.
+        #expect(try instant("30d") == "2026-10-26T00:00:00Z")
         #expect(try instant("2h", .ahead) == "2026-11-25T03:00:00Z")
         #expect(try instant("-2h", .ahead) == "2026-11-24T23:00:00Z")
         #expect(try instant("+1w") == "2026-12-02T01:00:00Z")
         #expect(try instant("45m") == "2026-11-25T00:15:00Z")
+    }
+
+    @Test("a time of day in the repeated autumn hour takes the occurrence nearest on the right side of now")
+    func repeatedHourTimeOfDay() throws {
+        // 2026-11-01 01:45 PST, the second pass through 01:xx.
+        let late = TimeGrammar(clock: .seattle, now: Date(timeIntervalSince1970: 1_793_526_300))
+        #expect(Self.iso.string(from: late.now) == "2026-11-01T09:45:00Z")
+        let ahead = try late.resolve("01:50", option: "--at", direction: .ahead)
+        #expect(Self.iso.string(from: ahead.instant) == "2026-11-01T09:50:00Z") // 01:50 PST, 5 minutes away
+        #expect(ahead.note?.contains("using the second") == true)
+        let back = try late.resolve("01:40", option: "--since", direction: .back)
+        #expect(Self.iso.string(from: back.instant) == "2026-11-01T09:40:00Z") // 01:40 PST, 5 minutes ago
+        #expect(try late.resolve("2026-10-01T17:40Z", option: "--at", direction: .ahead).instant
+                == Self.iso.date(from: "2026-10-01T17:40:00Z"))
+        #expect(try late.resolve("17:40:30", option: "--at", direction: .ahead).reading.minute == 40)
+        #expect {
+            _ = try late.resolve("2027-03-14 02:30 PDT", option: "--at", direction: .ahead)
+        } throws: { "\($0)".contains("does not exist") }
     }
 
     @Test("a missing local time moves forward by the gap, a repeated one takes its first occurrence, each with a note")

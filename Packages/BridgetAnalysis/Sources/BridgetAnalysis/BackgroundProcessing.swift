@@ -33,7 +33,7 @@ public protocol ObservationValidating: Sendable {
 /// and a parallel implementation give equal answers).
 public protocol HistoryAnalysing: Sendable {
     /// A bridge's opening profile.
-    func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO
+    func analyzeTrafficPatterns(bridgeID: String, in scope: HistoryScope) async throws -> TrafficAnalysisDTO
     /// Statistics for every bridge of the scope, from its openings only.
     func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO
     /// The opening model of every bridge of the history, learnt from observed openings only.
@@ -49,6 +49,11 @@ public protocol HistoryAnalysing: Sendable {
 }
 
 extension HistoryAnalysing {
+    /// A bridge's opening profile over the whole history.
+    public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
+        try await analyzeTrafficPatterns(bridgeID: bridgeID, in: .everything)
+    }
+
     /// Statistics for every bridge of the whole history.
     public func generateStatistics() async throws -> StatisticsDTO { try await generateStatistics(in: .everything) }
 

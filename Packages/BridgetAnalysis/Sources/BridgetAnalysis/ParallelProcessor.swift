@@ -56,8 +56,8 @@ public struct ParallelProcessor: BackgroundProcessing {
         try await serial.cleanupOldData(olderThan: cutoff)
     }
 
-    public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
-        try await serial.analyzeTrafficPatterns(bridgeID: bridgeID)
+    public func analyzeTrafficPatterns(bridgeID: String, in scope: HistoryScope) async throws -> TrafficAnalysisDTO {
+        try await serial.analyzeTrafficPatterns(bridgeID: bridgeID, in: scope)
     }
 
     public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {

@@ -12,9 +12,13 @@ public struct RouteScorer: Sendable {
     public let catalog: BridgeCatalog
 
     /// Creates a scorer.
-    public init(models: [OpeningModelDTO], catalog: BridgeCatalog) {
+    /// The clock the route is driven on: arrivals are the departure's instant plus the minutes, read on it.
+    let clock: LocalClock
+
+    public init(models: [OpeningModelDTO], catalog: BridgeCatalog, clock: LocalClock = .seattle) {
         self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
         self.catalog = catalog
+        self.clock = clock
     }
 
     /// The outlook for leaving at `departure` (Seattle wall clock).
@@ -23,7 +27,8 @@ public struct RouteScorer: Sendable {
         var crossings: [CrossingScoreDTO] = []
         for (index, crossing) in route.crossings.enumerated() {
             let offset = (crossing.minutesFromStart + delaySoFar) * 60
-            let arrival = FloatingTimestamp(wallClockSeconds: departure.wallClockSeconds + Int64(offset.rounded()))
+            // Time passes in seconds, not on the wall clock: across the spring gap 01:55 + 8 min arrives at 03:03.
+            let arrival = clock.reading(for: clock.openingInstant(for: departure).addingTimeInterval(offset.rounded()))
             let options = try crossing.bridgeIDs.map { id -> CrossingOptionDTO in
                 guard let bridge = catalog.bridge(id: id), let model = models[id] else {
                     throw AnalysisError.bridgeWithoutModel(route: route.id, bridgeID: id)

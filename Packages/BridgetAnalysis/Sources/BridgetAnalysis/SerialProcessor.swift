@@ -32,11 +32,13 @@ public struct SerialProcessor: BackgroundProcessing {
         try await history.deleteEvents(openedBefore: cutoff)
     }
 
-    public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
+    public func analyzeTrafficPatterns(bridgeID: String, in scope: HistoryScope) async throws -> TrafficAnalysisDTO {
         guard try await history.bridges().contains(where: { $0.id == bridgeID }) else {
             throw AnalysisError.unknownBridge(id: bridgeID)
         }
-        let openings = MergedOpening.merge(try await history.events(bridgeID: bridgeID), gap: mergeGap)
+        let events = try await history.events(bridgeID: bridgeID)
+            .filter { scope.from == nil && scope.before == nil || scope.contains(bridgeID: bridgeID, openedAt: $0.openedAt) }
+        let openings = MergedOpening.merge(events, gap: mergeGap)
         return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings,
                                                  flows: try await history.trafficFlows(bridgeID: bridgeID))
     }

@@ -9,15 +9,18 @@ extension DoctorCommand {
         do {
             let saved = file.exists ? try await file.routes() : []
             let known = Set(saved.map(\.id))
-            // A store that cannot be opened is the store check's finding; here it only means nothing stranded.
-            let stored = (try? await context.assembly.makeStore(forReading: true).routes()) ?? []
+            // A store that cannot be opened is the store check's finding; here it only means nothing stranded. A
+            // store whose routes were copied in already offers nothing: a route removed since stays removed.
+            let copied = file.exists ? try file.copiedStores() : []
+            let stored = copied.contains(context.assembly.storeDescription) ? []
+                : (try? await context.assembly.makeStore(forReading: true).routes()) ?? []
             let stranded = stored.filter { !known.contains($0.id) }
             let detail = "\(saved.count) saved routes in \(file.path)" + (file.exists ? "" : " (not created yet)")
             guard stranded.isEmpty || !file.exists else {
                 return Check(name: "routes", ok: false,
                              detail: detail + "; the store at \(context.assembly.storeDescription) holds "
                                 + "\(stranded.count) more (\(stranded.map(\.id).sorted().joined(separator: ", ")))",
-                             hint: "copy them: bridget route export --from-store | bridget route import -")
+                             hint: "copy them into the routes file: bridget route import --from-store")
             }
             return Check(name: "routes", ok: true, detail: detail, hint: nil)
         } catch {

@@ -22,6 +22,15 @@ struct HistoryOptions: ParsableArguments {
         "Only openings before this time (exclusive: --until 2026-10-01 leaves that day out).", valueName: "time"))
     var until: String?
 
+    init() {}
+
+    /// Filters given in code (a command that takes `--bridge` its own way).
+    init(bridge: [String], since: String?, until: String?) {
+        self.bridge = bridge
+        self.since = since
+        self.until = until
+    }
+
     /// The filters resolved against the store's catalog and the clock; notes (adjusted local times) go to standard
     /// error.
     func scope(_ context: CommandContext, store: any BridgeCatalogStore) async throws -> HistoryScope {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnalysis
 import BridgetDTOs
 import Foundation
 
@@ -11,6 +12,11 @@ struct PatternsCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
     @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).") var bridge: [String] = []
+    @Option(name: .long, help: ArgumentHelp("Only openings at or after this time (as for every history command).",
+                                            valueName: "time"))
+    var since: String?
+    @Option(name: .long, help: ArgumentHelp("Only openings before this time (exclusive).", valueName: "time"))
+    var until: String?
 
     func validate() throws { try requireOneBridge(bridge, command: "patterns") }
 
@@ -18,8 +24,11 @@ struct PatternsCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let store = try await context.openStoreForReading()
+            try await context.requireHistory(store, for: "patterns")
             let target = try await context.bridge(named: bridge[0], in: store)
-            let analysis = try await context.assembly.makeProcessor(store: store).analyzeTrafficPatterns(bridgeID: target.id)
+            let scope = try await HistoryOptions(bridge: [target.id], since: since, until: until).scope(context, store: store)
+            let analysis = try await context.assembly.makeProcessor(store: store)
+                .analyzeTrafficPatterns(bridgeID: target.id, in: scope)
             let rows = (0..<24).map { hour in
                 [Cell(String(format: "%02d:00", hour)), Cell(analysis.openingsByHour[hour]),
                  Cell(String(repeating: "▇", count: analysis.openingsByHour.max().map {

@@ -79,8 +79,9 @@ struct AnomaliesCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
     @OptionGroup var history: HistoryOptions
-    @Option(name: .long, help: ArgumentHelp("Show this many, newest first; 0 for all.", valueName: "n"))
-    var limit: Int = 20
+    @Option(name: .long, help: ArgumentHelp(
+        "Show this many, newest first; 0 for all (default: 20 for a table on a terminal, else all).", valueName: "n"))
+    var limit: Int?
 
     func run() async throws {
         try await reportingErrors {
@@ -90,7 +91,13 @@ struct AnomaliesCommand: AsyncParsableCommand {
             let scope = try await history.scope(context, store: store)
             let all = try await context.assembly.makeProcessor(store: store).findAnomalies()
                 .filter { scope.contains(bridgeID: $0.bridgeID, openedAt: $0.openedAt) }
-            let shown = limit > 0 ? Array(all.prefix(limit)) : all
+            let toTerminal = output.format == .table && isatty(STDOUT_FILENO) == 1
+            let cap: Int? = switch limit {
+            case .some(let n) where n > 0: n
+            case .some: nil
+            case .none: toTerminal ? EventsCommand.terminalRows : nil
+            }
+            let shown = cap.map { Array(all.prefix($0)) } ?? all
             let time = context.assembly.clock
             let rows = shown.map { anomaly in
                 [Cell(anomaly.bridgeName), Cell(anomaly.openedAt, time: time),
@@ -111,7 +118,11 @@ struct AnomaliesCommand: AsyncParsableCommand {
                 shown,
                 tabular: Tabular(columns: ["bridge", "opened", "minutes", "why", "p99_min", "slot_chance"], rows: rows),
                 csv: csv,
-                notes: ["", "\(all.count) anomalies in all" + (all.count > shown.count ? " (--limit 0 lists them all)." : ".")])
+                notes: ["", "\(all.count) anomalies in all."])
+            if all.count > shown.count {
+                Terminal.note("\(all.count - shown.count) more anomalies match than the \(shown.count) listed; "
+                              + "--limit 0 lists them all")
+            }
         }
     }
 }

@@ -29,7 +29,10 @@ struct PredictCommand: AsyncParsableCommand {
     @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).")
     var bridge: [String] = []
 
-    func validate() throws { try requireOneBridge(bridge, command: "predict") }
+    func validate() throws {
+        try requireOneBridge(bridge, command: "predict")
+        if weekdays, on != nil { throw ValidationError("give --on DAYS or --weekdays, not both") }
+    }
 
     @Option(name: .long, help: ArgumentHelp(
         "When you reach the bridge: 17:40 (the next 17:40), 2026-12-01 17:40, +30m or now (default: now).",
@@ -213,7 +216,12 @@ enum Weekdays {
         default: break
         }
         var days = Set<Int>()
-        for part in lowered.split(separator: ",") {
+        let parts = lowered.split(separator: ",", omittingEmptySubsequences: false)
+        guard !parts.isEmpty, !parts.contains(where: \.isEmpty) else {
+            throw BridgetError.validation("bad-days", "\(option) '\(text)' names no weekday",
+                                          hint: "write mon-fri, sat,sun, mon,wed,fri, weekdays, weekends or daily")
+        }
+        for part in parts {
             let ends = part.split(separator: "-").map { String($0.prefix(3)) }
             guard (1...2).contains(ends.count), let from = names.firstIndex(of: ends[0]),
                   let to = names.firstIndex(of: ends[ends.count - 1])

@@ -34,7 +34,8 @@ struct RouteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+                let name = self.name.trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty else {
                     throw BridgetError.validation("empty-route-name", "the route name is empty",
                                                   hint: "e.g. bridget route add commute --via \"Fremont/Ballard@8\"")
                 }
@@ -128,6 +129,11 @@ struct RouteCommand: AsyncParsableCommand {
                 }
                 try OutputWriter(format: output.format).write(
                     route, tabular: Tabular(columns: ["crossing", "minutes", "bridges"], rows: rows),
+                    csv: Tabular(columns: ["route", "favorite", "crossing", "minutes_from_start", "bridge_ids"],
+                                 rows: route.crossings.enumerated().map { index, crossing in
+                                     [Cell(route.id), Cell(route.isFavorite ? "true" : "false"), Cell(index + 1),
+                                      Cell(raw: crossing.minutesFromStart), Cell(crossing.bridgeIDs.joined(separator: " "))]
+                                 }),
                     notes: route.isFavorite ? ["", "★ favourite"] : [])
             }
         }
@@ -143,6 +149,7 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
                 let store = try await context.routeFile(migratingFrom: try context.assembly.makeStore(forReading: true))
+                let name = self.name.trimmingCharacters(in: .whitespaces)
                 guard try await store.removeRoute(named: name) else {
                     throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
                 }
@@ -211,7 +218,8 @@ struct RouteCommand: AsyncParsableCommand {
                 for crossing in score.crossings {
                     for option in crossing.options {
                         facts.append([
-                            Cell(score.route), Cell(departure.localText), Cell(crossing.position),
+                            Cell(score.route), Cell(resolved.instant, time: time), Cell(departure.localText),
+                            Cell(crossing.position),
                             Cell(crossing.arrival), Cell(option.bridgeID), Cell(option.bridgeName),
                             Cell(option.bridgeID == crossing.best.bridgeID ? "true" : "false"),
                             Cell(raw: option.chanceOpenOnArrival), Cell(raw: option.chanceOfOpening),
@@ -222,8 +230,9 @@ struct RouteCommand: AsyncParsableCommand {
                 try OutputWriter(format: output.format).write(
                     score,
                     tabular: Tabular(columns: ["crossing", "arrive", "bridge", "open_on_arrival",
-                                               "opening_in_\(RouteScoreDTO.approachMinutes)min", "delay_min"], rows: rows),
-                    csv: Tabular(columns: ["route", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge",
+                                               "opening_in_\(RouteScoreDTO.approachMinutes)min", "delay_min"], rows: rows,
+                                     dropFirst: ["opening_in_\(RouteScoreDTO.approachMinutes)min", "open_on_arrival", "crossing"]),
+                    csv: Tabular(columns: ["route", "depart", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge",
                                            "best", "chance_open_on_arrival", "chance_of_opening",
                                            "expected_delay_minutes", "route_expected_delay_minutes"], rows: facts),
                     notes: ["", "Leaving \(score.departure.prefix(16).replacingOccurrences(of: "T", with: " ")) (\(time.zone.identifier) time): "
@@ -258,42 +267,51 @@ struct RouteCommand: AsyncParsableCommand {
                 let (day, times) = try Self.departures(between: range.between, date: range.date, context: context)
                 // One rule for local times: a departure the clocks skip is left out (its instant is the next
                 // hour's, listed already), a repeated one means its first occurrence; the output says which.
-                var skipped: [String] = []
-                let scored = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
-                    .filter { score in
-                        guard let reading = FloatingTimestamp(score.departure + ".000") else { return true }
-                        if time.instants(for: reading).isEmpty { skipped.append(String(score.departure.dropFirst(11).prefix(5))) }
-                        return !time.instants(for: reading).isEmpty
-                    }
-                // Delays closer than 10 seconds are the same to a driver: within that, the earlier departure ranks first.
+                let all = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
+                let clockNotes = Self.clockNotes(all.map(\.departure), day: day, clock: time)
+                let scored = all.filter { !clockNotes.skipped.contains($0.departure) }
+                // Delays less than 10 seconds above the least are the same to a driver: those departures tie and
+                // rank earliest first; the rest follow by delay.
+                let least = scored.map(\.totalExpectedDelayMinutes).min() ?? 0
+                let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - least) * 60 < 10 }
                 let ranked = scored.sorted { first, second in
-                    let (a, b) = (Self.tieStep(first.totalExpectedDelayMinutes), Self.tieStep(second.totalExpectedDelayMinutes))
-                    return (a, first.departure) < (b, second.departure)
+                    switch (tiedWithBest(first), tiedWithBest(second)) {
+                    case (true, true): first.departure < second.departure
+                    case (true, false): true
+                    case (false, true): false
+                    case (false, false): (first.totalExpectedDelayMinutes, first.departure)
+                        < (second.totalExpectedDelayMinutes, second.departure)
+                    }
                 }
                 let shown = top > 0 ? Array(ranked.prefix(top)) : ranked
-                let best = ranked.first?.totalExpectedDelayMinutes ?? 0
+                let best = least
                 let rows = shown.enumerated().map { index, score in
                     [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))),
                      Cell(score.totalExpectedDelayMinutes, decimals: 2),
                      Cell(Int(((score.totalExpectedDelayMinutes - best) * 60).rounded())),
                      Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
                 }
-                let tied = ranked.filter { Self.tieStep($0.totalExpectedDelayMinutes) == Self.tieStep(best) }.count
+                let tied = ranked.filter(tiedWithBest).count
                 var notes = ["", "\(ranked.count) departures on \(day) from \(range.between[0]) to \(range.between[1]) every "
                              + "\(stepMinutes) min, least expected delay first (\(time.zone.identifier) time)."]
                 if tied > 1 {
-                    notes.append("\(tied) departures are within 10 seconds of the least delay: a tie, listed earliest first.")
+                    notes.append("\(tied) departures are within 10 seconds of the least delay: a tie, listed earliest "
+                                 + "first; the rest follow by delay.")
                 }
-                if !skipped.isEmpty {
-                    notes.append("Left out: \(skipped.joined(separator: ", ")), which the clocks skip on \(day).")
-                    Terminal.note("\(skipped.joined(separator: ", ")) do not exist on \(day) (the clocks skip them); left out")
+                notes += clockNotes.notes
+                if !clockNotes.skipped.isEmpty {
+                    Terminal.note(clockNotes.skipped.sorted().map { String($0.dropFirst(11).prefix(5)) }
+                        .joined(separator: ", ") + " do not exist on \(day) (the clocks skip them); left out")
                 }
                 try OutputWriter(format: output.format).write(
                     shown, tabular: Tabular(columns: ["rank", "depart", "delay_min", "vs_best_s", "via"], rows: rows),
                     csv: Tabular(
-                        columns: ["rank", "route", "depart_local", "expected_delay_minutes", "seconds_more_than_best", "via_bridge_ids"],
+                        columns: ["rank", "route", "depart", "depart_local", "expected_delay_minutes", "seconds_more_than_best",
+                                  "via_bridge_ids"],
                         rows: shown.enumerated().map { index, score in
-                            [Cell(index + 1), Cell(score.route), Cell(score.departure), Cell(raw: score.totalExpectedDelayMinutes),
+                            [Cell(index + 1), Cell(score.route),
+                             Cell(FloatingTimestamp(score.departure + ".000").map { time.openingInstant(for: $0) }, time: time),
+                             Cell(score.departure), Cell(raw: score.totalExpectedDelayMinutes),
                              Cell(raw: (score.totalExpectedDelayMinutes - best) * 60),
                              Cell(score.crossings.map(\.best.bridgeID).joined(separator: " "))]
                         }),
@@ -325,8 +343,30 @@ struct RouteCommand: AsyncParsableCommand {
             return (day, times)
         }
 
-        /// The 10-second step a delay (minutes) falls in: the resolution at which departures are ranked.
-        static func tieStep(_ minutes: Double) -> Int { Int((minutes * 6).rounded()) }
+        /// What `day`'s clock does to some departures (`YYYY-MM-DDTHH:MM:SS` readings): those it skips (left out of
+        /// an answer) and the notes saying so, and that a repeated one means its first occurrence.
+        static func clockNotes(_ departures: [String], day: String, clock: LocalClock) -> (skipped: Set<String>, notes: [String]) {
+            var skipped: [String] = []
+            var repeated: [(String, Date)] = []
+            for departure in departures {
+                guard let reading = FloatingTimestamp(departure + ".000") else { continue }
+                let occurrences = clock.instants(for: reading)
+                if occurrences.isEmpty { skipped.append(departure) }
+                if occurrences.count > 1, let first = occurrences.first { repeated.append((departure, first)) }
+            }
+            func clockTimes(_ readings: [String]) -> String {
+                readings.map { String($0.dropFirst(11).prefix(5)) }.joined(separator: ", ")
+            }
+            var notes: [String] = []
+            if !skipped.isEmpty {
+                notes.append("Left out: \(clockTimes(skipped)), which the clocks skip on \(day).")
+            }
+            if let first = repeated.first {
+                notes.append("\(clockTimes(repeated.map(\.0))) occur twice on \(day); each means the first, "
+                             + "\(clock.abbreviation(at: first.1)).")
+            }
+            return (Set(skipped), notes)
+        }
     }
 
     /// `route compare`.
@@ -384,7 +424,8 @@ struct RouteCommand: AsyncParsableCommand {
                         }
                     }
                 }
-                rows = rows.filter { FloatingTimestamp($0.departure + ".000").map { !time.instants(for: $0).isEmpty } ?? true }
+                let clockNotes = BestTime.clockNotes(rows.map(\.departure), day: day, clock: time)
+                rows = rows.filter { !clockNotes.skipped.contains($0.departure) }
                     .map { row in
                         let (a, b) = (row.delays[first] ?? 0, row.delays[second] ?? 0)
                         let better: String? = abs(a - b) * 60 < 10 ? nil : (a < b ? first : second)
@@ -411,14 +452,17 @@ struct RouteCommand: AsyncParsableCommand {
                 try OutputWriter(format: output.format).write(
                     rows,
                     tabular: Tabular(columns: ["depart", "\(first)_delay_min", "\(second)_delay_min", "better"], rows: table),
-                    csv: Tabular(columns: ["depart_local", "route", "expected_delay_minutes", "better"],
+                    csv: Tabular(columns: ["depart", "depart_local", "route", "expected_delay_minutes", "better"],
                                  rows: rows.flatMap { row in
                                      [first, second].map { name in
-                                         [Cell(row.departure), Cell(name), Cell(raw: row.delays[name] ?? 0),
+                                         [Cell(FloatingTimestamp(row.departure + ".000").map { time.openingInstant(for: $0) },
+                                               time: time),
+                                          Cell(row.departure), Cell(name), Cell(raw: row.delays[name] ?? 0),
                                           Cell(row.better ?? "")]
                                      }
                                  }),
-                    notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")])
+                    notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")]
+                        + clockNotes.notes)
             }
         }
     }
@@ -473,12 +517,37 @@ struct RouteCommand: AsyncParsableCommand {
     /// `route import`.
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add routes from a YAML file (as route export writes); a route of the same name is replaced.")
+            abstract: "Add routes from a YAML file (as route export writes); a route of the same name is replaced.",
+            discussion: """
+                --from-store copies the routes the configured data store holds (where an earlier \
+                Bridget kept them) and remembers the store, so a route removed later is not offered \
+                back by doctor.
+                """)
         @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("The YAML file, or - for standard input.", valueName: "file")) var file: String
+        @Argument(help: ArgumentHelp("The YAML file, or - for standard input.", valueName: "file")) var file: String?
+        @Flag(name: .long, help: "Copy the routes the data store holds instead of reading a file.")
+        var fromStore = false
+
+        func validate() throws {
+            guard (file == nil) == fromStore else {
+                throw ValidationError(fromStore ? "give either a file or --from-store, not both"
+                                                : "give a YAML file (or - for standard input), or --from-store")
+            }
+        }
 
         func run() async throws {
             try await reportingErrors {
+                if fromStore {
+                    let context = try CommandContext.load(global)
+                    let store = try context.assembly.makeStore(forReading: true)
+                    let routes = try await store.routes()
+                    let routeFile = try await context.routeFile(migratingFrom: store)
+                    let added = try routeFile.merge(routes, from: context.assembly.storeDescription)
+                    print("imported \(routes.count) routes from the store at \(context.assembly.storeDescription) "
+                          + "(\(added) new, \(routes.count - added) replaced) into \(routeFile.path)")
+                    return
+                }
+                let file = self.file ?? "-"
                 let data: Data?
                 if file == "-" {
                     data = FileHandle.standardInput.readDataToEndOfFile()
@@ -494,21 +563,28 @@ struct RouteCommand: AsyncParsableCommand {
                 let store = try context.assembly.makeStore(forReading: true)
                 // Every bridge must be known: a typo in a shared file is refused, not saved.
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
-                for route in routes {
-                    for id in route.crossings.flatMap(\.bridgeIDs) where catalog.bridge(id: id) == nil {
-                        throw BridgetError.validation("unknown-bridge", "\(origin): route '\(route.id)' names bridge "
-                                                      + "'\(id)', which is not in the catalog",
-                                                      hint: "bridges are given by id; `bridget bridges` lists them")
-                    }
+                // Bridges by id, or by name as `route add` takes them (stored as ids).
+                let resolved = try routes.map { route in
+                    RouteDTO(id: route.id, crossings: try route.crossings.map { crossing in
+                        RouteCrossingDTO(bridgeIDs: try crossing.bridgeIDs.map { text in
+                            guard let bridge = catalog.bridge(id: text) ?? catalog.resolve(text) else {
+                                throw BridgetError.validation(
+                                    "unknown-bridge", "\(origin): route '\(route.id)' names bridge '\(text)', which is "
+                                        + "not in the catalog", hint: "`bridget bridges` lists the ids and names")
+                            }
+                            return bridge.id
+                        }, minutesFromStart: crossing.minutesFromStart)
+                    }, isFavorite: route.isFavorite)
                 }
                 let routeFile = try await context.routeFile(migratingFrom: store)
-                let added = try routeFile.merge(routes)
-                print("imported \(routes.count) routes (\(added) new, \(routes.count - added) replaced) into \(routeFile.path)")
+                let added = try routeFile.merge(resolved)
+                print("imported \(resolved.count) routes (\(added) new, \(resolved.count - added) replaced) into \(routeFile.path)")
             }
         }
     }
 
     static func route(_ name: String, in store: any RouteStore) async throws -> RouteDTO {
+        let name = name.trimmingCharacters(in: .whitespaces)
         guard let route = try await store.route(named: name) else {
             throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
         }
@@ -518,7 +594,7 @@ struct RouteCommand: AsyncParsableCommand {
     static func scorer(for route: RouteDTO, context: CommandContext, store: any BridgeStore) async throws -> RouteScorer {
         let models = try await context.currentModels(bridgeIDs: route.crossings.flatMap(\.bridgeIDs), store: store)
         let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
-        return RouteScorer(models: models, catalog: catalog)
+        return RouteScorer(models: models, catalog: catalog, clock: context.assembly.clock)
     }
 }
 

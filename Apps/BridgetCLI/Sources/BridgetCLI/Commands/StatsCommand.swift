@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnalysis
 import BridgetDTOs
 import Foundation
 
@@ -49,7 +50,9 @@ struct StatsCommand: AsyncParsableCommand {
             }
             var notes = [""]
             if statistics.totalOpenings == 0 {
-                notes.append("No openings stored yet: run `bridget sync`.")
+                let filtered = scope != .everything
+                notes.append(filtered ? "No stored opening matches --bridge, --since and --until."
+                                      : "No openings stored yet: run `bridget sync`.")
             } else {
                 notes.append("\(statistics.totalOpenings) openings over \(statistics.days) days "
                              + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), Seattle time), "

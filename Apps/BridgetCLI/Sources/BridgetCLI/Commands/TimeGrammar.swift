@@ -63,13 +63,19 @@ struct TimeGrammar: Sendable {
         let lowered = text.lowercased()
         if lowered == "now" { return exact(now) }
         if let seconds = Self.span(lowered) {
-            let signed: Int
+            let sign: Int
             switch lowered.first {
-            case "-": signed = -seconds
-            case "+": signed = seconds
-            default: signed = direction == .ahead ? seconds : -seconds
+            case "-": sign = -1
+            case "+": sign = 1
+            default: sign = direction == .ahead ? 1 : -1
             }
-            return exact(now.addingTimeInterval(Double(signed)))
+            // Days and weeks are calendar days: the same clock time that many days away, across a clock change too.
+            if lowered.hasSuffix("d") || lowered.hasSuffix("w") {
+                let days = sign * seconds / 86_400
+                let here = clock.reading(for: now)
+                return local(FloatingTimestamp(wallClockSeconds: here.wallClockSeconds + Int64(days) * 86_400))
+            }
+            return exact(now.addingTimeInterval(Double(sign * seconds)))
         }
         if let (hour, minute) = Self.timeOfDay(text) { return local(timeOfDay: hour, minute, direction: direction) }
         if let day = LocalDay(text) { return local(day.midnight) }
@@ -81,6 +87,12 @@ struct TimeGrammar: Sendable {
             if let match = candidates.first(where: { clock.abbreviation(at: $0) == zone }),
                clock.reading(for: match) == reading {
                 return Resolved(instant: match, reading: reading, note: nil)
+            }
+            if zone.allSatisfy(\.isLetter), zone.count >= 3, clock.instants(for: reading).isEmpty {
+                throw BridgetError.validation(
+                    "bad-time", "\(option) '\(text)': \(Self.shown(reading)) does not exist in \(clock.zone.identifier) "
+                        + "(the clocks skip it that day)",
+                    hint: "leave the zone out to mean the time just after the gap, or pick another time")
             }
             let known = Set(candidates.map { clock.abbreviation(at: $0) })
             if zone.allSatisfy(\.isLetter), zone.count >= 3 {
@@ -96,10 +108,14 @@ struct TimeGrammar: Sendable {
                 "bad-time", "\(option) '\(text)' has a UTC offset of \(offset.text); offsets run from -12:00 to +14:00")
         }
         let formatter = ISO8601DateFormatter()
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime],
-                                                     [.withInternetDateTime, .withFractionalSeconds]] {
-            formatter.formatOptions = options
-            if let date = formatter.date(from: text) { return exact(date) }
+        // `2026-10-01T17:40Z`: ISO 8601 allows the seconds to be left out.
+        let withSeconds = Self.minutePrecisionInstant(text).map { [$0] } ?? []
+        for candidate in [text] + withSeconds {
+            for options: ISO8601DateFormatter.Options in [[.withInternetDateTime],
+                                                         [.withInternetDateTime, .withFractionalSeconds]] {
+                formatter.formatOptions = options
+                if let date = formatter.date(from: candidate) { return exact(date) }
+            }
         }
         return nil
     }
@@ -112,7 +128,7 @@ struct TimeGrammar: Sendable {
     func local(_ reading: FloatingTimestamp) -> Resolved {
         let occurrences = clock.instants(for: reading)
         let instant = clock.openingInstant(for: reading)
-        let shown = reading.description.prefix(16).replacingOccurrences(of: "T", with: " ")
+        let shown = Self.shown(reading)
         var note: String?
         if occurrences.isEmpty {
             note = "\(shown) does not exist in \(clock.zone.identifier) (the clocks skip it); using "
@@ -124,24 +140,53 @@ struct TimeGrammar: Sendable {
         return Resolved(instant: instant, reading: clock.reading(for: instant), note: note)
     }
 
-    /// Today's `hour:minute`, or the next day's (ahead) / the previous day's (back) when today's is on the wrong side.
+    /// The next (ahead) or the latest (back) instant at which the clock reads `hour:minute`: today's, or the next or
+    /// previous day's; in a repeated hour either occurrence counts, whichever is nearer on the right side of now.
     private func local(timeOfDay hour: Int, _ minute: Int, direction: Direction) -> Resolved {
         let today = clock.reading(for: now).dayNumber
-        func on(_ day: Int) -> Resolved {
-            local(FloatingTimestamp(wallClockSeconds: Int64(day) * 86_400 + Int64(hour * 3600 + minute * 60)))
+        let days = direction == .ahead ? [today, today + 1, today + 2] : [today, today - 1, today - 2]
+        for day in days {
+            let reading = FloatingTimestamp(wallClockSeconds: Int64(day) * 86_400 + Int64(hour * 3600 + minute * 60))
+            let occurrences = clock.instants(for: reading)
+            let fitting = direction == .ahead ? occurrences.first { $0 >= now.addingTimeInterval(-59) }
+                : occurrences.last { $0 <= now }
+            if let instant = fitting {
+                let note = occurrences.count > 1
+                    ? "\(Self.shown(reading)) occurs twice in \(clock.zone.identifier); using the "
+                        + (instant == occurrences.first ? "first" : "second") + ", \(clock.display(instant))"
+                    : nil
+                return Resolved(instant: instant, reading: reading, note: note)
+            }
+            if occurrences.isEmpty {
+                // The clocks skip this time that day: the rule moves it forward by the gap.
+                let moved = local(reading)
+                if direction == .ahead ? moved.instant >= now : moved.instant <= now { return moved }
+            }
         }
-        let candidate = on(today)
-        switch direction {
-        case .ahead: return candidate.instant >= now.addingTimeInterval(-59) ? candidate : on(today + 1)
-        case .back: return candidate.instant <= now ? candidate : on(today - 1)
-        }
+        return local(FloatingTimestamp(wallClockSeconds: Int64(today) * 86_400 + Int64(hour * 3600 + minute * 60)))
     }
 
-    /// `17:40`, `7:05`, `17:40:00`: hour and minute.
+    /// `2026-10-01 17:40`, for messages.
+    static func shown(_ reading: FloatingTimestamp) -> String {
+        reading.description.prefix(16).replacingOccurrences(of: "T", with: " ")
+    }
+
+    /// `2026-10-01T17:40Z` (or `+02:00`) with `:00` seconds put in, or `nil` when `text` is not that form.
+    static func minutePrecisionInstant(_ text: String) -> String? {
+        let characters = Array(text)
+        guard characters.count >= 17, characters[10] == "T", characters[13] == ":",
+              (characters.count == 17 && characters[16] == "Z")
+                || (characters.count == 22 && (characters[16] == "+" || characters[16] == "-"))
+        else { return nil }
+        return String(characters[..<16]) + ":00" + String(characters[16...])
+    }
+
+    /// `17:40`, `7:05`, `17:40:00`: hour and minute (seconds, when given, must be a valid 00-59 and are dropped:
+    /// answers are per minute).
     static func timeOfDay(_ text: String) -> (Int, Int)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count), (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.count == 2 || parts[2] == "00",
+              parts.count == 2 || (parts[2].count == 2 && (Int(parts[2]) ?? 60) < 60),
               parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
               let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60
         else { return nil }

@@ -172,8 +172,18 @@ struct OutputWriter: Sendable {
         case .csv:
             print((csv ?? tabular).renderCSV())
         case .table:
-            print(tabular.renderTable(width: Self.terminalWidth()))
-            for note in notes { print(note.terminalSafeLines) }
+            let width = Self.terminalWidth()
+            print(tabular.renderTable(width: width))
+            for note in notes {
+                // On a terminal, a long note wraps at words, its indentation kept on every line.
+                guard let width, note.count > width else {
+                    print(note.terminalSafeLines)
+                    continue
+                }
+                let indent = String(note.prefix { $0 == " " })
+                let lines = Tabular.wrap(String(note.dropFirst(indent.count)), width: max(width - indent.count, 20))
+                print(lines.map { indent + $0 }.joined(separator: "\n").terminalSafeLines)
+            }
         }
     }
 

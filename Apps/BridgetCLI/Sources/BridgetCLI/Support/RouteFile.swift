@@ -17,12 +17,38 @@ import Yams
 ///         minutes: 8            # from departure
 /// ```
 ///
-/// Writes replace the file whole (a temporary file renamed over it), so a crash leaves the old or the new file.
+/// Writes replace the file whole (a temporary file renamed over it), so a crash leaves the old or the new file; a
+/// change (read, then write) holds an exclusive lock on `routes.yaml.lock` beside it, so two processes saving routes
+/// at once both keep theirs. A symbolic link at `path` is followed (the file it names is replaced), and the file's
+/// permissions are kept.
 final class RouteFile: RouteStore {
     let path: String
     private let lock = Mutex(())
 
     init(path: String) { self.path = path }
+
+    /// The file a write replaces: `path`, or the file its symbolic link names.
+    private var target: String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+
+    /// Runs a read-then-write under this process's lock and the file lock other processes take.
+    private func changing<T: Sendable>(_ body: () throws -> T) throws -> T {
+        try lock.withLock { _ in
+            let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw BridgetError.data("routes-write", "cannot create the routes folder \(folder.path): "
+                                        + error.localizedDescription,
+                                        hint: "routes.path in the config chooses where routes are kept", exitCode: 73)
+            }
+            do {
+                return try SystemCall.withExclusiveLock(on: target + ".lock", body)
+            } catch let error as POSIXError {
+                throw BridgetError.data("routes-write", "cannot lock the routes file \(path): \(error.localizedDescription)",
+                                        exitCode: 73)
+            }
+        }
+    }
 
     /// Whether the file exists yet.
     var exists: Bool { FileManager.default.fileExists(atPath: path) }
@@ -32,7 +58,7 @@ final class RouteFile: RouteStore {
     }
 
     func saveRoute(_ route: RouteDTO) async throws {
-        try lock.withLock { _ in
+        try changing {
             var routes = try read().filter { $0.id != route.id }
             routes.append(route)
             try write(routes)
@@ -40,7 +66,7 @@ final class RouteFile: RouteStore {
     }
 
     func removeRoute(named name: String) async throws -> Bool {
-        try lock.withLock { _ in
+        try changing {
             let routes = try read()
             guard routes.contains(where: { $0.id == name }) else { return false }
             try write(routes.filter { $0.id != name })
@@ -48,21 +74,42 @@ final class RouteFile: RouteStore {
         }
     }
 
-    /// Replaces or adds every route given; returns how many were new.
-    func merge(_ incoming: [RouteDTO]) throws -> Int {
-        try lock.withLock { _ in
+    /// Replaces or adds every route given; returns how many were new. `store`, when given, is recorded as copied
+    /// in (see `copiedStores`).
+    func merge(_ incoming: [RouteDTO], from store: String? = nil) throws -> Int {
+        try changing {
             let existing = try read()
             let names = Set(existing.map(\.id))
             let replaced = Set(incoming.map(\.id))
-            try write(existing.filter { !replaced.contains($0.id) } + incoming)
+            var stores = try readDocument()?.fromStores ?? []
+            if let store, !stores.contains(store) { stores.append(store) }
+            try write(existing.filter { !replaced.contains($0.id) } + incoming, fromStores: stores)
             return incoming.filter { !names.contains($0.id) }.count
         }
     }
 
+    /// The stores whose routes were copied into this file.
+    func copiedStores() throws -> [String] { try lock.withLock { _ in try readDocument()?.fromStores ?? [] } }
+
     // MARK: - The YAML form
 
-    private struct Document: Codable {
+    private struct Document: Decodable {
         var routes: [Entry]
+        /// The stores whose routes were copied in (an earlier Bridget kept routes in the store): their routes are
+        /// this file's now, so one removed here is not offered back.
+        var fromStores: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case routes
+            case fromStores = "from_stores"
+        }
+
+        init(from decoder: any Decoder) throws {
+            // `routes:` with nothing under it is an empty list, as a person writing the file means it.
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            routes = try container.decodeIfPresent([Entry].self, forKey: .routes) ?? []
+            fromStores = try container.decodeIfPresent([String].self, forKey: .fromStores) ?? []
+        }
     }
 
     private struct Entry: Codable {
@@ -78,12 +125,15 @@ final class RouteFile: RouteStore {
 
     /// The YAML text of some routes, in name order. Written by hand for a stable, readable form (numbers as people
     /// write them, not `8e+0`); names are double-quoted scalars, which YAML reads as JSON strings.
-    static func yaml(_ routes: [RouteDTO]) throws -> String {
+    static func yaml(_ routes: [RouteDTO], fromStores: [String] = []) throws -> String {
         func quoted(_ text: String) throws -> String {
             String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
         }
-        var lines = ["# Bridget's saved routes: `bridget route add|remove|import` change this file.",
-                     routes.isEmpty ? "routes: []" : "routes:"]
+        var lines = ["# Bridget's saved routes: `bridget route add|remove|import` change this file."]
+        if !fromStores.isEmpty {
+            lines.append("from_stores: [" + (try fromStores.map(quoted).joined(separator: ", ")) + "]")
+        }
+        lines.append(routes.isEmpty ? "routes: []" : "routes:")
         for route in routes.sorted(by: { $0.id < $1.id }) {
             lines.append("  - name: " + (try quoted(route.id)))
             if route.isFavorite { lines.append("    favorite: true") }
@@ -150,14 +200,24 @@ final class RouteFile: RouteStore {
         return try Self.routes(fromYAML: String(decoding: data, as: UTF8.self), origin: "the routes file \(path)")
     }
 
-    private func write(_ routes: [RouteDTO]) throws {
-        let text = try Self.yaml(routes)
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+    /// The file's document (routes already checked by `read`), or `nil` when there is no file.
+    private func readDocument() throws -> Document? {
+        guard let data = FileManager.default.contents(atPath: path) else { return nil }
+        return try? YAMLDecoder().decode(Document.self, from: data.isEmpty ? "routes: []" : String(decoding: data, as: UTF8.self))
+    }
+
+    private func write(_ routes: [RouteDTO], fromStores: [String]? = nil) throws {
+        let text = try Self.yaml(routes, fromStores: fromStores ?? (try readDocument()?.fromStores ?? []))
+        let target = self.target
+        let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".routes-\(UUID().uuidString).yaml")
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: temporary)
-            guard rename(temporary.path, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            if let mode = try? FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] {
+                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary.path)
+            }
+            guard rename(temporary.path, target) == 0 else { throw CocoaError(.fileWriteUnknown) }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw BridgetError.data("routes-write", "cannot write the routes file \(path): \(error.localizedDescription)",
@@ -174,7 +234,7 @@ extension CommandContext {
         guard !file.exists else { return file }
         let stored = try await store.routes()
         guard !stored.isEmpty else { return file }
-        _ = try file.merge(stored)
+        _ = try file.merge(stored, from: assembly.storeDescription)
         Terminal.note("copied \(stored.count) saved routes from the store at \(assembly.storeDescription) to \(file.path), "
                       + "where routes are kept now")
         return file

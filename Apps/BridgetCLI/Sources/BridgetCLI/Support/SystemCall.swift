@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -48,5 +50,24 @@ enum SystemCall {
         var size = winsize()
         guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
         return Int(size.ws_col)
+    }
+
+    /// Holds an exclusive `flock(2)` on the file at `path` (created when missing) while `body` runs: other processes
+    /// that take the same lock wait. Throws `POSIXError` when the file cannot be opened or locked.
+    static func withExclusiveLock<T>(on path: String, _ body: () throws -> T) throws -> T {
+        #if canImport(Darwin)
+        let descriptor = Darwin.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #elseif canImport(Musl)
+        let descriptor = Musl.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #else
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
     }
 }
