@@ -242,6 +242,27 @@ struct GrammarAndOutputTests {
         #expect(result.stdout.contains("reliable within"), "\(result.stdout)")
     }
 
+    @Test("backtest takes the history filters: --bridge scores those bridges, --until is --test-until; a late cut says why")
+    func backtestFilters() throws {
+        let (bridget, config) = try synced(days: 120)
+        struct Result: Decodable {
+            struct Window: Decodable { struct Score: Decodable { let bridgeID: String? }; let bridges: [Score] }
+            let testFrom: String
+            let testUntil: String
+            let windows: [Window]
+        }
+        let one = try bridget.run(["backtest", "--config", config, "--bridge", "Fremont", "--format", "json"])
+        #expect(try decodeJSON(Result.self, one.stdout).windows.allSatisfy { $0.bridges.map(\.bridgeID) == ["3"] })
+        let viaUntil = try decodeJSON(Result.self, try bridget.run(
+            ["backtest", "--config", config, "--train-until", "2026-06-01", "--until", "2026-06-15", "--format", "json"]).stdout)
+        let viaTest = try decodeJSON(Result.self, try bridget.run(
+            ["backtest", "--config", config, "--train-until", "2026-06-01", "--test-until", "2026-06-15", "--format", "json"]).stdout)
+        #expect(viaUntil.testUntil == "2026-06-15" && viaTest.testUntil == "2026-06-15" && viaUntil.testFrom == "2026-06-01")
+        let late = try bridget.run(["backtest", "--config", config, "--train-until", "2027-01-01"])
+        #expect(late.status == 64 && late.stderr.contains("is after the stored history (2026-03-03 to 2026-06-30)"),
+                "\(late.stderr)")
+    }
+
     @Test("an empty store says so and says to sync, wherever an answer needs history")
     func emptyStore() throws {
         let bridget = BridgetProcess()

@@ -40,7 +40,9 @@ public protocol HistoryAnalysing: Sendable {
     func buildOpeningModels() async throws -> [OpeningModelDTO]
     /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
     /// after the history's last).
-    func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO
+    ///
+    /// With a scope, only its bridges are scored, and only its openings (from `from`, before `before`) are seen.
+    func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO
     /// Pairs of the scope's bridges whose openings in the scope follow each other within `withinMinutes` more often
     /// than chance.
     func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO]
@@ -49,6 +51,11 @@ public protocol HistoryAnalysing: Sendable {
 }
 
 extension HistoryAnalysing {
+    /// A backtest over the whole history.
+    public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
+        try await backtest(trainUntil: trainUntil, testUntil: testUntil, in: .everything)
+    }
+
     /// A bridge's opening profile over the whole history.
     public func analyzeTrafficPatterns(bridgeID: String) async throws -> TrafficAnalysisDTO {
         try await analyzeTrafficPatterns(bridgeID: bridgeID, in: .everything)

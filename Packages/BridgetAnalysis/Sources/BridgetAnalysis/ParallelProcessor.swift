@@ -60,8 +60,8 @@ public struct ParallelProcessor: BackgroundProcessing {
         try await serial.analyzeTrafficPatterns(bridgeID: bridgeID, in: scope)
     }
 
-    public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
-        try await serial.backtest(trainUntil: trainUntil, testUntil: testUntil)
+    public func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO {
+        try await serial.backtest(trainUntil: trainUntil, testUntil: testUntil, in: scope)
     }
 
     public func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO] {

@@ -48,12 +48,12 @@ public struct SerialProcessor: BackgroundProcessing {
                                        mergeGap: mergeGap, builtAt: now())
     }
 
-    public func backtest(trainUntil: Int, testUntil: Int?) async throws -> BacktestDTO {
-        let records = try await history.openingRecords()
+    public func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO {
+        let records = scope.filter(try await history.openingRecords())
         // Never past the history: there is nothing to score there, and a far date would mean years of empty work.
         let afterHistory = (HistorySpan(records: records).lastDay?.dayNumber ?? trainUntil) + 1
         let end = min(testUntil ?? afterHistory, afterHistory)
-        return try Backtester(mergeGap: mergeGap).run(bridges: try await history.bridges(), records: records,
+        return try Backtester(mergeGap: mergeGap).run(bridges: scope.filter(try await history.bridges()), records: records,
                                                       trainUntil: trainUntil, testUntil: end)
     }
 

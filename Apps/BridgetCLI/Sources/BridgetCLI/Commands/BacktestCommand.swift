@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnalysis
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
@@ -16,7 +17,9 @@ struct BacktestCommand: AsyncParsableCommand {
             climatology. The reliability table groups forecasts in deciles and shows how \
             often the opening happened: a calibrated model observes about what it \
             predicts. Without --train-until the last quarter of the stored days is held out. \
-            Days are local dates; --test-until is exclusive, like every --until.
+            Days are local dates; --test-until is exclusive, like every --until (--until is \
+            the same option). --bridge scores those bridges only; --since leaves out the history \
+            before it.
               bridget backtest
               bridget backtest --train-until 2026-06-01 \\
                 --test-until 2026-09-01
@@ -24,6 +27,7 @@ struct BacktestCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
 
     @Option(name: .long, help: ArgumentHelp(
         "First day of the test period (2026-06-01, or 90d ago); training uses the days before "
@@ -43,21 +47,34 @@ struct BacktestCommand: AsyncParsableCommand {
             func day(_ text: String, _ option: String) throws -> LocalDay {
                 LocalDay(containing: try grammar.instant(text, option: option, direction: .back), time: grammar.clock)
             }
-            let test = try testUntil.map { try day($0, "--test-until") }
+            guard testUntil == nil || history.until == nil else {
+                throw BridgetError.validation("bad-range", "--until and --test-until are the same option; give one")
+            }
+            var scope = try await history.scope(context, store: store)
+            let test = try (testUntil.map { try day($0, "--test-until") }) ?? scope.before.map {
+                LocalDay(containing: $0.addingTimeInterval(-1), time: grammar.clock).number
+            }.map { LocalDay(number: $0 + 1) }
+            scope.before = nil // the test period's end is `test`, in days
+            let first = try await store.events(matching: EventQuery(openedFrom: scope.from, limit: 1, status: .observed)).first
+            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
+            let firstDay = first.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? 0
+            let lastStored = last.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? firstDay
             let train: LocalDay
             if let trainUntil {
                 train = try day(trainUntil, "--train-until")
+                guard train.number <= lastStored else {
+                    throw BridgetError.validation(
+                        "bad-range", "--train-until \(trainUntil) is after the stored history (\(LocalDay(number: firstDay)) to "
+                            + "\(LocalDay(number: lastStored))): nothing is left to test",
+                        hint: "choose a day within the history, or leave --train-until out to test on its last quarter")
+                }
             } else {
-                let first = try await store.events(matching: EventQuery(limit: 1, status: .observed)).first
-                let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
-                let firstDay = first.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? 0
-                let lastDay = test.map { $0.number - 1 }
-                    ?? last.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? firstDay
+                let lastDay = test.map { $0.number - 1 } ?? lastStored
                 train = LocalDay(number: firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4))
                 Terminal.note("testing on the last quarter of the history, from \(train) (--train-until chooses)")
             }
             let result = try await context.assembly.makeProcessor(store: store)
-                .backtest(trainUntil: train.number, testUntil: test?.number)
+                .backtest(trainUntil: train.number, testUntil: test?.number, in: scope)
             var rows: [[Cell]] = []
             for window in result.windows {
                 for score in window.bridges + [window.overall] {
