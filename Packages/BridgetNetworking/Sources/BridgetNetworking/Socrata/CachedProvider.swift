@@ -6,23 +6,16 @@ import Foundation
 ///
 /// Rows of every cached page of the dataset are merged, exact repeats dropped, ordered by `opendatetime`, filtered
 /// from the watermark on, and handed out in pages; the store's upsert absorbs overlaps.
-public struct CachedProvider: NetworkProcessing {
+public struct CachedProvider: SocrataDatasetProvider {
     public let name = "cached"
     public let cache: DiskCache
-    public let query: SocrataQuery
-    public let pageSize: Int
-    public let catalog: BridgeCatalog
-    public let clock = LocalClock.seattle
+    public let dataset: SocrataDataset
 
     /// Creates a provider over a cache filled by the live provider with the same base URL and dataset.
     public init(cache: DiskCache, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
         self.cache = cache
-        self.query = query
-        self.pageSize = max(pageSize, 1)
-        self.catalog = catalog
+        dataset = SocrataDataset(query: query, pageSize: pageSize, catalog: catalog)
     }
-
-    public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { catalog.bridges }
 
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
         let since = watermark.map { clock.reading(for: $0).description }

@@ -9,24 +9,16 @@ import Foundation
 /// cap `$limit`, or cut one page short once); and the walk is checked against the server's count of the rows it
 /// covers, so a walk that ended early goes on, or fails, and never passes for complete. The catalog is the embedded
 /// one: the dataset has no catalog endpoint, and its coordinates are the dataset's own.
-public struct LiveProvider: NetworkProcessing {
+public struct LiveProvider: SocrataDatasetProvider {
     public let name = "live"
     public let client: FeedClient
-    public let query: SocrataQuery
-    /// Rows per page (`$limit`).
-    public let pageSize: Int
-    public let catalog: BridgeCatalog
-    public let clock = LocalClock.seattle
+    public let dataset: SocrataDataset
 
-    /// Creates a provider.
+    /// Creates a provider; `pageSize` is the rows a page asks for (`$limit`).
     public init(client: FeedClient, query: SocrataQuery, pageSize: Int, catalog: BridgeCatalog = .seattle) {
         self.client = client
-        self.query = query
-        self.pageSize = max(pageSize, 1)
-        self.catalog = catalog
+        dataset = SocrataDataset(query: query, pageSize: pageSize, catalog: catalog)
     }
-
-    public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { catalog.bridges }
 
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {
         let since = watermark.map { clock.reading(for: $0) }
