@@ -29,12 +29,17 @@ let package = Package(
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
         .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
     ],
+    // `Server` adds `bridget serve` (Hummingbird, SwiftNIO: minutes to build cold), so the plain `bridget` a newcomer
+    // builds stays quick: `swift build --traits Server`. Scripts/test builds and tests with it.
+    traits: [.trait(name: "Server", description: "bridget serve: the HTTP API (Hummingbird)")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         // Test support only: the Socrata-shaped fixture server.
         .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        // The server (trait `Server` only).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     ],
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
@@ -88,6 +93,7 @@ let package = Package(
                 "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
             ],
             path: "Apps/BridgetCLI/Sources/BridgetCLI",
             swiftSettings: strictSettings

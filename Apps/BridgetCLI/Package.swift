@@ -12,6 +12,8 @@ let package = Package(
     name: "BridgetCLI",
     platforms: [.macOS(.v15)],
     products: [.executable(name: "bridget", targets: ["bridget"])],
+    // `Server` adds `bridget serve` (Hummingbird); see the root manifest.
+    traits: [.trait(name: "Server", description: "bridget serve: the HTTP API (Hummingbird)")],
     dependencies: [
         .package(path: "../../Packages/BridgetDTOs"),
         .package(path: "../../Packages/BridgetCaching"),
@@ -21,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     ],
     targets: [
         // glibc's malloc_trim, which Swift's Glibc module does not export (a no-op elsewhere).
@@ -36,6 +39,7 @@ let package = Package(
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
             ],
             swiftSettings: strictSettings
         ),

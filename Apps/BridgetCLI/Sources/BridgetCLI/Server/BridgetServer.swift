@@ -1,0 +1,197 @@
+#if Server
+import BridgetCaching
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import Hummingbird
+import Logging
+
+/// The HTTP API over the configured store (`bridget serve`), assembled from the same composition root as the CLI: it
+/// reads through the store's boundaries only, and answers with the JSON of `--format json` (Docs/OUTPUT.md).
+///
+/// Every answer to a GET carries an ETag made of the store's history version and the request's path and query
+/// (`If-None-Match` gets 304 and no body); every error is `application/problem+json` (RFC 9457); every response has
+/// an `X-Request-Id`, and every request is one log line with method, path, status and milliseconds.
+struct BridgetServer: Sendable {
+    let context: CommandContext
+
+    /// Opens the store and serves until SIGINT or SIGTERM, then drains the requests in flight.
+    func run(host: String, port: Int) async throws {
+        let store = try await context.openStoreForReading()
+        var logger = Logger(label: "bridget.serve")
+        logger.logLevel = .info
+        let api = API(context: context, store: store)
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: RequestLog())
+        api.register(on: router)
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(host, port: port), serverName: "bridget"),
+            onServerRunning: { channel in
+                let bound = channel.localAddress?.port ?? port
+                // Standard output, one line: a script (or a test) that passed --port 0 learns the port here.
+                FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
+            },
+            logger: logger)
+        try await app.runService()
+    }
+}
+
+/// The endpoints.
+struct API: Sendable {
+    let context: CommandContext
+    let store: any BridgeStore
+
+    func register(on router: Router<BasicRequestContext>) {
+        router.get("/healthz") { _, _ in Self.text("ok\n") }
+        router.get("/readyz") { _, _ in try await ready() }
+        router.get("/v1/status") { request, _ in try await cached(request) { try await status() } }
+        router.get("/v1/bridges") { request, _ in try await cached(request) { try await store.bridgeActivity() } }
+        router.get("/v1/bridges/{id}") { request, context in
+            let id = try context.parameters.require("id")
+            return try await cached(request) { try await bridge(id) }
+        }
+    }
+
+    /// 200 when the store answers a query, else a 503 problem.
+    func ready() async throws -> Response {
+        do {
+            _ = try await store.historyVersion()
+            return Self.text("ready\n")
+        } catch {
+            throw Problem(status: .serviceUnavailable, type: "store-unavailable", title: "The store does not answer",
+                          detail: ErrorPresentation(error)?.message ?? "\(error)")
+        }
+    }
+
+    /// `/v1/status`: the newest stored opening, the last sync run, the history version and the provider.
+    func status() async throws -> StatusOutput {
+        StatusOutput(provider: context.assembly.configuration.provider.rawValue,
+                     newestOpening: try await store.latestOpening(), historyVersion: try await store.historyVersion(),
+                     lastSync: try await store.syncRuns(limit: 1).first.map(SyncRunOutput.init))
+    }
+
+    /// One bridge's activity, by id or name, or a 404 problem naming the known bridges.
+    func bridge(_ text: String) async throws -> BridgeActivity {
+        let activity = try await store.bridgeActivity()
+        let catalog = BridgeCatalog(bridges: activity.map(\.bridge))
+        guard let bridge = catalog.resolve(text), let found = activity.first(where: { $0.bridge.id == bridge.id }) else {
+            throw Problem(status: .notFound, type: "unknown-bridge", title: "No such bridge",
+                          detail: "no bridge named '\(text)'; known: "
+                            + activity.map { "\($0.bridge.name) (\($0.bridge.id))" }.joined(separator: ", "))
+        }
+        return found
+    }
+
+    /// The JSON of `value` with an ETag of the history version, the path and the query; 304 when the client has it.
+    func cached(_ request: Request, _ value: () async throws -> some Encodable) async throws -> Response {
+        let version = try await store.historyVersion()
+        let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(request.uri.path + "?" + (request.uri.query ?? ""))) + "\""
+        if let given = request.headers[.ifNoneMatch], given.split(separator: ",").contains(where: {
+            $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
+        }) {
+            return Response(status: .notModified, headers: [.eTag: tag])
+        }
+        let body = try OutputWriter.json(try await value()) + "\n"
+        return Response(status: .ok,
+                        headers: [.contentType: "application/json", .eTag: tag, .cacheControl: "no-cache"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    static func text(_ text: String) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: text)))
+    }
+}
+
+/// `/v1/status`'s answer.
+struct StatusOutput: Encodable {
+    let provider: String
+    let newestOpening: Date?
+    let historyVersion: Int64
+    let lastSync: SyncRunOutput?
+}
+
+/// A sync run as `/v1/status` shows it.
+struct SyncRunOutput: Encodable {
+    let id: Int64
+    let provider: String
+    let startedAt: Date
+    let finishedAt: Date?
+    let status: String
+    let fetched: Int
+    let inserted: Int
+    let updated: Int
+    let rejected: Int
+
+    init(_ run: SyncRunRecord) {
+        id = run.id
+        provider = run.provider
+        startedAt = run.startedAt
+        finishedAt = run.finishedAt
+        status = run.status.rawValue
+        fetched = run.fetched
+        inserted = run.counts.inserted
+        updated = run.counts.updated
+        rejected = run.rejections.total
+    }
+}
+
+/// An RFC 9457 problem: thrown by a handler, written by `RequestLog`.
+struct Problem: Error, Sendable {
+    let status: HTTPResponse.Status
+    /// The last part of the problem type URI (`https://bridget.dev/problems/<type>`, documented in Docs/OUTPUT.md).
+    let type: String
+    let title: String
+    let detail: String
+
+    var response: Response {
+        struct Body: Encodable {
+            let type: String
+            let title: String
+            let status: Int
+            let detail: String
+        }
+        let body = (try? OutputWriter.json(Body(type: "https://bridget.dev/problems/" + type, title: title,
+                                                status: status.code, detail: detail))) ?? "{}"
+        return Response(status: status, headers: [.contentType: "application/problem+json"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: body + "\n")))
+    }
+
+    /// What any error thrown by a handler becomes: a problem of its own, an unknown route (404), or a 500 whose detail
+    /// is the error's message (no hint, no secret: messages name paths and URLs, never a token).
+    static func from(_ error: any Error) -> Problem {
+        if let problem = error as? Problem { return problem }
+        if let http = error as? HTTPError {
+            return Problem(status: http.status, type: http.status == .notFound ? "not-found" : "http-\(http.status.code)",
+                           title: http.status.reasonPhrase, detail: http.body ?? http.status.reasonPhrase)
+        }
+        return Problem(status: .internalServerError, type: "internal", title: "The server could not answer",
+                       detail: ErrorPresentation(error)?.message ?? "\(error)")
+    }
+}
+
+/// Gives every response an `X-Request-Id`, turns every error into a problem, and logs one line a request.
+struct RequestLog: RouterMiddleware {
+    typealias Context = BasicRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        let started = ContinuousClock.now
+        let id = UUID().uuidString.lowercased()
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            response = Problem.from(error).response
+        }
+        response.headers[.init("X-Request-Id")!] = id
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        let line = "\(request.method) \(request.uri.path) \(response.status.code) " + String(format: "%.1f ms", milliseconds)
+        context.logger.info("\(line)", metadata: ["request": .string(id)])
+        return response
+    }
+}
+#endif
