@@ -108,6 +108,62 @@ struct ServeTests {
         #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 8, "\(log)")
     }
 
+    @Test("events page with a cursor, stats and forecast answer as events, stats and predict do; bad parameters are 400s")
+    func answers() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let server = try Server(bridget, config: config)
+        defer { _ = server.stop() }
+        func json(_ text: String) throws -> NSObject {
+            try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSObject)
+        }
+
+        // Every page of 50, then the whole list from the CLI.
+        var collected: [Any] = []
+        var path = "/v1/bridges/Fremont/events?limit=50"
+        var pages = 0
+        while true {
+            let (status, _, body) = try await server.get(path)
+            #expect(status == 200, "\(path): \(body)")
+            let page = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
+            let events = try #require(page["events"] as? [Any])
+            collected += events
+            pages += 1
+            guard let next = page["next"] as? String else { break }
+            #expect(events.count == 50)
+            path = "/v1/bridges/Fremont/events?limit=50&cursor=\(next)"
+        }
+        let cli = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "json"]).stdout
+        let cliEvents = try json(cli) as? NSArray
+        #expect(pages > 1 && (collected as NSArray) == cliEvents, "pages: \(pages)")
+
+        let (statsStatus, _, statsBody) = try await server.get("/v1/stats?bridge=3&bridge=Ballard&since=2026-06-15")
+        let cliStats = try bridget.run(["stats", "--config", config, "--bridge", "3", "--bridge", "Ballard", "--since",
+                                        "2026-06-15", "--format", "json"]).stdout
+        func withoutTime(_ text: String) throws -> NSDictionary {
+            var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+            object["generatedAt"] = nil // the moment of the answer, which differs
+            return object as NSDictionary
+        }
+        let (api, local) = (try withoutTime(statsBody), try withoutTime(cliStats))
+        #expect(statsStatus == 200 && api == local)
+
+        let (forecastStatus, _, forecastBody) = try await server.get("/v1/bridges/3/forecast?at=2026-06-30T17:40&window=20m")
+        let cliForecast = try bridget.run(["predict", "--config", config, "--bridge", "3", "--at", "2026-06-30 17:40",
+                                           "--window", "20m", "--format", "json"]).stdout
+        let (apiForecast, localForecast) = (try json(forecastBody), try json(cliForecast))
+        #expect(forecastStatus == 200 && apiForecast == localForecast, "\(forecastBody)")
+
+        for (query, parameter) in [("/v1/bridges/3/events?limit=5000", "limit"), ("/v1/bridges/3/events?since=soon", "since"),
+                                   ("/v1/bridges/3/events?cursor=zzz", "cursor"), ("/v1/bridges/3/forecast?window=0", "window"),
+                                   ("/v1/stats?bridge=Aurora", "bridge")] {
+            let (status, headers, body) = try await server.get(query)
+            #expect(status == 400 && headers["content-type"] == "application/problem+json"
+                    && body.contains("Bad query parameter '\(parameter)'"), "\(query): \(status) \(body)")
+        }
+    }
+
     @Test("/readyz answers 503 with a problem when the store cannot be read")
     func notReady() async throws {
         let bridget = BridgetProcess()

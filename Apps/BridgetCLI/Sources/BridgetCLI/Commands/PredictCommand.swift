@@ -97,15 +97,8 @@ struct PredictCommand: AsyncParsableCommand {
             let history = "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")"
             var outputs: [Output] = []
             for resolved in readings {
-                let forecast = OpeningModelBuilder.forecast(model, bridge: target, at: resolved.reading, windowMinutes: minutes)
-                let similar = days == nil
-                    ? try await lastSimilarSlots(store: store, bridgeID: target.id, at: resolved.reading, minutes: minutes,
-                                                 lastDay: model.lastDay, time: time)
-                    : []
-                outputs.append(Output(
-                    forecast: forecast, atInstant: resolved.instant, atLocal: resolved.reading.localText,
-                    waitIfOpenMinutes: model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes,
-                    modelBuiltAt: model.builtAt, history: history, lastSimilarSlots: similar))
+                outputs.append(try await Self.answer(model: model, bridge: target, at: resolved, minutes: minutes,
+                                                     evidence: days == nil, store: store, clock: time))
             }
             let csv = Tabular(
                 columns: ["bridge_id", "bridge", "at", "at_local", "window_minutes", "chance_of_opening",
@@ -166,8 +159,24 @@ struct PredictCommand: AsyncParsableCommand {
         }
     }
 
+    /// The answer for one time: the forecast, the wait if open, and (with `evidence`) the last similar slots. The CLI and
+    /// the server's `/v1/bridges/{id}/forecast` both answer with it.
+    static func answer(model: OpeningModelDTO, bridge: BridgeInfoDTO, at resolved: TimeGrammar.Resolved, minutes: Int,
+                       evidence: Bool, store: any EventStore, clock: LocalClock) async throws -> Output {
+        let forecast = OpeningModelBuilder.forecast(model, bridge: bridge, at: resolved.reading, windowMinutes: minutes)
+        let similar = evidence
+            ? try await lastSimilarSlots(store: store, bridgeID: bridge.id, at: resolved.reading, minutes: minutes,
+                                         lastDay: model.lastDay, time: clock)
+            : []
+        return Output(
+            forecast: forecast, atInstant: resolved.instant, atLocal: resolved.reading.localText,
+            waitIfOpenMinutes: model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes,
+            modelBuiltAt: model.builtAt, history: "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")",
+            lastSimilarSlots: similar)
+    }
+
     /// The same weekday and time in the five latest weeks of the history before `at`.
-    private func lastSimilarSlots(store: any EventStore, bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
+    private static func lastSimilarSlots(store: any EventStore, bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
                                   lastDay: String?, time: LocalClock) async throws -> [Slot] {
         guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
         var day = reading.dayNumber - 7

@@ -7,8 +7,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the store as a JSON API over HTTP (the answers of --format json).",
         discussion: """
-            Endpoints so far: GET /healthz, /readyz, /v1/status, /v1/bridges and \
-            /v1/bridges/{id} (an id or a name). Answers carry an ETag from the store's history \
+            Endpoints so far: GET /healthz, /readyz, /v1/status, /v1/stats, /v1/bridges, \
+            /v1/bridges/{id} (an id or a name), /v1/bridges/{id}/events (pages with a cursor) \
+            and /v1/bridges/{id}/forecast (Docs/OUTPUT.md). Answers carry an ETag from the store's history \
             version (If-None-Match gets 304), errors are application/problem+json, every \
             response has an X-Request-Id and every request is one log line on standard error. \
             Ctrl-C or SIGTERM stops taking requests and drains the ones in flight.

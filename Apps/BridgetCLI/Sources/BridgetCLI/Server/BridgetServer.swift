@@ -1,4 +1,5 @@
 #if Server
+import BridgetAnalysis
 import BridgetCaching
 import BridgetDTOs
 import BridgetPersistence
@@ -51,6 +52,124 @@ struct API: Sendable {
             let id = try context.parameters.require("id")
             return try await cached(request) { try await bridge(id) }
         }
+        router.get("/v1/bridges/{id}/events") { request, context in
+            let id = try context.parameters.require("id")
+            return try await cached(request) { try await events(id, Query(request)) }
+        }
+        router.get("/v1/bridges/{id}/forecast") { request, context in
+            let id = try context.parameters.require("id")
+            return try await cached(request) { try await forecast(id, Query(request)) }
+        }
+        router.get("/v1/stats") { request, _ in try await cached(request) { try await stats(Query(request)) } }
+    }
+
+    /// A request's query parameters, in order (a name may repeat).
+    struct Query: Sendable {
+        let pairs: [(String, String)]
+
+        init(_ request: Request) {
+            pairs = request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+        }
+
+        /// The first value of `name`.
+        subscript(_ name: String) -> String? { pairs.first { $0.0 == name }?.1 }
+
+        /// Every value of `name`, in order.
+        func getAll(_ name: String) -> [String] { pairs.filter { $0.0 == name }.map(\.1) }
+    }
+
+    /// Most events one page of `/v1/bridges/{id}/events` holds.
+    static let maximumLimit = 1_000
+
+    /// A page of a bridge's events, newest first, as `bridget events --format json` prints them, and the cursor of
+    /// the next page (absent on the last).
+    struct EventPage: Encodable {
+        let events: [EventOutput]
+        let next: String?
+    }
+
+    func events(_ id: String, _ query: Query) async throws -> EventPage {
+        let target = try await bridge(id).bridge
+        let grammar = context.timeGrammar
+        var eventQuery = EventQuery(bridgeID: target.id, newestFirst: true)
+        if let since = query["since"] { eventQuery.openedFrom = try parameter("since") { try grammar.instant(String(since), option: "since", direction: .back) } }
+        if let until = query["until"] { eventQuery.openedBefore = try parameter("until") { try grammar.instant(String(until), option: "until", direction: .back) } }
+        let limit = try query["limit"].map { text -> Int in
+            guard let value = Int(text), (1...Self.maximumLimit).contains(value) else {
+                throw Problem.badParameter("limit", "'\(text)' is not a whole number from 1 to \(Self.maximumLimit)")
+            }
+            return value
+        } ?? 100
+        if let cursor = query["cursor"] {
+            guard let key = Self.key(fromCursor: String(cursor)), key.bridgeID == target.id else {
+                throw Problem.badParameter("cursor", "'\(cursor)' is not a cursor this endpoint gave for bridge \(target.id)")
+            }
+            eventQuery.after = key
+        }
+        eventQuery.limit = limit + 1
+        var found = try await store.events(matching: eventQuery)
+        let more = found.count > limit
+        if more { found.removeLast(found.count - limit) }
+        let clock = context.assembly.clock
+        return EventPage(events: found.map { EventOutput($0, clock: clock) },
+                         next: more ? found.last.map { Self.cursor(for: $0.key) } : nil)
+    }
+
+    /// `bridget predict --format json`'s answer for one time (`at`, default now; `window`, default 20m).
+    func forecast(_ id: String, _ query: Query) async throws -> PredictCommand.Output {
+        let target = try await bridge(id).bridge
+        let minutes = try parameter("window") { try TimeGrammar.minutes(query["window"] ?? "20m", option: "window") }
+        let resolved = try parameter("at") {
+            try context.timeGrammar.resolve(query["at"] ?? "now", option: "at", direction: .ahead)
+        }
+        let model = try await context.currentModel(bridgeID: target.id, store: store)
+        guard model.openings > 0 else {
+            throw Problem(status: .notFound, type: "no-history", title: "No history for this bridge",
+                          detail: "no openings of \(target.name) are stored")
+        }
+        return try await PredictCommand.answer(model: model, bridge: target, at: resolved, minutes: minutes, evidence: true,
+                                               store: store, clock: context.assembly.clock)
+    }
+
+    /// `bridget stats --format json`'s answer, for `bridge` (repeatable), `since` and `until` as the CLI takes them.
+    func stats(_ query: Query) async throws -> StatisticsDTO {
+        var scope = HistoryScope()
+        let catalog = BridgeCatalog(bridges: try await store.bridgeActivity().map(\.bridge))
+        for text in query.getAll("bridge") {
+            guard let bridge = catalog.resolve(String(text)) else {
+                throw Problem.badParameter("bridge", "no bridge named '\(text)'")
+            }
+            scope.bridgeIDs.append(bridge.id)
+        }
+        let grammar = context.timeGrammar
+        if let since = query["since"] { scope.from = try parameter("since") { try grammar.instant(String(since), option: "since", direction: .back) } }
+        if let until = query["until"] { scope.before = try parameter("until") { try grammar.instant(String(until), option: "until", direction: .back) } }
+        return try await context.assembly.makeProcessor(store: store).generateStatistics(in: scope)
+    }
+
+    /// Runs a parameter's parse, turning the CLI's validation error into a 400 problem naming the parameter.
+    func parameter<T>(_ name: String, _ parse: () throws -> T) throws -> T {
+        do {
+            return try parse()
+        } catch let error as BridgetError {
+            throw Problem.badParameter(name, error.message + (error.hint.map { " (\($0))" } ?? ""))
+        }
+    }
+
+    /// An opaque cursor for the events after `key` (newest first): base64url of the bridge id and the instant.
+    static func cursor(for key: EventKey) -> String {
+        let text = key.bridgeID + "|" + String(Int64((key.openedAt.timeIntervalSince1970 * 1000).rounded()))
+        return Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    static func key(fromCursor cursor: String) -> EventKey? {
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        guard let data = Data(base64Encoded: base64), let text = String(data: data, encoding: .utf8) else { return nil }
+        let parts = text.split(separator: "|")
+        guard parts.count == 2, let millis = Int64(parts[1]) else { return nil }
+        return EventKey(bridgeID: String(parts[0]), openedAt: Date(timeIntervalSince1970: Double(millis) / 1000))
     }
 
     /// 200 when the store answers a query, else a 503 problem.
@@ -156,6 +275,11 @@ struct Problem: Error, Sendable {
                                                 status: status.code, detail: detail))) ?? "{}"
         return Response(status: status, headers: [.contentType: "application/problem+json"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: body + "\n")))
+    }
+
+    /// A 400 naming the query parameter that was wrong.
+    static func badParameter(_ name: String, _ detail: String) -> Problem {
+        Problem(status: .badRequest, type: "bad-parameter", title: "Bad query parameter '\(name)'", detail: detail)
     }
 
     /// What any error thrown by a handler becomes: a problem of its own, an unknown route (404), or a 500 whose detail
