@@ -102,10 +102,18 @@ struct ServeTests {
         let state = try decodeJSON(Status.self, statusBody)
         #expect(state.provider == "sample" && state.lastSync?.status == "succeeded")
 
+        // A sync that stores nothing new is still a new run: /v1/status's tag changes with it.
+        let (_, statusHeaders, _) = try await server.get("/v1/status")
+        let statusTag = try #require(statusHeaders["etag"])
+        #expect(try await server.get("/v1/status", headers: ["If-None-Match": statusTag]).0 == 304)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let (afterSync, _, _) = try await server.get("/v1/status", headers: ["If-None-Match": statusTag])
+        #expect(afterSync == 200)
+
         let (exit, log) = server.stop()
         #expect(exit == 0, "SIGTERM should drain and exit 0: \(log)")
         #expect(log.contains("request=\(requestID)") && log.contains("GET /v1/bridges 200"))
-        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 8, "\(log)")
+        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 11, "\(log)")
     }
 
     @Test("events page with a cursor, stats and forecast answer as events, stats and predict do; bad parameters are 400s")

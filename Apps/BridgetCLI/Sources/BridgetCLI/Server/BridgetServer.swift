@@ -46,7 +46,11 @@ struct API: Sendable {
     func register(on router: Router<BasicRequestContext>) {
         router.get("/healthz") { _, _ in Self.text("ok\n") }
         router.get("/readyz") { _, _ in try await ready() }
-        router.get("/v1/status") { request, _ in try await cached(request) { try await status() } }
+        router.get("/v1/status") { request, _ in
+            // The last run changes with every sync, also one that stored nothing new: it is part of the tag.
+            let run = try await store.syncRuns(limit: 1).first
+            return try await cached(request, varying: "\(run?.id ?? 0)-\(run?.status.rawValue ?? "")") { try await status() }
+        }
         router.get("/v1/bridges") { request, _ in try await cached(request) { try await store.bridgeActivity() } }
         router.get("/v1/bridges/{id}") { request, context in
             let id = try context.parameters.require("id")
@@ -58,7 +62,12 @@ struct API: Sendable {
         }
         router.get("/v1/bridges/{id}/forecast") { request, context in
             let id = try context.parameters.require("id")
-            return try await cached(request) { try await forecast(id, Query(request)) }
+            // A forecast for "now" (no `at`, or a relative one) changes with the clock: tagged by the minute.
+            let at = Query(request)["at"]
+            let moving = at == nil || TimeGrammar.span(at!.lowercased()) != nil || at!.lowercased() == "now"
+                || TimeGrammar.timeOfDay(at!) != nil
+            let minute = moving ? String(Int(self.context.assembly.now().timeIntervalSince1970 / 60)) : ""
+            return try await cached(request, varying: minute) { try await forecast(id, Query(request)) }
         }
         router.get("/v1/stats") { request, _ in try await cached(request) { try await stats(Query(request)) } }
     }
@@ -89,7 +98,7 @@ struct API: Sendable {
     }
 
     func events(_ id: String, _ query: Query) async throws -> EventPage {
-        let target = try await bridge(id).bridge
+        let target = try await catalogBridge(id)
         let grammar = context.timeGrammar
         var eventQuery = EventQuery(bridgeID: target.id, newestFirst: true)
         if let since = query["since"] { eventQuery.openedFrom = try parameter("since") { try grammar.instant(String(since), option: "since", direction: .back) } }
@@ -117,7 +126,7 @@ struct API: Sendable {
 
     /// `bridget predict --format json`'s answer for one time (`at`, default now; `window`, default 20m).
     func forecast(_ id: String, _ query: Query) async throws -> PredictCommand.Output {
-        let target = try await bridge(id).bridge
+        let target = try await catalogBridge(id)
         let minutes = try parameter("window") { try TimeGrammar.minutes(query["window"] ?? "20m", option: "window") }
         let resolved = try parameter("at") {
             try context.timeGrammar.resolve(query["at"] ?? "now", option: "at", direction: .ahead)
@@ -134,7 +143,7 @@ struct API: Sendable {
     /// `bridget stats --format json`'s answer, for `bridge` (repeatable), `since` and `until` as the CLI takes them.
     func stats(_ query: Query) async throws -> StatisticsDTO {
         var scope = HistoryScope()
-        let catalog = BridgeCatalog(bridges: try await store.bridgeActivity().map(\.bridge))
+        let catalog = try await catalog()
         for text in query.getAll("bridge") {
             guard let bridge = catalog.resolve(String(text)) else {
                 throw Problem.badParameter("bridge", "no bridge named '\(text)'")
@@ -190,22 +199,39 @@ struct API: Sendable {
                      lastSync: try await store.syncRuns(limit: 1).first.map(SyncRunOutput.init))
     }
 
-    /// One bridge's activity, by id or name, or a 404 problem naming the known bridges.
-    func bridge(_ text: String) async throws -> BridgeActivity {
-        let activity = try await store.bridgeActivity()
-        let catalog = BridgeCatalog(bridges: activity.map(\.bridge))
-        guard let bridge = catalog.resolve(text), let found = activity.first(where: { $0.bridge.id == bridge.id }) else {
-            throw Problem(status: .notFound, type: "unknown-bridge", title: "No such bridge",
-                          detail: "no bridge named '\(text)'; known: "
-                            + activity.map { "\($0.bridge.name) (\($0.bridge.id))" }.joined(separator: ", "))
-        }
-        return found
+    /// The stored catalog (the embedded one before any sync), as the CLI resolves bridge names against it.
+    func catalog() async throws -> BridgeCatalog {
+        let known = try await store.bridges()
+        return BridgeCatalog(bridges: known.isEmpty ? BridgeCatalog.seattle.bridges : known)
     }
 
-    /// The JSON of `value` with an ETag of the history version, the path and the query; 304 when the client has it.
-    func cached(_ request: Request, _ value: () async throws -> some Encodable) async throws -> Response {
+    /// A bridge by id or name, or a 404 problem naming the known bridges. Reads the catalog only: counting each
+    /// bridge's rows (`bridgeActivity`) scans the events table, which only `/v1/bridges/{id}` needs.
+    func catalogBridge(_ text: String) async throws -> BridgeInfoDTO {
+        let catalog = try await catalog()
+        guard let bridge = catalog.resolve(text) else {
+            throw Problem(status: .notFound, type: "unknown-bridge", title: "No such bridge",
+                          detail: "no bridge named '\(text)'; known: "
+                            + catalog.bridges.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))
+        }
+        return bridge
+    }
+
+    /// One bridge's activity (its stored rows and last opening), by id or name.
+    func bridge(_ text: String) async throws -> BridgeActivity {
+        let bridge = try await catalogBridge(text)
+        let activity = try await store.bridgeActivity()
+        return activity.first { $0.bridge.id == bridge.id } ?? BridgeActivity(bridge: bridge, openings: 0, lastOpening: nil)
+    }
+
+    /// The JSON of `value` with an ETag of the history version, `varying` (what else the answer depends on) and the
+    /// request's path and query; 304 when the client has it.
+    func cached(_ request: Request, varying: String = "", _ value: () async throws -> some Encodable) async throws
+        -> Response
+    {
         let version = try await store.historyVersion()
-        let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(request.uri.path + "?" + (request.uri.query ?? ""))) + "\""
+        let key = request.uri.path + "?" + (request.uri.query ?? "") + "#" + varying
+        let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
         if let given = request.headers[.ifNoneMatch], given.split(separator: ",").contains(where: {
             $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
         }) {
