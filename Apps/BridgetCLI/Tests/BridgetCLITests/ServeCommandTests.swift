@@ -1,0 +1,20 @@
+import ArgumentParser
+@testable import BridgetCLI
+import Testing
+
+@Suite("serve without the server")
+struct ServeCommandTests {
+    #if Server
+    @Test("with the Server trait, serve parses its options and refuses a port out of range")
+    func options() throws {
+        #expect(try ServeCommand.parse(["--port", "0"]).port == 0)
+        #expect(throws: (any Error).self) { try ServeCommand.parse(["--port", "70000"]) }
+    }
+    #else
+    @Test("a bridget built without the Server trait exits 69 from serve, saying how to build it")
+    func withoutTheTrait() async throws {
+        var command = try ServeCommand.parse([])
+        await #expect(throws: ExitCode(69)) { try await command.run() }
+    }
+    #endif
+}
