@@ -103,7 +103,7 @@ struct AnomaliesCommand: AsyncParsableCommand {
                 [Cell(anomaly.bridgeName), Cell(anomaly.openedAt, time: time),
                  Cell(anomaly.durationMinutes, decimals: 0),
                  Cell(anomaly.reasons.map(\.rawValue).joined(separator: ", ")), Cell(anomaly.p99Minutes, decimals: 0),
-                 Cell(PredictCommand.percent(anomaly.slotChance))]
+                 Cell(percent: anomaly.slotChance)]
             }
             let csv = Tabular(
                 columns: ["bridge_id", "bridge", "opened_at", "open_local", "duration_minutes", "reasons",

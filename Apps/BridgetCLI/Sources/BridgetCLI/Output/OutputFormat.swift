@@ -40,7 +40,7 @@ struct Cell: Sendable {
 
     /// A chance shown as a percentage (`5.8%`, `0.4%`), right-aligned; CSV carries the fraction.
     init(percent value: Double) {
-        display = value < 0.1 ? String(format: "%.1f%%", value * 100) : String(format: "%.0f%%", value * 100)
+        display = PredictCommand.percent(value)
         raw = String(value)
         numeric = true
     }
