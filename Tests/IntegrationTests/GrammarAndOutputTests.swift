@@ -39,6 +39,10 @@ struct GrammarAndOutputTests {
         let limited = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
         #expect(csv(limited.stdout).count == 6)
         #expect(limited.stderr == "note: more openings match than the 5 listed; --limit 0 lists them all\n")
+        // The largest --limit is all of them, not an overflow (one more is asked for, to know whether more exist).
+        let huge = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", String(Int.max),
+                                    "--format", "csv"])
+        #expect(huge.status == 0 && csv(huge.stdout).count == fremont + 1, "\(huge.stderr)")
     }
 
     @Test("--bridge repeats the same way in events, export and anomalies; only those bridges come back")

@@ -48,7 +48,7 @@ struct EventsCommand: AsyncParsableCommand {
             case .some(let n): n
             case .none: toTerminal ? Self.terminalRows : nil
             }
-            var events = try await scope.events(in: store, limit: shown.map { $0 + 1 }, newestFirst: !oldestFirst)
+            var events = try await scope.events(in: store, limit: shown.map { $0 == .max ? $0 : $0 + 1 }, newestFirst: !oldestFirst)
             let more = shown.map { events.count > $0 } ?? false
             if let shown, more { events.removeLast(events.count - shown) }
             let time = context.assembly.clock
