@@ -280,7 +280,7 @@ struct LiveProviderTests {
         #expect(await client.networkRequests == 1)
     }
 
-    @Test("cancelling a sync stops a hanging request within a second")
+    @Test("cancelling a sync stops a hanging request at once, not after the server's 20-second hang")
     func cancellationIsPrompt() async throws {
         let fixture = try await LiveFixture.start(rows: 100)
         defer { Task { await fixture.stop() } }
@@ -300,7 +300,10 @@ struct LiveProviderTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         let report = try await task.value // an interrupted sync reports what it committed instead of throwing
-        #expect(ContinuousClock.now - cancelled < .seconds(1))
+        // Well under the 20 s hang and the 30 s timeout. The bound is loose on purpose: the suite's other tests share
+        // the two cores and the cooperative pool, and once (a clean-clone CI run) the wake-up after a prompt
+        // cancellation came 1.035 s later, which a 1 s bound failed.
+        #expect(ContinuousClock.now - cancelled < .seconds(5))
         #expect(!report.completed)
         #expect(report.fetched == 0)
     }
