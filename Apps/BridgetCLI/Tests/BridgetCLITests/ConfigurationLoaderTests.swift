@@ -138,3 +138,68 @@ struct ConfigurationLoaderTests {
         #expect(editDistance("kitten", "sitting") == 3)
     }
 }
+
+@Suite("Configuration: serve and refresh")
+struct ServeAndRefreshConfigurationTests {
+    func load(_ yaml: String, environment: [String: String] = [:]) throws -> BridgetConfiguration {
+        let loader = ConfigurationLoader(environment: environment)
+        return BridgetConfiguration(try loader.resolve(yaml: yaml, origin: "test.yaml"), environment: environment)
+    }
+
+    func problem(_ yaml: String, environment: [String: String] = [:]) -> String? {
+        do {
+            _ = try load(yaml, environment: environment)
+            return nil
+        } catch {
+            return (error as? BridgetError)?.message
+        }
+    }
+
+    @Test("refresh.times is a YAML list (or a variable's commas) of HH:MM, kept sorted; every replaces it")
+    func times() throws {
+        let listed = try load("refresh:\n  times: [\"17:30\", \"5:30\", \"17:30\"]\n")
+        #expect(listed.refresh.times == ["05:30", "17:30"] && listed.refresh.everyMinutes == nil)
+        let block = try load("refresh:\n  times:\n    - \"06:00\"\n")
+        #expect(block.refresh.times == ["06:00"])
+        let variable = try load("", environment: ["BRIDGET_REFRESH_TIMES": "07:15, 19:45"])
+        #expect(variable.refresh.times == ["07:15", "19:45"])
+        let every = try load("refresh:\n  every: 2h\n", environment: [:])
+        #expect(every.refresh.everyMinutes == 120)
+        #expect(try load("", environment: ["BRIDGET_REFRESH_EVERY": "30m"]).refresh.everyMinutes == 30)
+        let schedule = RefreshSchedule(every.refresh, clock: .seattle)
+        #expect(schedule.rule == .every(7_200))
+    }
+
+    @Test("bad refresh and serve values name the key and line")
+    func badValues() throws {
+        let time = try #require(problem("refresh:\n  times: [\"05:30\", \"25:00\"]\n"))
+        #expect(time.contains("test.yaml:2: 'refresh.times'") && time.contains("'25:00'"), "\(time)")
+        let nested = try #require(problem("refresh:\n  times: [[\"05:30\"]]\n"))
+        #expect(nested.contains("'refresh.times' has the wrong type"), "\(nested)")
+        let every = try #require(problem("refresh:\n  every: soon\n"))
+        #expect(every.contains("'refresh.every'") && every.contains("30m"), "\(every)")
+        let tooOften = try #require(problem("", environment: ["BRIDGET_REFRESH_EVERY": "0m"]))
+        #expect(tooOften.contains("$BRIDGET_REFRESH_EVERY"), "\(tooOften)")
+        let enabled = try #require(problem("refresh:\n  enabled: sometimes\n"))
+        #expect(enabled.contains("auto, true, false"), "\(enabled)")
+        let port = try #require(problem("serve:\n  port: 70000\n"))
+        #expect(port.contains("test.yaml:2: 'serve.port'"), "\(port)")
+    }
+
+    @Test("refresh is on for live and ndw by default, off for sample; the write token comes from serve.token_env")
+    func defaults() throws {
+        let sample = try load("")
+        #expect(!sample.refresh.isEnabled(for: sample.provider))
+        #expect(sample.refresh.isEnabled(for: .live) && sample.refresh.isEnabled(for: .ndw))
+        #expect(try load("refresh:\n  enabled: true\n").refresh.isEnabled(for: .sample))
+        #expect(!(try load("refresh:\n  enabled: false\n").refresh.isEnabled(for: .live)))
+        #expect(sample.serve == .init(host: "127.0.0.1", port: 8080, tokenVariable: "BRIDGET_API_TOKEN", drainSeconds: 10,
+                                      maximumBodyBytes: 65_536))
+        #expect(sample.apiToken == nil)
+        #expect(try load("", environment: ["BRIDGET_API_TOKEN": "t0k"]).apiToken == "t0k")
+        // A variable of one's own naming is not taken for a misspelt override.
+        let own = try load("serve:\n  token_env: MY_BRIDGET_TOKEN\n", environment: ["MY_BRIDGET_TOKEN": "x"])
+        #expect(own.apiToken == "x")
+        #expect(try load("", environment: ["BRIDGET_SERVE_PORT": "9000"]).serve.port == 9000)
+    }
+}

@@ -82,6 +82,36 @@ struct BridgetConfiguration: Sendable {
         var maximumAge: TimeInterval
     }
 
+    struct ServeSettings: Sendable, Equatable {
+        var host: String
+        var port: Int
+        /// The variable holding the bearer token of writes; the token itself is `apiToken`.
+        var tokenVariable: String
+        var drainSeconds: Double
+        var maximumBodyBytes: Int
+    }
+
+    struct RefreshSettings: Sendable, Equatable {
+        /// `refresh.enabled` as written: `auto`, `true` or `false`; see `isEnabled(for:)`.
+        var enabled: String
+        /// Local times of day, `HH:MM`, sorted.
+        var times: [String]
+        /// Minutes between syncs, replacing `times` when set.
+        var everyMinutes: Int?
+        var jitterMinutes: Int
+        var backoffInitial: TimeInterval
+        var backoffMaximum: TimeInterval
+
+        /// Whether `serve` refreshes: `auto` means for the providers whose source changes (live, ndw).
+        func isEnabled(for provider: ProviderKind) -> Bool {
+            switch enabled {
+            case "true": true
+            case "false": false
+            default: provider == .live || provider == .ndw
+            }
+        }
+    }
+
     var provider: ProviderKind
     var sample: SampleSettings
     var live: LiveSettings
@@ -105,6 +135,10 @@ struct BridgetConfiguration: Sendable {
     var maximumDistanceMeters: Double
     /// Rows of one bridge closer than this (seconds) are one opening.
     var mergeGap: TimeInterval
+    var serve: ServeSettings
+    /// The bearer token writes to the API need, read from the variable `serve.tokenVariable` names; never printed.
+    var apiToken: String?
+    var refresh: RefreshSettings
     /// The values and their sources, for `config show`.
     let resolved: ResolvedConfiguration
 
@@ -148,6 +182,19 @@ struct BridgetConfiguration: Sendable {
         overlap = TimeInterval(resolved.integer("sync.overlap_hours")) * 3600
         maximumDistanceMeters = resolved.number("validation.max_distance_meters")
         mergeGap = resolved.number("analysis.merge_gap_minutes") * 60
+        serve = ServeSettings(
+            host: resolved.text("serve.host") ?? "127.0.0.1", port: resolved.integer("serve.port"),
+            tokenVariable: resolved.text("serve.token_env") ?? "BRIDGET_API_TOKEN",
+            drainSeconds: resolved.number("serve.drain_seconds"),
+            maximumBodyBytes: resolved.integer("serve.max_body_bytes"))
+        apiToken = environment[serve.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let every: Int? = if case .integer(let minutes) = resolved.value("refresh.every") { minutes } else { nil }
+        refresh = RefreshSettings(
+            enabled: resolved.text("refresh.enabled") ?? "auto",
+            times: (resolved.text("refresh.times") ?? "05:30,17:30").split(separator: ",").map(String.init),
+            everyMinutes: every, jitterMinutes: resolved.integer("refresh.jitter_minutes"),
+            backoffInitial: resolved.number("refresh.backoff_initial_seconds"),
+            backoffMaximum: resolved.number("refresh.backoff_max_seconds"))
     }
 
     /// `store.path`, or the XDG default when it is null.

@@ -16,6 +16,10 @@ enum ConfigValueType: Sendable, Equatable {
     case datasetID
     /// A file or folder path: any text without a NUL, where the system would cut the path short.
     case path
+    /// Local times of day, `HH:MM`: a YAML list, or (in a variable) separated by commas. Kept as `05:30,17:30`.
+    case timesOfDay
+    /// A duration in whole minutes within the range: `30m`, `2h`, `90` (minutes). Kept as the minutes.
+    case minutes(ClosedRange<Int>)
 
     /// What the type accepts, for error messages.
     var expectation: String {
@@ -28,6 +32,8 @@ enum ConfigValueType: Sendable, Equatable {
         case .httpURL: "an http or https URL such as https://data.seattle.gov"
         case .datasetID: "a dataset id of four lowercase letters or digits, '-', four more, such as gm8h-9449"
         case .path: "a path"
+        case .timesOfDay: "a list of local times HH:MM such as [\"05:30\", \"17:30\"]"
+        case .minutes(let range): "a duration such as 30m or 2h, from \(range.lowerBound) to \(range.upperBound) minutes"
         }
     }
 
@@ -76,6 +82,29 @@ enum ConfigValueType: Sendable, Equatable {
                                               wrongType: false))
             }
             return .success(.text(text))
+        case .timesOfDay:
+            let items = trimmed.split(separator: ",", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            var shown: [String] = []
+            for item in items {
+                guard let (hour, minute) = TimeGrammar.timeOfDay(item), item.split(separator: ":").count == 2 else {
+                    return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(item))"))
+                }
+                let time = String(format: "%02d:%02d", hour, minute)
+                if !shown.contains(time) { shown.append(time) }
+            }
+            guard !shown.isEmpty else { return .failure(ConfigProblem("expected \(expectation), got an empty list")) }
+            return .success(.text(shown.sorted().joined(separator: ",")))
+        case .minutes(let range):
+            let lowered = trimmed.lowercased()
+            let value: Int? = if lowered.hasSuffix("h") { Int(lowered.dropLast()).map { $0 * 60 } }
+                else if lowered.hasSuffix("m") { Int(lowered.dropLast()) }
+                else { Int(lowered) }
+            guard let value else { return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))")) }
+            guard range.contains(value) else {
+                return .failure(ConfigProblem("expected \(expectation), got \(value) minutes", wrongType: false))
+            }
+            return .success(.integer(value))
         }
     }
 

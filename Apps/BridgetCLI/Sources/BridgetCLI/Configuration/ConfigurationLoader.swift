@@ -16,7 +16,7 @@ struct ConfigurationLoader: Sendable {
     }
 
     /// Variables that are not key overrides.
-    static let reservedVariables: Set<String> = ["BRIDGET_CONFIG", "BRIDGET_APP_TOKEN"]
+    static let reservedVariables: Set<String> = ["BRIDGET_CONFIG", "BRIDGET_APP_TOKEN", "BRIDGET_API_TOKEN"]
 
     /// Loads the configuration chosen by `--config`, else `BRIDGET_CONFIG`, else
     /// `$XDG_CONFIG_HOME/bridget/bridget.yaml` when it exists, else the embedded default.
@@ -63,6 +63,7 @@ struct ConfigurationLoader: Sendable {
         }
         var known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
         if case .text(let tokenVariable)? = values["provider.live.app_token_env"]?.value { known.insert(tokenVariable) }
+        if case .text(let tokenVariable)? = values["serve.token_env"]?.value { known.insert(tokenVariable) }
         for name in environment.keys.sorted() where name.hasPrefix("BRIDGET_") && !known.contains(name) {
             problems.add("$\(name) is not a configuration override"
                          + (suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""))
@@ -107,6 +108,21 @@ struct ConfigurationLoader: Sendable {
             }
             guard let key = schema.key(path) else { continue }
             let valueLine = valueNode.mark?.line ?? keyLine
+            // A list of times is one value: its items joined by commas, each checked like a variable's.
+            if key.type == .timesOfDay, let items = valueNode.sequence {
+                let texts = items.compactMap { $0.scalar?.string }
+                guard texts.count == items.count else {
+                    problems.add("\(origin):\(valueLine): '\(path)' has the wrong type: "
+                                 + "expected \(key.type.expectation), got a list holding a list or a mapping")
+                    continue
+                }
+                switch parse(texts.joined(separator: ","), for: key) {
+                case .success(let value): values[path] = (value, .file(path: origin, line: valueLine))
+                case .failure(let reason):
+                    problems.add("\(origin):\(valueLine): '\(path)' has the wrong type: \(reason)")
+                }
+                continue
+            }
             guard case .scalar(let scalar) = valueNode else {
                 problems.add("\(origin):\(valueLine): '\(path)' has the wrong type: expected \(key.type.expectation), "
                                 + "got a \(valueNode.mapping != nil ? "mapping" : "list")")

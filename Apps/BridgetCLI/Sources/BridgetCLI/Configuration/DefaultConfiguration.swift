@@ -67,5 +67,20 @@ analysis:
 validation:
   max_distance_meters: 1000 # rows whose coordinates lie farther from their bridge are rejected
 
+serve:                      # `bridget serve`, the HTTP API (a bridget built with the Server trait); see Docs/DEPLOY.md
+  host: 127.0.0.1
+  port: 8080                # 0 picks a free port (printed at start)
+  token_env: BRIDGET_API_TOKEN   # the variable holding the bearer token PUT and DELETE need (unset: writes answer 403)
+  drain_seconds: 10         # on SIGTERM, requests in flight and a running sync's batch get this long to finish
+  max_body_bytes: 65536     # a larger request body is answered 413
+
+refresh:                    # syncs on a schedule, inside `bridget serve` or alone as `bridget watch`
+  enabled: auto             # auto (on for live and ndw, off for sample and cached) | true | false
+  times: ["05:30", "17:30"] # local times of the provider's zone (Seattle for live), twice a day
+  every: null               # e.g. 30m or 6h: sync this often instead of at times
+  jitter_minutes: 10        # a random delay up to this is added to each scheduled time
+  backoff_initial_seconds: 60    # after a failed sync, retry after this long, doubling each time
+  backoff_max_seconds: 3600      # ... up to this
+
 """
 }
