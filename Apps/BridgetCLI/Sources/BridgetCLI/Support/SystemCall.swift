@@ -70,4 +70,27 @@ enum SystemCall {
         defer { flock(descriptor, LOCK_UN) }
         return try body()
     }
+
+    /// Takes an exclusive `flock(2)` on the file at `path` (created when missing) without waiting: the descriptor
+    /// holding it (close it to let go; the system lets go when the process ends, however it ends), or `nil` when
+    /// another process holds it. Throws `POSIXError` when the file cannot be opened.
+    static func tryExclusiveLock(on path: String) throws -> Int32? {
+        #if canImport(Darwin)
+        let descriptor = Darwin.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #elseif canImport(Musl)
+        let descriptor = Musl.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #else
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            let failure = errno
+            guard failure == EINTR else {
+                close(descriptor)
+                if failure == EWOULDBLOCK { return nil }
+                throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
+            }
+        }
+        return descriptor
+    }
 }

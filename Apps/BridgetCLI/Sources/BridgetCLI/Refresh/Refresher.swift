@@ -1,0 +1,129 @@
+import Foundation
+import Synchronization
+
+/// What the refresher waits with: the time now, and a sleep until an instant. The system's in use; a test gives a
+/// clock of its own that jumps to each instant asked for, so a schedule across a DST change runs in no time.
+protocol RefreshTimer: Sendable {
+    func now() -> Date
+    /// Returns at `instant` (at once when it has passed); throws `CancellationError` when the task is cancelled.
+    func sleep(until instant: Date) async throws
+}
+
+/// The wall clock. Sleeps a minute at a time at most and looks at the clock again, so a clock that is set (or a
+/// machine that was suspended) moves the wake-up with it.
+struct SystemRefreshTimer: RefreshTimer {
+    let clock: @Sendable () -> Date
+
+    func now() -> Date { clock() }
+
+    func sleep(until instant: Date) async throws {
+        while true {
+            let left = instant.timeIntervalSince(clock())
+            guard left > 0 else { return }
+            try await Task.sleep(for: .milliseconds(Int64(min(left, 60) * 1000)))
+        }
+    }
+}
+
+/// What happened, for the log, the metrics and `/v1/status`.
+enum RefreshEvent: Sendable {
+    /// The next sync is planned for this instant.
+    case scheduled(Date)
+    case started
+    case succeeded(SyncReport)
+    /// A failed sync and when it is tried again.
+    case failed(message: String, retryAt: Date)
+    /// The run was cancelled (shutdown) while a sync ran: its committed batches are kept, the run is recorded
+    /// `cancelled`.
+    case interrupted(SyncReport)
+}
+
+/// The refresh state others read: the next planned sync and the last successful one.
+final class RefreshState: Sendable {
+    private let state = Mutex<(next: Date?, lastSuccess: Date?, running: Bool)>((nil, nil, false))
+
+    var next: Date? { state.withLock { $0.next } }
+    var lastSuccess: Date? { state.withLock { $0.lastSuccess } }
+    var isRunning: Bool { state.withLock { $0.running } }
+
+    func update(_ change: (inout (next: Date?, lastSuccess: Date?, running: Bool)) -> Void) {
+        state.withLock { change(&$0) }
+    }
+}
+
+/// Runs `sync` on a schedule, one at a time, with a random jitter after each scheduled time and a capped exponential
+/// backoff after a failure. Cancelling the task that runs it stops it: a wait ends at once, and a running sync sees
+/// the cancellation, commits the batch in flight, records its run `cancelled` and returns.
+struct Refresher: Sendable {
+    let schedule: RefreshSchedule
+    /// The longest random delay added to a scheduled time, in seconds.
+    let jitter: TimeInterval
+    let backoff: RefreshBackoff
+    let timer: any RefreshTimer
+    /// A number in 0..<1 for the jitter.
+    let random: @Sendable () -> Double
+    /// One sync; its report says whether it completed.
+    let sync: @Sendable () async throws -> SyncReport
+    let state: RefreshState
+    let report: @Sendable (RefreshEvent) -> Void
+
+    init(schedule: RefreshSchedule, jitter: TimeInterval, backoff: RefreshBackoff, timer: any RefreshTimer,
+         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }, state: RefreshState = RefreshState(),
+         sync: @escaping @Sendable () async throws -> SyncReport, report: @escaping @Sendable (RefreshEvent) -> Void = { _ in })
+    {
+        self.schedule = schedule
+        self.jitter = jitter
+        self.backoff = backoff
+        self.timer = timer
+        self.random = random
+        self.state = state
+        self.sync = sync
+        self.report = report
+    }
+
+    /// Syncs at once when `lastSuccess` is overdue (see `RefreshSchedule.isOverdue`), then at every scheduled time,
+    /// until the task is cancelled. A failure is retried after the backoff's delay, or at the next scheduled time
+    /// when that comes first.
+    func run(lastSuccess: Date?) async {
+        state.update { $0.lastSuccess = lastSuccess }
+        var failures = 0
+        var due = schedule.isOverdue(lastSuccess: lastSuccess, now: timer.now()) ? timer.now() : planned(after: timer.now())
+        while !Task.isCancelled {
+            state.update { $0.next = due }
+            report(.scheduled(due))
+            do {
+                try await timer.sleep(until: due)
+            } catch {
+                return
+            }
+            guard !Task.isCancelled else { return }
+            state.update { $0.running = true }
+            report(.started)
+            do {
+                let outcome = try await sync()
+                state.update { $0.running = false }
+                guard outcome.completed else {
+                    report(.interrupted(outcome))
+                    return
+                }
+                failures = 0
+                state.update { $0.lastSuccess = outcome.finishedAt }
+                report(.succeeded(outcome))
+                due = planned(after: timer.now())
+            } catch {
+                state.update { $0.running = false }
+                if error is CancellationError || Task.isCancelled { return }
+                failures += 1
+                let now = timer.now()
+                let retry = now.addingTimeInterval(backoff.delay(afterFailures: failures))
+                due = min(retry, planned(after: now))
+                report(.failed(message: ErrorPresentation(error)?.message ?? "\(error)", retryAt: due))
+            }
+        }
+    }
+
+    /// The next scheduled time after `instant`, plus a random part of the jitter.
+    func planned(after instant: Date) -> Date {
+        schedule.next(after: instant).addingTimeInterval((jitter * random()).rounded())
+    }
+}
