@@ -9,12 +9,16 @@ struct ServeCommandTests {
     func options() throws {
         #expect(try ServeCommand.parse(["--port", "0"]).port == 0)
         #expect(throws: (any Error).self) { try ServeCommand.parse(["--port", "70000"]) }
+        #expect(try ServeCommand.parse([]).port == nil) // serve.port decides
+        #expect(try WatchCommand.parse(["--once"]).once)
     }
     #else
     @Test("a bridget built without the Server trait exits 69 from serve, saying how to build it")
     func withoutTheTrait() async throws {
-        var command = try ServeCommand.parse([])
+        let command = try ServeCommand.parse([])
         await #expect(throws: ExitCode(69)) { try await command.run() }
+        let watch = try WatchCommand.parse(["--once"])
+        await #expect(throws: ExitCode(69)) { try await watch.run() }
     }
     #endif
 }

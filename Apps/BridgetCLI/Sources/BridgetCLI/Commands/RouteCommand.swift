@@ -193,12 +193,11 @@ struct RouteCommand: AsyncParsableCommand {
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
                 let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
-                let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
                 let time = context.assembly.clock
-                let resolved = try context.timeGrammar.resolve(depart ?? "now", option: "--depart", direction: .ahead)
+                let (score, resolved) = try await Self.answer(route, depart: depart, option: "--depart", context: context,
+                                                              store: store)
                 if let note = resolved.note { Terminal.note("--depart: " + note) }
                 let departure = resolved.reading
-                let score = try scorer.score(route, departure: departure)
                 var rows: [[Cell]] = []
                 for crossing in score.crossings {
                     for option in crossing.options {
@@ -240,6 +239,16 @@ struct RouteCommand: AsyncParsableCommand {
                             + (score.crossings.contains { $0.options.count > 1 } ? "; ✓ marks the better bridge." : ".")])
             }
         }
+
+        /// The score of `route` leaving at `depart` (the CLI's time grammar; default now): what `--format json`
+        /// prints and `GET /v1/routes/{name}/score` answers. `option` names the value in errors.
+        static func answer(_ route: RouteDTO, depart: String?, option: String, context: CommandContext,
+                           store: any BridgeStore) async throws -> (RouteScoreDTO, TimeGrammar.Resolved)
+        {
+            let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
+            let resolved = try context.timeGrammar.resolve(depart ?? "now", option: option, direction: .ahead)
+            return (try scorer.score(route, departure: resolved.reading), resolved)
+        }
     }
 
     /// `route best-time`.
@@ -262,29 +271,12 @@ struct RouteCommand: AsyncParsableCommand {
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
                 let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
-                let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
                 let time = context.assembly.clock
-                let (day, times) = try Self.departures(between: range.between, date: range.date, context: context)
-                // One rule for local times: a departure the clocks skip is left out (its instant is the next
-                // hour's, listed already), a repeated one means its first occurrence; the output says which.
-                let all = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
-                let clockNotes = Self.clockNotes(all.map(\.departure), day: day, clock: time)
-                let scored = all.filter { !clockNotes.skipped.contains($0.departure) }
-                // Delays less than 10 seconds above the least are the same to a driver: those departures tie and
-                // rank earliest first; the rest follow by delay.
-                let least = scored.map(\.totalExpectedDelayMinutes).min() ?? 0
-                let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - least) * 60 < 10 }
-                let ranked = scored.sorted { first, second in
-                    switch (tiedWithBest(first), tiedWithBest(second)) {
-                    case (true, true): first.departure < second.departure
-                    case (true, false): true
-                    case (false, true): false
-                    case (false, false): (first.totalExpectedDelayMinutes, first.departure)
-                        < (second.totalExpectedDelayMinutes, second.departure)
-                    }
-                }
-                let shown = top > 0 ? Array(ranked.prefix(top)) : ranked
-                let best = least
+                let answer = try await Self.answer(route, between: range.between, date: range.date,
+                                                   stepMinutes: stepMinutes, top: top, context: context, store: store)
+                let (day, clockNotes, ranked, shown) = (answer.day, answer.clockNotes, answer.ranked, answer.shown)
+                let best = answer.least
+                let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - best) * 60 < 10 }
                 let rows = shown.enumerated().map { index, score in
                     [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))),
                      Cell(score.totalExpectedDelayMinutes, decimals: 2),
@@ -317,6 +309,45 @@ struct RouteCommand: AsyncParsableCommand {
                         }),
                     notes: notes)
             }
+        }
+
+        /// What `best-time` finds: the day, every departure ranked, the first `top` of them, the least delay and
+        /// the notes on times the clocks skip or repeat.
+        struct Answer: Sendable {
+            let day: String
+            let ranked: [RouteScoreDTO]
+            let shown: [RouteScoreDTO]
+            let least: Double
+            let clockNotes: (skipped: Set<String>, notes: [String])
+        }
+
+        /// Departures of `route` between two times of day on `date` (default today) every `stepMinutes`, ranked:
+        /// what `--format json` prints (`shown`) and `GET /v1/routes/{name}/best-time` answers.
+        static func answer(_ route: RouteDTO, between: [String], date: String?, stepMinutes: Int, top: Int,
+                           context: CommandContext, store: any BridgeStore) async throws -> Answer
+        {
+            let scorer = try await RouteCommand.scorer(for: route, context: context, store: store)
+            let (day, times) = try Self.departures(between: between, date: date, context: context)
+            // One rule for local times: a departure the clocks skip is left out (its instant is the next
+            // hour's, listed already), a repeated one means its first occurrence; the output says which.
+            let all = try scorer.bestTimes(route, from: times[0], to: times[1], stepMinutes: stepMinutes)
+            let clockNotes = Self.clockNotes(all.map(\.departure), day: day, clock: context.assembly.clock)
+            let scored = all.filter { !clockNotes.skipped.contains($0.departure) }
+            // Delays less than 10 seconds above the least are the same to a driver: those departures tie and
+            // rank earliest first; the rest follow by delay.
+            let least = scored.map(\.totalExpectedDelayMinutes).min() ?? 0
+            let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - least) * 60 < 10 }
+            let ranked = scored.sorted { first, second in
+                switch (tiedWithBest(first), tiedWithBest(second)) {
+                case (true, true): first.departure < second.departure
+                case (true, false): true
+                case (false, true): false
+                case (false, false): (first.totalExpectedDelayMinutes, first.departure)
+                    < (second.totalExpectedDelayMinutes, second.departure)
+                }
+            }
+            return Answer(day: day, ranked: ranked, shown: top > 0 ? Array(ranked.prefix(top)) : ranked, least: least,
+                          clockNotes: clockNotes)
         }
 
         /// The day (`YYYY-MM-DD`) and the two readings of `--between FROM TO` on `--date` (default today).

@@ -23,7 +23,7 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var output: FormatOptions
     @OptionGroup var history: HistoryOptions
 
-    @Flag(name: .long, help: "Draw a 7×24 hour-of-week heatmap per bridge (table format; plain when piped or NO_COLOR).")
+    @Flag(name: .long, help: "Draw a 7×24 hour-of-week heatmap per bridge (plain when piped or NO_COLOR); with --format json, its counts.")
     var heatmap = false
 
     func run() async throws {
@@ -37,6 +37,10 @@ struct StatsCommand: AsyncParsableCommand {
                  Cell(bridge.openingsPerDay, decimals: 2), Cell(bridge.meanMinutes), Cell(bridge.medianMinutes),
                  Cell(bridge.p90Minutes), Cell(bridge.maxMinutes),
                  Cell(bridge.busiestHour.map { String(format: "%02d:00", $0) } ?? "-")]
+            }
+            if heatmap && output.format == .json {
+                print(try OutputWriter.json(HeatmapOutput(statistics, zone: context.assembly.clock.zone)))
+                return
             }
             if heatmap && output.format == .table {
                 let map = Heatmap.forStandardOutput(environment: context.environment)

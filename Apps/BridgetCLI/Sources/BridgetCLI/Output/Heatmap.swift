@@ -50,3 +50,27 @@ struct Heatmap: Sendable {
             + steps.joined(separator: "  ")
     }
 }
+
+/// `stats --heatmap --format json` and `GET /v1/stats/heatmap`: each bridge's openings by hour of the week in the
+/// source's zone, Monday first, an hour a column (the counts the table draws).
+struct HeatmapOutput: Encodable, Sendable {
+    struct Bridge: Encodable, Sendable {
+        let bridgeID: String
+        let bridgeName: String
+        let openings: Int
+        /// Seven rows (Monday to Sunday) of 24 counts (00:00 to 23:00).
+        let hourOfWeek: [[Int]]
+    }
+
+    let zone: String
+    let weekdays: [String]
+    let bridges: [Bridge]
+
+    init(_ statistics: StatisticsDTO, zone: TimeZone) {
+        self.zone = zone.identifier
+        weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+        bridges = statistics.bridges.map {
+            Bridge(bridgeID: $0.bridgeID, bridgeName: $0.bridgeName, openings: $0.openings, hourOfWeek: $0.hourOfWeek)
+        }
+    }
+}

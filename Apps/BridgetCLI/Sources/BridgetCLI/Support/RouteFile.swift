@@ -1,3 +1,4 @@
+import BridgetCaching
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
@@ -48,6 +49,13 @@ final class RouteFile: RouteStore {
                                         exitCode: 73)
             }
         }
+    }
+
+    /// A short sum of the file's bytes ("" when there is none): it changes whenever a route is saved or removed,
+    /// here or by another process, so answers about routes can be tagged with it.
+    func fingerprint() -> String {
+        guard let data = FileManager.default.contents(atPath: path) else { return "" }
+        return FNV1a.hex(data.withUnsafeBytes { FNV1a.hash($0) })
     }
 
     /// Whether the file exists yet.
