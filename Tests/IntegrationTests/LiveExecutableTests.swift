@@ -1,6 +1,7 @@
 import BridgetDTOs
 import Foundation
 import SocrataFixtureServer
+import Synchronization
 import Testing
 
 /// `bridget` itself with `provider.kind: live` against the `socrata-fixture-server` executable, then `cached`.
@@ -17,7 +18,12 @@ struct LiveExecutableTests {
         server.standardError = FileHandle.nullDevice
         try server.run()
         // If the server never prints its address, end it: the read below then sees end-of-file instead of waiting.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20) { if server.isRunning { server.terminate() } }
+        // A server that started is left alone (a test may use it for minutes).
+        final class Started: Sendable { let value = Mutex(false) }
+        let started = Started()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 20) {
+            if !started.value.withLock({ $0 }) && server.isRunning { server.terminate() }
+        }
         var output = ""
         let deadline = Date().addingTimeInterval(20)
         while !output.contains("\n") && Date() < deadline {
@@ -29,6 +35,7 @@ struct LiveExecutableTests {
             server.terminate()
             throw URLError(.cannotConnectToHost)
         }
+        started.value.withLock { $0 = true }
         return (server, String(output[range]))
     }
 

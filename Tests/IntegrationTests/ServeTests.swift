@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import SocrataFixtureServer
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -15,14 +17,15 @@ struct ServeTests {
         let base: URL
         let stderrPath: String
 
-        init(_ bridget: BridgetProcess, config: String) throws {
-            let outPath = bridget.home + "/serve.out"
-            stderrPath = bridget.home + "/serve.err"
+        init(_ bridget: BridgetProcess, config: String, environment: [String: String] = [:], log: String = "serve") throws {
+            let outPath = bridget.home + "/\(log).out"
+            stderrPath = bridget.home + "/\(log).err"
             _ = FileManager.default.createFile(atPath: outPath, contents: nil)
             _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
             process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
             process.arguments = ["serve", "--config", config, "--port", "0"]
             process.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin", "XDG_CONFIG_HOME": bridget.home + "/config"]
+                .merging(environment) { $1 }
             process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
             process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
             try process.run()
@@ -43,7 +46,15 @@ struct ServeTests {
         }
 
         func get(_ path: String, headers: [String: String] = [:]) async throws -> (Int, [String: String], String) {
+            try await send("GET", path, headers: headers)
+        }
+
+        func send(_ method: String, _ path: String, headers: [String: String] = [:], body: String? = nil) async throws
+            -> (Int, [String: String], String)
+        {
             var request = URLRequest(url: URL(string: path, relativeTo: base)!)
+            request.httpMethod = method
+            request.httpBody = body.map { Data($0.utf8) }
             request.cachePolicy = .reloadIgnoringLocalCacheData
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             let (data, response) = try await URLSession(configuration: .ephemeral).data(for: request)
@@ -55,10 +66,13 @@ struct ServeTests {
 
         /// SIGTERM, then the exit status and what the server logged.
         func stop() -> (Int32, String) {
-            process.terminate()
+            if process.isRunning { process.terminate() }
             process.waitUntilExit()
-            return (process.terminationStatus, (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")
+            return (process.terminationStatus, log)
         }
+
+        /// What the server logged so far.
+        var log: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
     }
 
     struct ServeFailure: Error, CustomStringConvertible { let message: String; var description: String { message } }
@@ -170,6 +184,153 @@ struct ServeTests {
             #expect(status == 400 && headers["content-type"] == "application/problem+json"
                     && body.contains("Bad query parameter '\(parameter)'"), "\(query): \(status) \(body)")
         }
+    }
+
+    @Test("routes over HTTP: reads answer as the CLI does; PUT and DELETE need the bearer token, which no log shows")
+    func routes() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let token = "tok-\(UUID().uuidString)"
+        let server = try Server(bridget, config: config, environment: ["BRIDGET_API_TOKEN": token])
+        let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
+        let body = #"{"crossings": [{"bridgeIDs": ["Fremont", "2"], "minutesFromStart": 8}, {"bridgeIDs": ["Montlake"], "minutesFromStart": 20}]}"#
+
+        let (none, noneHeaders, noneBody) = try await server.send("PUT", "/v1/routes/commute", body: body)
+        #expect(none == 401 && noneHeaders["www-authenticate"]?.hasPrefix("Bearer") == true && noneBody.contains("/unauthorized"))
+        let wrong = try await server.send("PUT", "/v1/routes/commute", headers: ["Authorization": "Bearer \(token)x"], body: body)
+        #expect(wrong.0 == 401 && !wrong.2.contains(token))
+        let (created, createdHeaders, createdBody) = try await server.send("PUT", "/v1/routes/commute", headers: auth, body: body)
+        #expect(created == 201 && createdHeaders["location"] == "/v1/routes/commute", "\(createdBody)")
+        #expect(createdBody.contains(#""3""#) && createdBody.contains(#""4""#)) // names stored as ids
+        let replaced = try await server.send("PUT", "/v1/routes/commute", headers: auth, body: body)
+        #expect(replaced.0 == 200)
+        let (badBridge, _, badBridgeBody) = try await server.send(
+            "PUT", "/v1/routes/x", headers: auth, body: #"{"crossings": [{"bridgeIDs": ["Aurora"], "minutesFromStart": 1}]}"#)
+        #expect(badBridge == 400 && badBridgeBody.contains("/bad-body") && badBridgeBody.contains("Aurora"))
+        let notJSON = try await server.send("PUT", "/v1/routes/x", headers: auth, body: "crossings: none")
+        #expect(notJSON.0 == 400 && notJSON.2.contains("/bad-body"))
+        let huge = try await server.send("PUT", "/v1/routes/x", headers: auth, body: String(repeating: " ", count: 70_000) + body)
+        #expect(huge.0 == 413 && huge.2.contains("/payload-too-large"))
+
+        // Reads equal the CLI's --format json on the same routes file.
+        let list = try await server.get("/v1/routes")
+        #expect(list.0 == 200 && list.1["cache-control"] == "max-age=0")
+        #expect(list.2 == (try bridget.run(["route", "list", "--config", config, "--format", "json"]).stdout))
+        let one = try await server.get("/v1/routes/commute")
+        #expect(one.2 == (try bridget.run(["route", "show", "commute", "--config", config, "--format", "json"]).stdout))
+        let missing = try await server.get("/v1/routes/nowhere")
+        #expect(missing.0 == 404 && missing.2.contains("/unknown-route") && missing.2.contains("commute"))
+        let score = try await server.get("/v1/routes/commute/score?depart=2026-06-30T17:40")
+        let cliScore = try bridget.run(["route", "score", "commute", "--depart", "2026-06-30 17:40", "--config", config,
+                                        "--format", "json"]).stdout
+        #expect(score.0 == 200 && score.2 == cliScore, "\(score.2)")
+        let best = try await server.get("/v1/routes/commute/best-time?between=16:00&and=18:00&step=15m&date=2026-06-30&top=3")
+        let cliBest = try bridget.run(["route", "best-time", "commute", "--between", "16:00", "18:00", "--step", "15m",
+                                       "--date", "2026-06-30", "--top", "3", "--config", config, "--format", "json"]).stdout
+        #expect(best.0 == 200 && best.2 == cliBest, "\(best.2)")
+        let noAnd = try await server.get("/v1/routes/commute/best-time?between=16:00")
+        #expect(noAnd.0 == 400 && noAnd.2.contains("Bad query parameter 'and'"))
+        let heatmap = try await server.get("/v1/stats/heatmap?bridge=Fremont")
+        let cliHeatmap = try bridget.run(["stats", "--heatmap", "--bridge", "Fremont", "--config", config, "--format", "json"])
+        #expect(heatmap.0 == 200 && heatmap.2 == cliHeatmap.stdout && heatmap.2.contains("America/Los_Angeles"))
+
+        let deleted = try await server.send("DELETE", "/v1/routes/commute", headers: auth)
+        #expect(deleted.0 == 204 && deleted.2.isEmpty)
+        #expect(try await server.send("DELETE", "/v1/routes/commute", headers: auth).0 == 404)
+        #expect(try await server.send("DELETE", "/v1/routes/commute").0 == 401)
+
+        let metrics = try await server.get("/metrics")
+        #expect(metrics.0 == 200 && metrics.1["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        #expect(metrics.2.contains(#"hb_requests{http_route="/v1/routes/{name}",http_request_method="PUT",http_response_status_code="401"} 2"#),
+                "\(metrics.2)")
+        #expect(metrics.2.contains("http_server_request_duration_bucket"))
+
+        let (exit, log) = server.stop()
+        #expect(exit == 0)
+        #expect(log.contains("PUT /v1/routes/commute 201") && !log.contains(token), "the token reached the log")
+
+        // No token configured: writes are off (403), whatever is sent.
+        let closed = try Server(bridget, config: config, log: "closed")
+        let forbidden = try await closed.send("PUT", "/v1/routes/commute", headers: auth, body: body)
+        #expect(forbidden.0 == 403 && forbidden.2.contains("/forbidden") && forbidden.2.contains("BRIDGET_API_TOKEN"))
+        _ = closed.stop()
+    }
+
+    @Test("the refresher under serve: SIGTERM mid-sync commits, records cancelled, exits 0; the next start resumes to the exact count")
+    func refreshUnderServe() async throws {
+        let bridget = BridgetProcess()
+        let rows = 60_000
+        let (fixture, url) = try LiveExecutableTests().startServer(["--rows", "\(rows)", "--seed", "9"])
+        defer { if fixture.isRunning { fixture.terminate() } }
+        let expected = judgeSocrataRows(FixtureDataset.generate(rows: rows, seed: 9).records.map(\.row), now: Date())
+        let config = try bridget.write("refresh.yaml", """
+            provider:
+              kind: live
+              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 10}
+            cache: {path: \(bridget.home)/cache}
+            store: {path: \(bridget.storePath)}
+            serve: {drain_seconds: 30}
+            refresh: {every: 10m, jitter_minutes: 0}
+            """)
+        func count() throws -> Int {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            guard FileManager.default.fileExists(atPath: bridget.storePath) else { return 0 }
+            let queue = try DatabaseQueue(path: bridget.storePath, configuration: readOnly)
+            return (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
+        }
+
+        // Never synced: the refresher starts at once. Stopped once a batch is committed.
+        let first = try Server(bridget, config: config, log: "first")
+        var committed = 0
+        let deadline = Date().addingTimeInterval(60)
+        while committed == 0 && Date() < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            committed = try count()
+        }
+        let second = try bridget.run(["watch", "--config", config])
+        #expect(second.status == 75 && second.stderr.contains("already refreshing"), "\(second.stderr)")
+        let (exit, log) = first.stop()
+        #expect(exit == 0, "\(log)")
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        let (integrity, status, stored) = try await queue.read { db in
+            (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
+             try String.fetchOne(db, sql: "SELECT status FROM sync_runs ORDER BY id DESC LIMIT 1"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0)
+        }
+        try queue.close()
+        #expect(integrity == "ok")
+        #expect(status == "cancelled", "\(log)")
+        #expect(stored >= committed && stored > 0 && stored < expected.events.count, "stored \(stored)")
+        #expect(log.contains("recorded cancelled"), "\(log)")
+
+        // The next start resumes (the last run did not succeed, so it is due at once) and ends with every row.
+        let again = try Server(bridget, config: config, log: "again")
+        struct Status: Decodable {
+            struct Run: Decodable { let status: String }
+            let lastSync: Run?
+            let refresh: String?
+            let nextRefresh: Date?
+        }
+        var state: Status?
+        let end = Date().addingTimeInterval(120)
+        while Date() < end {
+            try await Task.sleep(for: .milliseconds(250))
+            let (code, _, body) = try await again.get("/v1/status")
+            guard code == 200 else { continue }
+            state = try decodeJSON(Status.self, body)
+            if state?.lastSync?.status == "succeeded" { break }
+        }
+        #expect(state?.lastSync?.status == "succeeded" && state?.refresh == "every 10 min")
+        #expect(state?.nextRefresh.map { $0 > Date() } == true)
+        #expect(try count() == expected.events.count)
+        let (againExit, againLog) = again.stop()
+        #expect(againExit == 0, "\(againLog)")
+
+        // watch --once: one sync now, with the lock, then exit.
+        let once = try bridget.run(["watch", "--once", "--config", config])
+        #expect(once.status == 0 && once.stderr.contains("synced"), "\(once.stderr)")
     }
 
     @Test("/readyz answers 503 with a problem when the store cannot be read")
