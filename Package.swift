@@ -168,7 +168,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgetCLITests",
-            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")],
             path: "Apps/BridgetCLI/Tests/BridgetCLITests",
             swiftSettings: strictSettings
         ),

@@ -58,7 +58,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgetCLITests",
-            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")],
             swiftSettings: strictSettings
         ),
     ]

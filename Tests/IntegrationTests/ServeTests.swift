@@ -104,6 +104,13 @@ struct ServeTests {
         let parsed = try decodeJSON(Problem.self, problem)
         #expect(missing == 404 && problemHeaders["content-type"] == "application/problem+json")
         #expect(parsed.type.hasSuffix("/unknown-bridge") && parsed.status == 404 && parsed.detail.contains("Fremont (3)"))
+        // Path parameters are percent-decoded: a bridge name with spaces, an escaped id.
+        let (spaced, _, spokane) = try await server.get("/v1/bridges/Lower%20Spokane%20St")
+        #expect(spaced == 200 && spokane.contains(#""id" : "6""#), "\(spokane)")
+        #expect(try await server.get("/v1/bridges/%33").0 == 200)
+        // `If-None-Match: *` matches an answer that exists, not an error.
+        #expect(try await server.get("/v1/bridges/nosuch", headers: ["If-None-Match": "*"]).0 == 404)
+        #expect(try await server.get("/v1/bridges/3", headers: ["If-None-Match": "*"]).0 == 304)
         let nothing = try await server.get("/v1/nothing").0
         #expect(nothing == 404)
 
@@ -127,7 +134,7 @@ struct ServeTests {
         let (exit, log) = server.stop()
         #expect(exit == 0, "SIGTERM should drain and exit 0: \(log)")
         #expect(log.contains("request=\(requestID)") && log.contains("GET /v1/bridges 200"))
-        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 11, "\(log)")
+        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 15, "\(log)")
     }
 
     @Test("events page with a cursor, stats and forecast answer as events, stats and predict do; bad parameters are 400s")
@@ -205,6 +212,11 @@ struct ServeTests {
         #expect(createdBody.contains(#""3""#) && createdBody.contains(#""4""#)) // names stored as ids
         let replaced = try await server.send("PUT", "/v1/routes/commute", headers: auth, body: body)
         #expect(replaced.0 == 200)
+        // A name with a space travels percent-encoded and is stored as written.
+        let spaced = try await server.send("PUT", "/v1/routes/school%20run", headers: auth, body: body)
+        #expect(spaced.0 == 201 && spaced.2.contains(#""id" : "school run""#), "\(spaced.2)")
+        #expect(try await server.get("/v1/routes/school%20run").0 == 200)
+        #expect(try await server.send("DELETE", "/v1/routes/school%20run", headers: auth).0 == 204)
         let (badBridge, _, badBridgeBody) = try await server.send(
             "PUT", "/v1/routes/x", headers: auth, body: #"{"crossings": [{"bridgeIDs": ["Aurora"], "minutesFromStart": 1}]}"#)
         #expect(badBridge == 400 && badBridgeBody.contains("/bad-body") && badBridgeBody.contains("Aurora"))

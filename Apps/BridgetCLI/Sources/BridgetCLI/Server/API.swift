@@ -46,15 +46,15 @@ struct API: Sendable {
         }
         get("/v1/bridges") { request, _ in try await cached(request) { try await store.bridgeActivity() } }
         get("/v1/bridges/{id}") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.pathParameter(context, "id")
             return try await cached(request) { try await bridge(id) }
         }
         get("/v1/bridges/{id}/events") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.pathParameter(context, "id")
             return try await cached(request) { try await events(id, Query(request)) }
         }
         get("/v1/bridges/{id}/forecast") { request, context in
-            let id = try context.parameters.require("id")
+            let id = try Self.pathParameter(context, "id")
             // A forecast for "now" (no `at`, or a relative one) changes with the clock: tagged by the minute.
             let moving = Self.isMoving(Query(request)["at"])
             return try await cached(request, varying: moving ? minuteTag() : "", untilNextMinute: moving) {
@@ -72,12 +72,12 @@ struct API: Sendable {
             return try await cached(request, varying: file.fingerprint(), revalidate: true) { try await file.routes() }
         }
         get("/v1/routes/{name}") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try Self.pathParameter(context, "name")
             let file = try await routeFile()
             return try await cached(request, varying: file.fingerprint(), revalidate: true) { try await route(name, in: file) }
         }
         get("/v1/routes/{name}/score") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try Self.pathParameter(context, "name")
             let file = try await routeFile()
             let moving = Self.isMoving(Query(request)["depart"])
             return try await cached(request, varying: file.fingerprint() + (moving ? minuteTag() : ""),
@@ -86,7 +86,7 @@ struct API: Sendable {
             }
         }
         get("/v1/routes/{name}/best-time") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try Self.pathParameter(context, "name")
             let file = try await routeFile()
             // Without a date, "today" moves at midnight: tagged by the day.
             let day = Query(request)["date"] == nil ? LocalDay(containing: self.context.assembly.now(),
@@ -97,15 +97,24 @@ struct API: Sendable {
         }
         registered.append("PUT /v1/routes/{name}")
         router.put("/v1/routes/{name}") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try Self.pathParameter(context, "name")
             return try await saveRoute(name, request)
         }
         registered.append("DELETE /v1/routes/{name}")
         router.delete("/v1/routes/{name}") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try Self.pathParameter(context, "name")
             return try await removeRoute(name, request)
         }
         precondition(registered.sorted() == Self.routeTable.sorted(), "API.routeTable and the registered handlers differ: \(registered)")
+    }
+
+    /// A path parameter, percent-decoded (`Lower%20Spokane%20St`), or a 400 when its escapes are not UTF-8.
+    static func pathParameter(_ context: BasicRequestContext, _ name: String) throws -> String {
+        let raw = try context.parameters.require(name)
+        guard let decoded = raw.removingPercentEncoding else {
+            throw Problem.badParameter(name, "'\(raw)' holds a percent escape that is not UTF-8 text")
+        }
+        return decoded
     }
 
     /// A request's query parameters, in order (a name may repeat).
@@ -280,9 +289,13 @@ struct API: Sendable {
         let key = request.uri.path + "?" + (request.uri.query ?? "") + "#" + varying
         let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
         let control = "max-age=\(maxAge(untilNextMinute: untilNextMinute, revalidate: revalidate))"
-        if let given = request.headers[.ifNoneMatch], given.split(separator: ",").contains(where: {
-            $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
-        }) {
+        let given = request.headers[.ifNoneMatch].map { $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } } ?? []
+        if given.contains(tag) {
+            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
+        }
+        if given.contains("*") {
+            // `*` matches an answer that exists (RFC 9110 13.1.2): a bad parameter or unknown bridge is still its error.
+            _ = try await value()
             return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
         }
         let body = try OutputWriter.json(try await value()) + "\n"
