@@ -345,6 +345,25 @@ struct ServeTests {
         #expect(once.status == 0 && once.stderr.contains("synced"), "\(once.stderr)")
     }
 
+    @Test("an empty store: lists are empty, a forecast or a route score is a 404 no-history, never a 500")
+    func emptyStore() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 7)
+        let token = "t-\(UUID().uuidString)"
+        let server = try Server(bridget, config: config, environment: ["BRIDGET_API_TOKEN": token])
+        defer { _ = server.stop() }
+        #expect(try await server.get("/v1/bridges").2.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]")
+        let (forecast, _, forecastBody) = try await server.get("/v1/bridges/3/forecast")
+        #expect(forecast == 404 && forecastBody.contains("/no-history"), "\(forecastBody)")
+        let saved = try await server.send("PUT", "/v1/routes/r", headers: ["Authorization": "Bearer \(token)"],
+                                          body: #"{"crossings": [{"bridgeIDs": ["3"], "minutesFromStart": 5}]}"#)
+        #expect(saved.0 == 201)
+        for path in ["/v1/routes/r/score", "/v1/routes/r/best-time?between=7:00&and=8:00"] {
+            let (status, _, body) = try await server.get(path)
+            #expect(status == 404 && body.contains("/no-history"), "\(path): \(body)")
+        }
+    }
+
     @Test("/readyz answers 503 with a problem when the store cannot be read")
     func notReady() async throws {
         let bridget = BridgetProcess()

@@ -43,7 +43,7 @@ struct ConfigurationLoaderTests {
         ("Config/bridget.yaml", ProviderKind.sample), ("Config/examples/offline.yaml", .sample),
         ("Config/examples/in-memory.yaml", .sample), ("Config/examples/live.yaml", .live),
         ("Config/examples/cached.yaml", .cached), ("Config/examples/ndw.yaml", .ndw),
-        ("Config/examples/ndw-snapshot.yaml", .ndw),
+        ("Config/examples/ndw-snapshot.yaml", .ndw), ("Config/examples/serve-live.yaml", .live),
     ])
     func shippedConfigsValidate(_ path: String, _ kind: ProviderKind) throws {
         let configuration = try loader.load(explicitPath: repositoryRoot.appendingPathComponent(path).path)
@@ -51,7 +51,7 @@ struct ConfigurationLoaderTests {
         // Configurations only: Config/examples/data holds data files for them.
         let examples = try FileManager.default.contentsOfDirectory(
             atPath: repositoryRoot.appendingPathComponent("Config/examples").path).filter { $0.hasSuffix(".yaml") }
-        #expect(examples.count == 6, "a new example needs a line in this test")
+        #expect(examples.count == 7, "a new example needs a line in this test")
     }
 
     @Test("an unknown key names its path and line and suggests the right one")

@@ -176,6 +176,7 @@ struct API: Sendable {
         let resolved = try parameter("at") {
             try context.timeGrammar.resolve(query["at"] ?? "now", option: "at", direction: .ahead)
         }
+        try await requireHistory("a forecast")
         let model = try await context.currentModel(bridgeID: target.id, store: store)
         guard model.openings > 0 else {
             throw Problem(status: .notFound, type: "no-history", title: "No history for this bridge",

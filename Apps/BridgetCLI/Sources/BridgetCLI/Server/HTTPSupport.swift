@@ -57,6 +57,10 @@ struct Problem: Error, Sendable {
             return Problem(status: http.status, type: Self.type(of: http.status), title: http.status.reasonPhrase,
                            detail: http.status.reasonPhrase)
         }
+        // A value the CLI would call a usage error is the request's fault, never a 500.
+        if let error = error as? BridgetError, error.category == .validation {
+            return Problem(status: .badRequest, type: "bad-parameter", title: "Bad request", detail: error.message)
+        }
         return Problem(status: .internalServerError, type: "internal", title: "The server could not answer",
                        detail: ErrorPresentation(error)?.message ?? "\(error)")
     }
