@@ -96,28 +96,24 @@ public enum SocrataField: String, Sendable, CaseIterable, CodingKey {
         }
     }
 
-    /// The field named by UTF-8 bytes, matched without building a string: the candidates by first byte and
-    /// length, then one comparison (every key of every row comes through here).
+    /// The field named by UTF-8 bytes, matched without building a string: the candidates by first byte, then
+    /// length and bytes (every key of every row comes through here).
     init?(_ name: UnsafeBufferPointer<UInt8>) {
-        guard name.count >= 8, let start = name.baseAddress else { return nil }
-        let candidates: [SocrataField] = switch (name[0], name.count) {
-        case (UInt8(ascii: "e"), 8): [.entityid]
-        case (UInt8(ascii: "e"), 10): [.entityname, .entitytype]
-        case (UInt8(ascii: "o"), 12): [.opendatetime]
-        case (UInt8(ascii: "c"), 13): [.closedatetime]
-        case (UInt8(ascii: "m"), 11): [.minutesopen]
-        case (UInt8(ascii: "l"), 8): [.latitude]
-        case (UInt8(ascii: "l"), 9): [.longitude]
-        default: []
+        func equals(_ text: StaticString) -> Bool {
+            text.utf8CodeUnitCount == name.count && memcmp(text.utf8Start, name.baseAddress!, name.count) == 0
         }
-        for field in candidates {
-            var text = field.rawValue
-            if text.withUTF8({ memcmp($0.baseAddress!, start, name.count) == 0 }) {
-                self = field
-                return
-            }
+        guard name.count >= 8 else { return nil }
+        switch name[0] {
+        case UInt8(ascii: "e"):
+            if equals("entityid") { self = .entityid } else if equals("entityname") { self = .entityname }
+            else if equals("entitytype") { self = .entitytype } else { return nil }
+        case UInt8(ascii: "o"): if equals("opendatetime") { self = .opendatetime } else { return nil }
+        case UInt8(ascii: "c"): if equals("closedatetime") { self = .closedatetime } else { return nil }
+        case UInt8(ascii: "m"): if equals("minutesopen") { self = .minutesopen } else { return nil }
+        case UInt8(ascii: "l"):
+            if equals("latitude") { self = .latitude } else if equals("longitude") { self = .longitude } else { return nil }
+        default: return nil
         }
-        return nil
     }
 
     /// Its position among `allCases`.
