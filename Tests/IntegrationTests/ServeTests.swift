@@ -131,10 +131,17 @@ struct ServeTests {
         let (afterSync, _, _) = try await server.get("/v1/status", headers: ["If-None-Match": statusTag])
         #expect(afterSync == 200)
 
+        // A sync that stores more changes the answers the server kept: a longer history, the same store.
+        let longer = try bridget.sampleConfig(days: 45, endDate: "2026-07-15")
+        #expect(try bridget.run(["sync", "--config", longer]).status == 0)
+        let (_, _, grown) = try await server.get("/v1/bridges")
+        let cliGrown = try bridget.run(["bridges", "--config", longer, "--format", "json"]).stdout
+        #expect(grown == cliGrown && grown != cliBridges, "a kept answer outlived the sync")
+
         let (exit, log) = server.stop()
         #expect(exit == 0, "SIGTERM should drain and exit 0: \(log)")
         #expect(log.contains("request=\(requestID)") && log.contains("GET /v1/bridges 200"))
-        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 15, "\(log)")
+        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 16, "\(log)")
     }
 
     @Test("events page with a cursor, stats and forecast answer as events, stats and predict do; bad parameters are 400s")

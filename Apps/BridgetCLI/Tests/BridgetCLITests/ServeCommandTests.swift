@@ -40,3 +40,23 @@ struct ServeCommandTests {
     }
     #endif
 }
+
+#if Server
+import Hummingbird
+
+@Suite("the server's answer cache")
+struct AnswerCacheTests {
+    @Test("keeps answers by key, and drops the least recently used when over its budget")
+    func leastRecentlyUsedGoes() {
+        let cache = AnswerCache(budget: 4_000)
+        let body = ByteBuffer(string: String(repeating: "x", count: 900))
+        for key in ["a", "b", "c", "d"] { cache.keep(body, as: key) }
+        #expect(cache.usage.entries == 4 && cache.answer("a") == body) // "a" is now the most recently used
+        cache.keep(body, as: "e") // 4,505 bytes: over budget, the oldest quarter goes ("b")
+        #expect(cache.answer("b") == nil && cache.answer("a") != nil && cache.answer("e") != nil)
+        #expect(cache.usage.bytes <= 4_000)
+        cache.keep(ByteBuffer(string: String(repeating: "y", count: 1_500)), as: "huge") // over a quarter: not kept
+        #expect(cache.answer("huge") == nil)
+    }
+}
+#endif

@@ -16,6 +16,8 @@ struct API: Sendable {
     /// The refresher's state when `serve` refreshes, for `/v1/status` and `Cache-Control`.
     let refresh: RefreshState?
     let schedule: RefreshSchedule?
+    /// Encoded answers by history version and request (32 MB at most).
+    let answers = AnswerCache(budget: 32 << 20)
 
     /// Every endpoint: method and path (Hummingbird's `{name}` parameters).
     static let routeTable: [String] = [
@@ -283,6 +285,7 @@ struct API: Sendable {
 
     /// The JSON of `value` with an ETag of the history version, `varying` (what else the answer depends on) and the
     /// request's path and query, and a `Cache-Control` fitting how long the answer holds; 304 when the client has it.
+    /// The encoded answer is kept under the same facts (`AnswerCache`), so the next request for it costs no query.
     func cached(_ request: Request, varying: String = "", untilNextMinute: Bool = false, revalidate: Bool = false,
                 _ value: () async throws -> some Encodable) async throws -> Response
     {
@@ -299,10 +302,17 @@ struct API: Sendable {
             _ = try await value()
             return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
         }
-        let body = try OutputWriter.json(try await value()) + "\n"
+        let cacheKey = "v\(version) " + key
+        let body: ByteBuffer
+        if let kept = answers.answer(cacheKey) {
+            body = kept
+        } else {
+            body = ByteBuffer(string: try OutputWriter.json(try await value()) + "\n")
+            answers.keep(body, as: cacheKey)
+        }
         return Response(status: .ok,
                         headers: [.contentType: "application/json", .eTag: tag, .cacheControl: control],
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+                        body: ResponseBody(byteBuffer: body))
     }
 
     /// How many seconds an answer holds: one about now, to the end of the minute; saved routes, none (they change
