@@ -134,6 +134,7 @@ struct ServeTests {
         // A sync that stores more changes the answers the server kept: a longer history, the same store.
         let longer = try bridget.sampleConfig(days: 45, endDate: "2026-07-15")
         #expect(try bridget.run(["sync", "--config", longer]).status == 0)
+        try await Task.sleep(for: .milliseconds(1_100)) // another process's sync shows within a second
         let (_, _, grown) = try await server.get("/v1/bridges")
         let cliGrown = try bridget.run(["bridges", "--config", longer, "--format", "json"]).stdout
         #expect(grown == cliGrown && grown != cliBridges, "a kept answer outlived the sync")

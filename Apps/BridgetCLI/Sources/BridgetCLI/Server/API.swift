@@ -18,6 +18,8 @@ struct API: Sendable {
     let schedule: RefreshSchedule?
     /// Encoded answers by history version and request (32 MB at most).
     let answers = AnswerCache(budget: 32 << 20)
+    /// The history version the answers are keyed by, asked of the store at most once a second.
+    let versions: HistoryVersionMemo
 
     /// Every endpoint: method and path (Hummingbird's `{name}` parameters).
     static let routeTable: [String] = [
@@ -289,7 +291,7 @@ struct API: Sendable {
     func cached(_ request: Request, varying: String = "", untilNextMinute: Bool = false, revalidate: Bool = false,
                 _ value: () async throws -> some Encodable) async throws -> Response
     {
-        let version = try await store.historyVersion()
+        let version = try await versions.version { try await store.historyVersion() }
         let key = request.uri.path + "?" + (request.uri.query ?? "") + "#" + varying
         let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
         let control = "max-age=\(maxAge(untilNextMinute: untilNextMinute, revalidate: revalidate))"

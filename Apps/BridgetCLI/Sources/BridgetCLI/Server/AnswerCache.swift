@@ -52,4 +52,24 @@ final class AnswerCache: Sendable {
     /// Entries and bytes held, for tests and `/metrics`.
     var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
 }
+/// The store's history version, asked of the store at most once a `lifetime`: every cached answer's key starts with
+/// it, so asking for each request was most of a cached answer's cost. A sync's batches show in the answers within
+/// `lifetime` (the refresher in this process also says at once, with `forget()`); `/readyz` still asks the store.
+final class HistoryVersionMemo: Sendable {
+    private let state = Mutex<(version: Int64, at: ContinuousClock.Instant)?>(nil)
+    let lifetime: Duration
+
+    init(lifetime: Duration) { self.lifetime = lifetime }
+
+    func version(_ ask: () async throws -> Int64) async throws -> Int64 {
+        let now = ContinuousClock.now
+        if let kept = state.withLock({ $0 }), now - kept.at < lifetime { return kept.version }
+        let version = try await ask()
+        state.withLock { $0 = (version, now) }
+        return version
+    }
+
+    /// The next request asks the store.
+    func forget() { state.withLock { $0 = nil } }
+}
 #endif

@@ -33,10 +33,12 @@ struct BridgetServer: Sendable {
 
         let registry = PrometheusCollectorRegistry()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        let refresh = refreshing ? try RefreshRuntime(context: context, store: store, logger: logger) : nil
+        let versions = HistoryVersionMemo(lifetime: .seconds(1))
+        let refresh = refreshing ? try RefreshRuntime(context: context, store: store, logger: logger,
+                                                      onBatch: { versions.forget() }) : nil
 
         let api = API(context: context, store: store, registry: registry, refresh: refresh?.state,
-                      schedule: refresh?.refresher.schedule)
+                      schedule: refresh?.refresher.schedule, versions: versions)
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware()) // outermost: sees the status RequestLog gives an error
         router.add(middleware: RequestLog())

@@ -15,7 +15,9 @@ struct RefreshRuntime: Service {
     let provider: String
     var state: RefreshState { refresher.state }
 
-    init(context: CommandContext, store: any BridgeStore, logger: Logger) throws {
+    /// `onBatch` runs after each batch the sync commits, and when it ends.
+    init(context: CommandContext, store: any BridgeStore, logger: Logger,
+         onBatch: @escaping @Sendable () -> Void = {}) throws {
         let configuration = context.assembly.configuration
         let settings = configuration.refresh
         let pipeline = try context.assembly.makeSyncPipeline(store: store)
@@ -29,7 +31,10 @@ struct RefreshRuntime: Service {
             schedule: RefreshSchedule(settings, clock: clock), jitter: TimeInterval(settings.jitterMinutes) * 60,
             backoff: RefreshBackoff(initial: settings.backoffInitial, maximum: settings.backoffMaximum),
             timer: SystemRefreshTimer(clock: context.assembly.now),
-            sync: { try await pipeline.run(full: false) },
+            sync: {
+                defer { onBatch() }
+                return try await pipeline.run(full: false) { _ in onBatch() }
+            },
             report: { event in
                 switch event {
                 case .scheduled(let when):
