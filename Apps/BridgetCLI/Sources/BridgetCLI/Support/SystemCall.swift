@@ -55,14 +55,7 @@ enum SystemCall {
     /// Holds an exclusive `flock(2)` on the file at `path` (created when missing) while `body` runs: other processes
     /// that take the same lock wait. Throws `POSIXError` when the file cannot be opened or locked.
     static func withExclusiveLock<T>(on path: String, _ body: () throws -> T) throws -> T {
-        #if canImport(Darwin)
-        let descriptor = Darwin.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #elseif canImport(Musl)
-        let descriptor = Musl.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #else
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #endif
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let descriptor = try openLockFile(path)
         defer { close(descriptor) }
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
@@ -75,14 +68,7 @@ enum SystemCall {
     /// holding it (close it to let go; the system lets go when the process ends, however it ends), or `nil` when
     /// another process holds it. Throws `POSIXError` when the file cannot be opened.
     static func tryExclusiveLock(on path: String) throws -> Int32? {
-        #if canImport(Darwin)
-        let descriptor = Darwin.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #elseif canImport(Musl)
-        let descriptor = Musl.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #else
-        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        #endif
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let descriptor = try openLockFile(path)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             let failure = errno
             guard failure == EINTR else {
@@ -91,6 +77,19 @@ enum SystemCall {
                 throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
             }
         }
+        return descriptor
+    }
+
+    /// A lock file opened for reading and writing, created (mode 0644) when missing.
+    private static func openLockFile(_ path: String) throws -> Int32 {
+        #if canImport(Darwin)
+        let descriptor = Darwin.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #elseif canImport(Musl)
+        let descriptor = Musl.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #else
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #endif
+        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         return descriptor
     }
 }
