@@ -82,7 +82,7 @@ struct EventRowBinding {
     /// Byte 0 is never a value's, so the buffer has an address even when every text is empty ('' is not NULL).
     private var bytes: [UInt8] = [0]
     private var texts: [Range<Int>?] = Array(repeating: nil, count: 6)
-    private var status: Range<Int> = 0..<0
+    private var status: Range<Int>?
     private var recordID: Range<Int>?
     private var minutesOpen: Int?
     private var recordVersion: Int?
@@ -101,7 +101,7 @@ struct EventRowBinding {
         texts[3] = append(event.openLocal)
         if let closedAt = event.closedAt { texts[4] = appendTimestamp(closedAt) } else { texts[4] = nil }
         texts[5] = append(event.closeLocal)
-        status = append(event.status.rawValue) ?? 0..<0
+        status = event.status == .observed ? nil : append(event.status.rawValue) // v9: observed is NULL
         recordID = append(event.recordID)
         minutesOpen = event.minutesOpen
         recordVersion = event.recordVersion

@@ -55,8 +55,9 @@ extension SQLiteBridgeStore {
             }
             closedAt = date
         }
-        let statusText: String = row[9]
-        guard let status = OpeningStatus(rawValue: statusText) else { // the column's CHECK allows no other
+        // NULL is an observed opening (v9); a source's announced one says 'planned'; anything else is damage.
+        let statusText: String = row[9] ?? OpeningStatus.observed.rawValue
+        guard let status = OpeningStatus(rawValue: statusText), row[9] as String? != OpeningStatus.observed.rawValue else {
             throw StoreError.corruptEvent(detail: "an unknown status '\(statusText)'")
         }
         return BridgeEventDTO(

@@ -82,8 +82,10 @@ extension SQLiteBridgeStore: EventStore {
             arguments += [bridgeID]
         }
         if let status = query.status {
-            clauses.append("status = ?")
-            arguments += [status.rawValue]
+            if status == .observed { clauses.append("status IS NULL") } else {
+                clauses.append("status = ?")
+                arguments += [status.rawValue]
+            }
         }
         if let from = query.openedFrom {
             clauses.append("opened_at >= ?")
@@ -146,7 +148,7 @@ extension SQLiteBridgeStore: EventStore {
             // string made: this read is most of a model rebuild, and it took about 10% fewer samples than SQLite's
             // unixepoch() on a million events.
             let statement = try db.makeStatement(sql: """
-                SELECT bridge_id, opened_at, closed_at, open_local FROM events WHERE status = 'observed'
+                SELECT bridge_id, opened_at, closed_at, open_local FROM events WHERE status IS NULL
                 ORDER BY bridge_id, opened_at
                 """)
             let handle = statement.sqliteStatement

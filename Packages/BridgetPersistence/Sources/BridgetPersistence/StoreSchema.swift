@@ -144,6 +144,39 @@ enum StoreSchema {
                 CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v9: observed openings store no status") { db in
+            // v8 wrote 'observed' into every row under a CHECK: three more columns, nine more bytes and a constraint
+            // each insert paid, a tenth of an import's time. Now an observed opening stores NULL (nearly every row,
+            // every Socrata row), a planned one 'planned'; readers refuse any other value. SQLite cannot change a
+            // column's constraints in place, so the table is rebuilt, the rows copied as they are.
+            try db.execute(sql: """
+                CREATE TABLE events_v9 (
+                    bridge_id        TEXT NOT NULL REFERENCES bridges(id),
+                    opened_at        TEXT NOT NULL,
+                    entity_name      TEXT NOT NULL,
+                    open_local       TEXT NOT NULL,
+                    closed_at        TEXT,
+                    close_local      TEXT,
+                    minutes_open     INTEGER,
+                    duration_minutes REAL,
+                    latitude         REAL,
+                    longitude        REAL,
+                    status           TEXT,            -- NULL: observed; 'planned': announced by the source (NDW)
+                    record_id        TEXT,            -- the source's record id and version (NDW); NULL for Socrata
+                    record_version   INTEGER,
+                    PRIMARY KEY (bridge_id, opened_at),
+                    CHECK (closed_at IS NULL OR closed_at >= opened_at)
+                ) WITHOUT ROWID;
+                INSERT INTO events_v9
+                    SELECT bridge_id, opened_at, entity_name, open_local, closed_at, close_local, minutes_open,
+                           duration_minutes, latitude, longitude, NULLIF(status, 'observed'), record_id, record_version
+                    FROM events;
+                DROP TABLE events;
+                ALTER TABLE events_v9 RENAME TO events;
+                CREATE INDEX events_by_time ON events (opened_at);
+                CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

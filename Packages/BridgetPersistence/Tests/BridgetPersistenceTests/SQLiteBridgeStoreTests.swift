@@ -32,9 +32,9 @@ struct SQLiteBridgeStoreTests {
             #expect(row["opened_at"] as String == "2026-06-01T12:00:00.000Z")
             #expect(row["open_local"] as String == "2026-06-01T05:00:00.000")
             #expect(row["duration_minutes"] as Double == 4)
-            #expect(row["status"] as String == "observed")
+            #expect(row["status"] as String? == nil) // observed (v9)
             #expect(row["record_id"] as String? == nil)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 8)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 9)
         }
     }
 
@@ -127,7 +127,8 @@ struct SQLiteBridgeStoreTests {
                     ALTER TABLE events DROP COLUMN record_version;
                     ALTER TABLE events DROP COLUMN record_id;
                     ALTER TABLE events DROP COLUMN status;
-                    DELETE FROM grdb_migrations WHERE identifier = 'v8: event status and record versions';
+                    DELETE FROM grdb_migrations WHERE identifier IN ('v8: event status and record versions',
+                                                                     'v9: observed openings store no status');
                     """)
                 if !marked { try db.execute(sql: "PRAGMA application_id = 0") }
             }
@@ -140,6 +141,50 @@ struct SQLiteBridgeStoreTests {
             #expect(try await store.upsertEvents([moved]) == UpsertCounts(updated: 1))
             #expect(try await store.events(matching: EventQuery(status: .planned)) == [moved])
         }
+    }
+
+    @Test("a v8 store (status written 'observed' under a CHECK) migrates: its rows kept, observed stored as NULL")
+    func migratesTheV8Schema() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let planned = StoreFixture.record("ndw-1", version: 1, minute: 10)
+        try await Self.store(at: path, with: [StoreFixture.event(minute: 0), planned])
+        var waiting = Configuration()
+        waiting.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: path, configuration: waiting)
+        // The events table as v8 left it.
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                ALTER TABLE events RENAME TO events_v9;
+                CREATE TABLE events (
+                    bridge_id TEXT NOT NULL REFERENCES bridges(id), opened_at TEXT NOT NULL, entity_name TEXT NOT NULL,
+                    open_local TEXT NOT NULL, closed_at TEXT, close_local TEXT, minutes_open INTEGER,
+                    duration_minutes REAL, latitude REAL, longitude REAL,
+                    status TEXT NOT NULL DEFAULT 'observed' CHECK (status IN ('observed', 'planned')),
+                    record_id TEXT, record_version INTEGER,
+                    PRIMARY KEY (bridge_id, opened_at), CHECK (closed_at IS NULL OR closed_at >= opened_at)
+                ) WITHOUT ROWID;
+                INSERT INTO events SELECT bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
+                    minutes_open, duration_minutes, latitude, longitude, coalesce(status, 'observed'), record_id,
+                    record_version FROM events_v9;
+                DROP TABLE events_v9;
+                CREATE INDEX events_by_time ON events (opened_at);
+                CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+                DELETE FROM grdb_migrations WHERE identifier = 'v9: observed openings store no status';
+                """)
+        }
+        #expect(try await queue.read { try String.fetchAll($0, sql: "SELECT status FROM events ORDER BY status") }
+                == ["observed", "planned"])
+        try queue.close()
+        let store = try SQLiteBridgeStore(path: path)
+        #expect(Set(try await store.allEvents()) == [StoreFixture.event(minute: 0), planned])
+        #expect(try await store.events(matching: EventQuery(status: .observed)) == [StoreFixture.event(minute: 0)])
+        #expect(try await store.events(matching: EventQuery(status: .planned)) == [planned])
+        #expect(try await store.openingRecords().count == 1)
+        let migrated = try DatabaseQueue(path: path, configuration: waiting)
+        #expect(try await migrated.read { try String?.fetchAll($0, sql: "SELECT status FROM events ORDER BY status") }
+                == [nil, "planned"])
+        #expect(try await migrated.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+        try migrated.close()
     }
 
     @Test("read-only: reads the store as it is and writes nothing; a missing or outdated store is refused")
