@@ -94,6 +94,25 @@ struct ServeTests {
         let (notModified, _, emptyBody) = try await server.get("/v1/bridges", headers: ["If-None-Match": etag])
         #expect(notModified == 304 && emptyBody.isEmpty)
 
+        // GeoJSON for a map: the same answer as the CLI's, one Point a bridge, longitude first.
+        let (geoStatus, geoHeaders, geo) = try await server.get("/v1/bridges?format=geojson")
+        let cliGeo = try bridget.run(["bridges", "--config", config, "--format", "geojson"]).stdout
+        #expect(geoStatus == 200 && geoHeaders["content-type"] == "application/geo+json" && geo == cliGeo)
+        struct Collection: Decodable {
+            struct Feature: Decodable {
+                struct Point: Decodable { let type: String; let coordinates: [Double] }
+                let id: String
+                let geometry: Point
+            }
+            let type: String
+            let features: [Feature]
+        }
+        let collection = try decodeJSON(Collection.self, geo)
+        let fremontPoint = collection.features.first { $0.id == "3" }?.geometry
+        #expect(collection.type == "FeatureCollection" && collection.features.count == 7)
+        #expect(fremontPoint?.type == "Point" && fremontPoint.map { $0.coordinates[0] < -122 && $0.coordinates[1] > 47 } == true)
+        #expect(try await server.get("/v1/bridges?format=kml").0 == 400)
+
         let (one, _, fremont) = try await server.get("/v1/bridges/Fremont")
         struct Activity: Decodable { struct Bridge: Decodable { let id: String }; let bridge: Bridge; let openings: Int }
         let all = try decodeJSON([Activity].self, cliBridges)
@@ -143,7 +162,7 @@ struct ServeTests {
         let (exit, log) = server.stop()
         #expect(exit == 0, "SIGTERM should drain and exit 0: \(log)")
         #expect(log.contains("request=\(requestID)") && log.contains("GET /v1/bridges 200"))
-        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 16, "\(log)")
+        #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 18, "\(log)")
     }
 
     @Test("events page with a cursor, stats and forecast answer as events, stats and predict do; bad parameters are 400s")

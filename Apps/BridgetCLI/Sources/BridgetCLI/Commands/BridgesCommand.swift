@@ -9,8 +9,14 @@ struct BridgesCommand: AsyncParsableCommand {
         commandName: "bridges",
         abstract: "List the bridges with their number of stored rows and the last opening.")
 
+    /// The formats of every command, and GeoJSON for a map.
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case table, json, csv, geojson
+    }
+
     @OptionGroup var global: GlobalOptions
-    @OptionGroup var output: FormatOptions
+    @Option(name: .long, help: "Output format: table (for people), json or csv (for programs), geojson (for a map).")
+    var format: Format = .table
 
     func run() async throws {
         try await reportingErrors {
@@ -21,6 +27,10 @@ struct BridgesCommand: AsyncParsableCommand {
                 // Nothing synced yet: still show the catalog the provider covers.
                 let catalog = try await context.assembly.makeProvider().fetchBridgeCatalog()
                 activity = catalog.map { BridgeActivity(bridge: $0, openings: 0, lastOpening: nil) }
+            }
+            if format == .geojson {
+                print(try OutputWriter.json(BridgeFeatureCollection(activity)))
+                return
             }
             let time = context.assembly.clock
             let rows = activity.map { item in
@@ -33,7 +43,7 @@ struct BridgesCommand: AsyncParsableCommand {
                 : ["", "\(total) stored rows. A row is one record of the source; `bridget stats` counts openings, "
                    + "merging rows of a bridge less than \(String(format: "%g", gap)) min apart "
                    + "(analysis.merge_gap_minutes) into one, so its totals are lower."]
-            try OutputWriter(format: output.format).write(
+            try OutputWriter(format: OutputFormat(rawValue: format.rawValue) ?? .table).write(
                 activity,
                 tabular: Tabular(columns: ["id", "name", "waterway", "kind", "rows", "last_opening"], rows: rows),
                 notes: notes)

@@ -48,7 +48,17 @@ struct API: Sendable {
                 try await status()
             }
         }
-        get("/v1/bridges") { request, _ in try await cached(request) { try await store.bridgeActivity() } }
+        get("/v1/bridges") { request, _ in
+            switch Query(request)["format"] {
+            case nil, "json": return try await cached(request) { try await store.bridgeActivity() }
+            case "geojson":
+                return try await cached(request, contentType: BridgeFeatureCollection.mediaType) {
+                    BridgeFeatureCollection(try await store.bridgeActivity())
+                }
+            case let other?:
+                throw Problem.badParameter("format", "'\(other)' is not a format here; json (the default) or geojson")
+            }
+        }
         get("/v1/bridges/{id}") { request, context in
             let id = try Self.pathParameter(context, "id")
             return try await cached(request) { try await bridge(id) }
@@ -289,6 +299,7 @@ struct API: Sendable {
     /// request's path and query, and a `Cache-Control` fitting how long the answer holds; 304 when the client has it.
     /// The encoded answer is kept under the same facts (`AnswerCache`), so the next request for it costs no query.
     func cached(_ request: Request, varying: String = "", untilNextMinute: Bool = false, revalidate: Bool = false,
+                contentType: String = "application/json",
                 _ value: () async throws -> some Encodable) async throws -> Response
     {
         let version = try await versions.version { try await store.historyVersion() }
@@ -313,7 +324,7 @@ struct API: Sendable {
             answers.keep(body, as: cacheKey)
         }
         return Response(status: .ok,
-                        headers: [.contentType: "application/json", .eTag: tag, .cacheControl: control],
+                        headers: [.contentType: contentType, .eTag: tag, .cacheControl: control],
                         body: ResponseBody(byteBuffer: body))
     }
 
