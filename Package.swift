@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
         .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
+        .library(name: "BridgetCharts", targets: ["BridgetCharts"]),
     ],
     // `Server` adds `bridget serve` (Hummingbird, SwiftNIO: minutes to build cold), so the plain `bridget` a newcomer
     // builds stays quick: `swift build --traits Server`. Scripts/test builds and tests with it.
@@ -48,6 +49,7 @@ let package = Package(
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
         .target(name: "BridgetDTOs", path: "Packages/BridgetDTOs/Sources/BridgetDTOs", swiftSettings: strictSettings),
+        .target(name: "BridgetCharts", path: "Packages/BridgetCharts/Sources/BridgetCharts", swiftSettings: strictSettings),
         .target(name: "BridgetCaching", path: "Packages/BridgetCaching/Sources/BridgetCaching",
                 swiftSettings: strictSettings),
         // zlib's inflateInit2, a macro Swift cannot call (gunzip of NDW's .xml.gz).
@@ -135,6 +137,12 @@ let package = Package(
             name: "DTOsPackageTests",
             dependencies: ["BridgetDTOs"],
             path: "Packages/BridgetDTOs/Tests/BridgetDTOsTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ChartsPackageTests",
+            dependencies: ["BridgetCharts"],
+            path: "Packages/BridgetCharts/Tests/BridgetChartsTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
