@@ -97,6 +97,7 @@ let package = Package(
                 "BridgetNetworking",
                 "BridgetPersistence",
                 "BridgetAnalysis",
+                "BridgetCharts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),

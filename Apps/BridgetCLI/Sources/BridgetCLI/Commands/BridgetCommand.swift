@@ -36,7 +36,7 @@ public struct BridgetCommand: AsyncParsableCommand {
         subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
                       PredictCommand.self, RouteCommand.self, BacktestCommand.self, CascadesCommand.self,
                       AnomaliesCommand.self, PatternsCommand.self, ModelCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
-                      ServeCommand.self, WatchCommand.self,
+                      ReportCommand.self, ServeCommand.self, WatchCommand.self,
                       ConfigCommand.self]
     )
 

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `bridget report --out DIR` through the executable: the pages as files, their charts and links, and readable pages
+/// for a store with nothing in it.
+@Suite("bridget executable: report")
+struct ReportTests {
+    func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    @Test("the overview, a page per bridge (168 heatmap cells with tooltips) and per route, links relative")
+    func pages() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try bridget.run(["route", "add", "school run", "--via", "Fremont/Ballard@8", "--via", "Montlake@20",
+                                 "--config", config]).status == 0)
+        let out = bridget.home + "/report"
+        let result = try bridget.run(["report", "--out", out, "--config", config])
+        #expect(result.status == 0 && result.stdout.contains("wrote 9 pages"), "\(result.stderr)")
+
+        let index = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        #expect(count("<tr class=\"bridge-row\"", in: index) == 7)
+        #expect(count("<rect class=\"slot\"", in: index) == 7 * 48)
+        #expect(count("class=\"now\"", in: index) == 7)
+        #expect(index.contains("href=\"bridges/3.html\"") && !index.contains("href=\"/"))
+        #expect(count("<circle class=\"bridge\"", in: index) == 7 && index.contains("America/Los_Angeles"))
+
+        let fremont = try String(contentsOfFile: out + "/bridges/3.html", encoding: .utf8)
+        #expect(count("<rect class=\"cell\"", in: fremont) == 168)
+        #expect(count("<rect class=\"cell\"", in: fremont) == count("</title></rect>", in: fremont.components(separatedBy: "id=\"months\"")[0]))
+        #expect(fremont.contains("Monday 17:00–18:00: ") && fremont.contains("href=\"../index.html\""))
+        #expect(fremont.contains("role=\"img\"") && fremont.contains("<desc id=\"heatmap-desc\">"))
+        #expect(count("<tr><td>", in: fremont) == 20) // the last 20 openings
+
+        let route = try String(contentsOfFile: out + "/routes/school-20run.html", encoding: .utf8)
+        #expect(route.contains("class=\"best\"") && route.contains("Best departure: <strong>"))
+        #expect(count("<circle class=\"point\"", in: route) == 91) // 06:00 to 21:00 every 10 minutes
+    }
+
+    @Test("a store with no events gives readable pages, each chart saying why it is empty")
+    func emptyStore() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 7)
+        #expect(try bridget.run(["route", "add", "r", "--via", "Fremont@5", "--config", config]).status == 0)
+        let out = bridget.home + "/empty"
+        let result = try bridget.run(["report", "--out", out, "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let index = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        #expect(count("no history to forecast from</text>", in: index) == 7 && index.contains("Newest stored opening: <strong>none"))
+        let bridge = try String(contentsOfFile: out + "/bridges/3.html", encoding: .utf8)
+        #expect(bridge.contains("No openings of this bridge are stored yet.") && bridge.contains("no openings stored"))
+        #expect(count("<rect class=\"cell\"", in: bridge) == 168)
+        let route = try String(contentsOfFile: out + "/routes/r.html", encoding: .utf8)
+        #expect(route.contains("nothing to score this route against"))
+        let unwritable = try bridget.run(["report", "--out", "/proc/bridget-report", "--config", config])
+        #expect(unwritable.status == 73 && unwritable.stderr.contains("cannot write"))
+    }
+}
