@@ -16,7 +16,7 @@ struct ReportTests {
                                  "--config", config]).status == 0)
         let out = bridget.home + "/report"
         let result = try bridget.run(["report", "--out", out, "--config", config])
-        #expect(result.status == 0 && result.stdout.contains("wrote 9 pages"), "\(result.stderr)")
+        #expect(result.status == 0 && result.stdout.contains("wrote 10 pages"), "\(result.stderr)")
 
         let index = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
         #expect(count("<tr class=\"bridge-row\"", in: index) == 7)
@@ -35,6 +35,11 @@ struct ReportTests {
         let route = try String(contentsOfFile: out + "/routes/school-20run.html", encoding: .utf8)
         #expect(route.contains("class=\"best\"") && route.contains("Best departure: <strong>"))
         #expect(count("<circle class=\"point\"", in: route) == 91) // 06:00 to 21:00 every 10 minutes
+
+        let quality = try String(contentsOfFile: out + "/quality.html", encoding: .utf8)
+        #expect(quality.contains("id=\"reliability\"") && count("<circle class=\"bin\"", in: quality) > 0)
+        #expect(quality.contains("Skill per bridge") && count("<tr><th scope=\"row\">", in: quality) == 8) // all, then 7
+        #expect(index.contains("href=\"quality.html\"") && index.contains("href=\"routes/school-20run.html\""))
     }
 
     @Test("a store with no events gives readable pages, each chart saying why it is empty")
@@ -52,6 +57,8 @@ struct ReportTests {
         #expect(count("<rect class=\"cell\"", in: bridge) == 168)
         let route = try String(contentsOfFile: out + "/routes/r.html", encoding: .utf8)
         #expect(route.contains("nothing to score this route against"))
+        let quality = try String(contentsOfFile: out + "/quality.html", encoding: .utf8)
+        #expect(quality.contains("no forecast can be tested"))
         let unwritable = try bridget.run(["report", "--out", "/proc/bridget-report", "--config", config])
         #expect(unwritable.status == 73 && unwritable.stderr.contains("cannot write"))
     }

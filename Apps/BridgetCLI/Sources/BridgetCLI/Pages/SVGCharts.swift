@@ -194,6 +194,42 @@ enum SVGCharts {
                      body: body)
     }
 
+    /// The reliability diagram: each bin's mean predicted chance against the share observed, the diagonal where they
+    /// agree, a dot's size its number of forecasts.
+    static func reliability(id: String, title: String, bins: [(predicted: Double, observed: Double, count: Int)]) -> String {
+        let (size, margin) = (320.0, 40.0)
+        guard !bins.isEmpty else { return empty(id: id, width: size, height: size, title: title, message: "nothing to test") }
+        let most = bins.map { max($0.predicted, $0.observed) }.max() ?? 1
+        let scale = LinearScale(covering: [0, most], from: margin, to: size - 10, includingZero: true, tickCount: 4)
+        let y = LinearScale(domain: scale.domain, from: size - margin, to: 10)
+        var body = ""
+        let step = LinearScale.tickStep(span: scale.domain.upperBound - scale.domain.lowerBound, count: 4)
+        for tick in scale.ticks(count: 4) {
+            body += "<path class=\"grid\" d=\"M\(ChartPaths.number(scale(tick))) 10V\(ChartPaths.number(size - margin))"
+                + "M\(ChartPaths.number(margin)) \(ChartPaths.number(y(tick)))H\(ChartPaths.number(size - 10))\"/>"
+                + "<text class=\"tick\" x=\"\(ChartPaths.number(scale(tick)))\" y=\"\(ChartPaths.number(size - margin + 14))\" "
+                + "text-anchor=\"middle\">\(ChartPaths.label(tick, step: step))</text>"
+                + "<text class=\"tick\" x=\"\(ChartPaths.number(margin - 4))\" y=\"\(ChartPaths.number(y(tick)))\" "
+                + "text-anchor=\"end\" dominant-baseline=\"middle\">\(ChartPaths.label(tick, step: step))</text>"
+        }
+        let (low, high) = (scale.domain.lowerBound, scale.domain.upperBound)
+        body += "<path class=\"diagonal\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\" d=\"M\(ChartPaths.number(scale(low))) "
+            + "\(ChartPaths.number(y(low)))L\(ChartPaths.number(scale(high))) \(ChartPaths.number(y(high)))\"><title>perfect "
+            + "reliability: observed equals predicted</title></path>"
+        let largest = Double(bins.map(\.count).max() ?? 1)
+        for bin in bins {
+            let radius = 3 + 7 * (Double(bin.count) / max(largest, 1)).squareRoot()
+            body += "<circle class=\"bin\" cx=\"\(ChartPaths.number(scale(bin.predicted)))\" cy=\"\(ChartPaths.number(y(bin.observed)))\" "
+                + "r=\"\(ChartPaths.number(radius))\"><title>predicted \(Self.percent(bin.predicted)), observed "
+                + "\(Self.percent(bin.observed)), \(bin.count) forecasts</title></circle>"
+        }
+        body += "<text class=\"tick\" x=\"\(ChartPaths.number(size / 2 + 10))\" y=\"\(ChartPaths.number(size - 6))\" "
+            + "text-anchor=\"middle\">predicted chance</text>"
+        return frame(id: id, width: size, height: size, title: title,
+                     summary: "\(bins.count) groups of forecasts by predicted chance, each against the share of them that "
+                        + "saw an opening; on the dashed diagonal the forecasts are reliable.", body: body)
+    }
+
     /// The fill for `fraction` of the most: light for few, dark for many (cividis read backwards), so an empty cell's
     /// light grey sits beside the lightest colour.
     static func shade(_ fraction: Double) -> String { ChartPalette.sequential(1 - fraction) }

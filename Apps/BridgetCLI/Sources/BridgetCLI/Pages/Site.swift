@@ -12,6 +12,42 @@ struct Site: Sendable {
     let store: any BridgeStore
     /// The moment the pages are about ("now" on the overview, today's departures on a route page).
     let now: Date
+    /// How pages link to each other: files side by side (`bridget report`), or the server's paths.
+    var links: Links = .files
+
+    enum Links: Sendable {
+        /// `index.html`, `bridges/3.html`, relative, so a folder of files works anywhere.
+        case files
+        /// `/`, `/bridges/3`, `/routes/NAME`, as `bridget serve` answers them.
+        case server
+    }
+
+    /// The overview's address from a page one folder down (`top: false`) or at the top.
+    func homeHref(top: Bool) -> String {
+        switch links {
+        case .files: top ? "index.html" : "../index.html"
+        case .server: "/"
+        }
+    }
+
+    /// The quality page's address from the overview.
+    var qualityHref: String { links == .files ? "quality.html" : "/quality" }
+
+    /// A bridge page's address from the overview.
+    func bridgeHref(_ id: String) -> String {
+        switch links {
+        case .files: Self.bridgePath(id)
+        case .server: "/bridges/" + (id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? id)
+        }
+    }
+
+    /// A route page's address from the overview.
+    func routeHref(_ name: String) -> String {
+        switch links {
+        case .files: Self.routePath(name)
+        case .server: "/routes/" + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? name)
+        }
+    }
 
     /// Every page: its path under the site's root, and its HTML.
     func pages() async throws -> [(path: String, html: String)] {
@@ -24,6 +60,7 @@ struct Site: Sendable {
         for route in try await file.routes() {
             pages.append((path: Self.routePath(route.id), html: try await routePage(route)))
         }
+        pages.append((path: "quality.html", html: try await qualityPage()))
         return pages
     }
 
@@ -93,9 +130,9 @@ struct Site: Sendable {
                 chart = SVGCharts.empty(id: "strip-\(Self.slug(bridge.id))", width: 480, height: 26,
                                         title: "\(bridge.name): the next 12 hours", message: "no history to forecast from")
             }
-            places.append((bridge.name, bridge.latitude, bridge.longitude, soon, Self.bridgePath(bridge.id)))
+            places.append((bridge.name, bridge.latitude, bridge.longitude, soon, bridgeHref(bridge.id)))
             rows += """
-                <tr class="bridge-row" data-bridge="\(escapedHTML(bridge.id))"><th scope="row"><a href="\(escapedHTML(Self.bridgePath(bridge.id)))">\
+                <tr class="bridge-row" data-bridge="\(escapedHTML(bridge.id))"><th scope="row"><a href="\(escapedHTML(bridgeHref(bridge.id)))">\
                 \(escapedHTML(bridge.name))</a></th><td>\(chart)</td><td>\(escapedHTML(item.lastOpening.map { clock.display($0) } ?? "none stored"))</td>\
                 <td class="number">\(item.openings)</td></tr>
 
@@ -108,6 +145,10 @@ struct Site: Sendable {
             Last sync: <strong>\(escapedHTML(run.map { "\(clock.display($0.startedAt)), \($0.status.rawValue), \($0.counts.inserted) new" } ?? "never"))</strong>. \
             Source: \(escapedHTML(context.assembly.configuration.provider.rawValue)).</p>
             """
+        let saved = try await context.routeFile(migratingFrom: store).routes()
+        let routes = saved.isEmpty ? "" : "<h2>Saved routes</h2><ul class=\"routes\">"
+            + saved.map { "<li><a href=\"\(escapedHTML(routeHref($0.id)))\">\(escapedHTML($0.id))</a></li>" }.joined()
+            + "</ul>"
         let start = String(slots[0].localText.dropFirst(11).prefix(5))
         let body = """
             <h1>Bridget: drawbridge openings</h1>
@@ -121,7 +162,8 @@ struct Site: Sendable {
             <h2>Map</h2>
             \(SVGCharts.map(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes", places: places))
             """
-        return page(title: "Bridget", root: "", body: body)
+        let quality = "<p><a href=\"\(escapedHTML(qualityHref))\">How far to trust a forecast</a> (the backtest)</p>"
+        return page(title: "Bridget", top: true, body: body + routes + quality)
     }
 
     func bridgePage(_ item: BridgeActivity) async throws -> String {
@@ -162,7 +204,7 @@ struct Site: Sendable {
                 + (figures.medianMinutes.map { ", lasting \(SVGCharts.number($0)) minutes at the median" } ?? "") + "."
         } ?? "No openings of this bridge are stored yet."
         let body = """
-            <p><a href="../index.html">← All bridges</a></p>
+            <p><a href="\(homeHref(top: false))">← All bridges</a></p>
             <h1>\(escapedHTML(bridge.displayName))</h1>
             <p>\(escapedHTML(bridge.waterway)), \(escapedHTML(bridge.kind)). \(escapedHTML(summary))</p>
             <h2>By hour of the week</h2>
@@ -178,14 +220,14 @@ struct Site: Sendable {
                 </tbody></table>
                 """)
             """
-        return page(title: "\(bridge.name) – Bridget", root: "../", body: body)
+        return page(title: "\(bridge.name) – Bridget", top: false, body: body)
     }
 
     func routePage(_ route: RouteDTO) async throws -> String {
         let clock = context.assembly.clock
-        var body = "<p><a href=\"../index.html\">← All bridges</a></p><h1>Route: \(escapedHTML(route.id))</h1>"
+        var body = "<p><a href=\"\(homeHref(top: false))\">← All bridges</a></p><h1>Route: \(escapedHTML(route.id))</h1>"
         guard try await store.latestOpening() != nil else {
-            return page(title: "\(route.id) – Bridget", root: "../",
+            return page(title: "\(route.id) – Bridget", top: false,
                         body: body + "<p class=\"empty\">No openings are stored yet, so there is nothing to score this route against.</p>")
         }
         let day = LocalDay(containing: now, time: clock).description
@@ -215,11 +257,59 @@ struct Site: Sendable {
                 </tbody></table>
                 """
         }
-        return page(title: "\(route.id) – Bridget", root: "../", body: body)
+        return page(title: "\(route.id) – Bridget", top: false, body: body)
+    }
+
+    /// How far to trust a forecast: the backtest of `bridget backtest` (trained on the history's first three
+    /// quarters, tested on the last), as a reliability diagram and each bridge's skill.
+    func qualityPage() async throws -> String {
+        var body = "<p><a href=\"\(homeHref(top: true))\">← All bridges</a></p><h1>How far to trust a forecast</h1>"
+        let clock = context.assembly.clock
+        let first = try await store.events(matching: EventQuery(limit: 1, status: .observed)).first
+        let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
+        guard let first, let last else {
+            return page(title: "Forecast quality – Bridget", top: true,
+                        body: body + "<p class=\"empty\">No openings are stored yet, so no forecast can be tested.</p>")
+        }
+        let firstDay = LocalDay(containing: first.openedAt, time: clock).number
+        let lastDay = LocalDay(containing: last.openedAt, time: clock).number
+        guard lastDay - firstDay >= 7 else {
+            return page(title: "Forecast quality – Bridget", top: true,
+                        body: body + "<p class=\"empty\">Less than a week of history is stored: too little to test on.</p>")
+        }
+        let train = firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4)
+        let result = try await context.assembly.makeProcessor(store: store)
+            .backtest(trainUntil: train, testUntil: nil, in: .everything)
+        guard let window = result.windows.first else {
+            return page(title: "Forecast quality – Bridget", top: true, body: body + "<p class=\"empty\">Nothing to test.</p>")
+        }
+        let bins = window.reliability.compactMap { bin in
+            bin.meanPredicted.flatMap { predicted in bin.observed.map { (predicted: predicted, observed: $0, count: bin.count) } }
+        }
+        body += "<p>Trained on the openings before \(escapedHTML(result.testFrom)), tested on those from then to "
+            + "\(escapedHTML(result.testUntil)) (\(result.testOpenings) openings): for every \(window.minutes)-minute window, "
+            + "the forecast chance of an opening against what happened.</p>"
+        body += SVGCharts.reliability(id: "reliability", title: "Predicted against observed (\(window.minutes)-minute windows)",
+                                      bins: bins)
+        let rows = ([window.overall] + window.bridges).map { score in
+            "<tr><th scope=\"row\">\(escapedHTML(score.bridgeName ?? "All bridges"))</th><td class=\"number\">\(score.points)</td>"
+                + "<td class=\"number\">\(String(format: "%.4f", score.brier))</td><td class=\"number\">"
+                + "\(String(format: "%.4f", score.brierClimatology))</td><td class=\"number\">\(String(format: "%+.1f%%", score.skill * 100))</td></tr>"
+        }.joined(separator: "\n")
+        body += """
+            <h2>Skill per bridge</h2>
+            <p>Skill is how much lower the forecast's Brier score is than always forecasting the bridge's average chance: \
+            above zero, the forecast knows something about the time of day and week.</p>
+            <table class="skill"><thead><tr><th scope="col">Bridge</th><th scope="col">Windows</th><th scope="col">Brier</th>\
+            <th scope="col">Average's Brier</th><th scope="col">Skill</th></tr></thead><tbody>
+            \(rows)
+            </tbody></table>
+            """
+        return page(title: "Forecast quality – Bridget", top: true, body: body)
     }
 
     /// The page around `body`: its title, the styles, the time zone said once.
-    func page(title: String, root: String, body: String) -> String {
+    func page(title: String, top: Bool, body: String) -> String {
         let zone = context.assembly.clock.zone.identifier
         return """
             <!DOCTYPE html>
@@ -234,7 +324,7 @@ struct Site: Sendable {
             tbody tr:nth-child(odd) { background: #f6f6f8; } .number { text-align: right; font-variant-numeric: tabular-nums; }
             .chart { max-width: 100%; height: auto; } .tick, .label { font-size: 11px; fill: #444; } .empty { fill: #666; font-style: italic; }
             .grid { stroke: #ddd; } .bar { fill: #3b496c; } .line { stroke: #3b496c; stroke-width: 2; } .point { fill: #3b496c; }
-            .best { fill: none; stroke: #c0392b; stroke-width: 3; } .water { fill: #e8f0f7; } .bridge { stroke: #1d1d1f; }
+            .best { fill: none; stroke: #c0392b; stroke-width: 3; } .bin { fill: #3b496c; fill-opacity: .8; } .water { fill: #e8f0f7; } .bridge { stroke: #1d1d1f; }
             footer { margin-top: 2rem; color: #666; font-size: .9rem; }
             </style>
             </head>
@@ -243,7 +333,7 @@ struct Site: Sendable {
             \(body)
             </main>
             <footer>Times are \(escapedHTML(zone)) time. Made by Bridget \(escapedHTML(BridgetCommand.version)) \
-            on \(escapedHTML(context.assembly.clock.display(now))). <a href="\(root)index.html">Overview</a></footer>
+            on \(escapedHTML(context.assembly.clock.display(now))). <a href="\(homeHref(top: top))">Overview</a></footer>
             </body>
             </html>
 

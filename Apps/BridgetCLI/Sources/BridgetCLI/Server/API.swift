@@ -29,6 +29,7 @@ struct API: Sendable {
         "GET /v1/stats", "GET /v1/stats/heatmap",
         "GET /v1/routes", "GET /v1/routes/{name}", "PUT /v1/routes/{name}", "DELETE /v1/routes/{name}",
         "GET /v1/routes/{name}/score", "GET /v1/routes/{name}/best-time",
+        "GET /", "GET /bridges/{id}", "GET /routes/{name}", "GET /quality",
     ]
 
     func register(on router: Router<BasicRequestContext>) {
@@ -109,6 +110,23 @@ struct API: Sendable {
                 try await bestTime(name, Query(request), file: file)
             }
         }
+        // The pages (Pages/Site.swift): HTML about now, so tagged by the minute and the routes file.
+        get("/") { request, _ in
+            try await page(request) { site in try await site.overview(try await site.bridgeList()) }
+        }
+        get("/bridges/{id}") { request, context in
+            let id = try Self.pathParameter(context, "id")
+            return try await page(request) { site in
+                let target = try await catalogBridge(id)
+                let activity = try await site.bridgeList().first { $0.bridge.id == target.id }
+                return try await site.bridgePage(activity ?? BridgeActivity(bridge: target, openings: 0, lastOpening: nil))
+            }
+        }
+        get("/routes/{name}") { request, context in
+            let name = try Self.pathParameter(context, "name")
+            return try await page(request) { site in try await site.routePage(try await route(name, in: try await routeFile())) }
+        }
+        get("/quality") { request, _ in try await page(request) { site in try await site.qualityPage() } }
         registered.append("PUT /v1/routes/{name}")
         router.put("/v1/routes/{name}") { request, context in
             let name = try Self.pathParameter(context, "name")
@@ -302,6 +320,16 @@ struct API: Sendable {
                 contentType: String = "application/json",
                 _ value: () async throws -> some Encodable) async throws -> Response
     {
+        try await cachedBody(request, varying: varying, untilNextMinute: untilNextMinute, revalidate: revalidate,
+                             contentType: contentType) {
+            try OutputWriter.json(try await value()) + "\n"
+        }
+    }
+
+    /// `cached` for a body that is already text (a page's HTML).
+    func cachedBody(_ request: Request, varying: String, untilNextMinute: Bool, revalidate: Bool, contentType: String,
+                    _ text: () async throws -> String) async throws -> Response
+    {
         let version = try await versions.version { try await store.historyVersion() }
         let key = request.uri.path + "?" + (request.uri.query ?? "") + "#" + varying
         let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
@@ -312,7 +340,7 @@ struct API: Sendable {
         }
         if given.contains("*") {
             // `*` matches an answer that exists (RFC 9110 13.1.2): a bad parameter or unknown bridge is still its error.
-            _ = try await value()
+            _ = try await text()
             return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
         }
         let cacheKey = "v\(version) " + key
@@ -320,7 +348,7 @@ struct API: Sendable {
         if let kept = answers.answer(cacheKey) {
             body = kept
         } else {
-            body = ByteBuffer(string: try OutputWriter.json(try await value()) + "\n")
+            body = ByteBuffer(string: try await text())
             answers.keep(body, as: cacheKey)
         }
         return Response(status: .ok,
@@ -341,6 +369,25 @@ struct API: Sendable {
         if refresh.isRunning { return 0 }
         guard let next = refresh.next else { return 60 }
         return min(3_600, max(0, Int(next.timeIntervalSince(now))))
+    }
+
+    /// A page of the site, rendered at most once a minute per history version and routes file; an error is a short
+    /// HTML page with the problem's status and words (a person reads it, not a program).
+    func page(_ request: Request, _ render: (Site) async throws -> String) async throws -> Response {
+        let site = Site(context: context, store: store, now: context.assembly.now(), links: .server)
+        do {
+            let routes = try await routeFile().fingerprint()
+            return try await cachedBody(request, varying: routes + minuteTag(), untilNextMinute: true, revalidate: false,
+                                        contentType: "text/html; charset=utf-8") { try await render(site) }
+        } catch {
+            let problem = Problem.from(error)
+            let html = site.page(title: "\(problem.title) – Bridget", top: false, body: """
+                <h1>\(escapedHTML(problem.title))</h1><p>\(escapedHTML(problem.detail))</p>\
+                <p><a href="/">All bridges</a></p>
+                """)
+            return Response(status: problem.status, headers: [.contentType: "text/html; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        }
     }
 
     /// Whether a time parameter means a moment that moves with the clock: absent, `now`, `+30m` or a time of day.

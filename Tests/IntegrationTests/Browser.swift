@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// Headless Chromium, as a person's browser: loads a page, gives its DOM after load and its console messages, and a
+/// PNG screenshot. A machine without Chromium fails the test that asks, with the reason (Scripts/test installs it).
+struct Browser {
+    let executable: String
+
+    init() throws {
+        let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw BrowserMissing()
+        }
+        executable = found
+    }
+
+    struct BrowserMissing: Error, CustomStringConvertible {
+        var description: String { "no headless browser: install Debian's chromium (Scripts/test does, with apt-get)" }
+    }
+
+    struct Load {
+        let dom: String
+        /// Lines the page wrote to its console, errors included (`CONSOLE(` lines of Chromium's log).
+        let console: [String]
+    }
+
+    /// Runs Chromium on `url` with `arguments`; its standard output and error.
+    private func run(_ arguments: [String], home: String) throws -> (String, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                             "--user-data-dir=\(home)/chromium-profile", "--enable-logging=stderr", "--v=0"] + arguments
+        process.environment = ["HOME": home, "PATH": "/usr/bin:/bin"]
+        let out = home + "/chromium-\(UUID().uuidString).out"
+        let err = out + ".err"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
+        try process.run()
+        // A browser that hangs is ended: the test then fails on what it did not get.
+        let deadline = DispatchTime.now() + 90
+        DispatchQueue.global().asyncAfter(deadline: deadline) { if process.isRunning { process.terminate() } }
+        process.waitUntilExit()
+        return ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+    }
+
+    /// The page's DOM once loaded, and its console.
+    func load(_ url: String, home: String) throws -> Load {
+        let (dom, log) = try run(["--dump-dom", url], home: home)
+        return Load(dom: dom, console: log.split(separator: "\n").filter { $0.contains(":CONSOLE(") }.map(String.init))
+    }
+
+    /// A PNG of the page at `width`×`height`, written to `path`.
+    func screenshot(_ url: String, to path: String, width: Int = 1100, height: Int = 1400, home: String) throws {
+        _ = try run(["--window-size=\(width),\(height)", "--screenshot=\(path)", url], home: home)
+    }
+
+    /// How many distinct colours a PNG holds (Python's zlib decodes it; 8-bit RGB or RGBA, the filters of PNG).
+    static func distinctColours(_ path: String) throws -> Int {
+        let script = #"""
+        import sys, zlib, struct
+        data = open(sys.argv[1], 'rb').read()
+        assert data[:8] == b'\x89PNG\r\n\x1a\n'
+        pos, idat, width, height, kind = 8, b'', 0, 0, 0
+        while pos < len(data):
+            length, = struct.unpack('>I', data[pos:pos+4]); tag = data[pos+4:pos+8]; body = data[pos+8:pos+8+length]
+            if tag == b'IHDR': width, height, depth, kind = struct.unpack('>IIBB', body[:10])
+            if tag == b'IDAT': idat += body
+            pos += 12 + length
+        bpp = 4 if kind == 6 else 3
+        raw = zlib.decompress(idat); stride = width * bpp; rows = []; prev = bytearray(stride); i = 0
+        for _ in range(height):
+            f = raw[i]; line = bytearray(raw[i+1:i+1+stride]); i += 1 + stride
+            for x in range(stride):
+                a = line[x-bpp] if x >= bpp else 0; b = prev[x]; c = prev[x-bpp] if x >= bpp else 0
+                if f == 1: line[x] = (line[x] + a) & 255
+                elif f == 2: line[x] = (line[x] + b) & 255
+                elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+                elif f == 4:
+                    p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            rows.append(bytes(line)); prev = line
+        print(len({row[x:x+3] for row in rows[::4] for x in range(0, stride, bpp * 2)}))
+        """#
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script, path]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+}

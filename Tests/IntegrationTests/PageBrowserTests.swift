@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The pages in a real browser (headless Chromium): from the static report and from the running server, each loads
+/// with nothing on its console, holds what it should, and draws a screenshot that is not blank.
+@Suite("pages in a browser")
+struct PageBrowserTests {
+    func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    /// Checks a loaded page set: the overview, Fremont's page and the route's, given their URLs.
+    func check(overview: String, bridge: String, route: String, browser: Browser, home: String, shots: String) throws {
+        let pages = [("overview", overview), ("bridge", bridge), ("route", route)]
+        var loaded: [String: String] = [:]
+        for (name, url) in pages {
+            let page = try browser.load(url, home: home)
+            #expect(page.console.isEmpty, "\(name): the console said \(page.console)")
+            #expect(page.dom.contains("</html>"), "\(name): no page at \(url)")
+            loaded[name] = page.dom
+            let png = shots + "/\(name).png"
+            try browser.screenshot(url, to: png, home: home)
+            let colours = try Browser.distinctColours(png)
+            #expect(colours >= 12, "\(name): the screenshot holds \(colours) colours (blank?)")
+        }
+        let dom = loaded.mapValues { $0 }
+        // One row a bridge on the overview, each with its 48 quarter hours.
+        #expect(count("class=\"bridge-row\"", in: dom["overview"] ?? "") == 7)
+        #expect(count("class=\"slot\"", in: dom["overview"] ?? "") == 7 * 48)
+        // 168 heatmap cells, each with its tooltip.
+        let heatmap = (dom["bridge"] ?? "").components(separatedBy: "id=\"months\"")[0]
+        #expect(count("class=\"cell\"", in: heatmap) == 168)
+        #expect(count("class=\"cell\"", in: heatmap) == count("</title></rect>", in: heatmap.components(separatedBy: "id=\"heatmap\"").last ?? ""))
+        // The best departure marked.
+        #expect(count("class=\"best\"", in: dom["route"] ?? "") == 1 && (dom["route"] ?? "").contains("Best departure"))
+    }
+
+    @Test("the static report in a browser: no console message, the heatmap, the rows and the best departure")
+    func report() throws {
+        let browser = try Browser()
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 60)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try bridget.run(["route", "add", "commute", "--via", "Fremont/Ballard@8", "--config", config]).status == 0)
+        let out = bridget.home + "/report"
+        #expect(try bridget.run(["report", "--out", out, "--config", config]).status == 0)
+        try check(overview: "file://\(out)/index.html", bridge: "file://\(out)/bridges/3.html",
+                  route: "file://\(out)/routes/commute.html", browser: browser, home: bridget.home, shots: bridget.home)
+        // The report's links are relative: the overview's link to Fremont names the file beside it.
+        let overview = try browser.load("file://\(out)/index.html", home: bridget.home).dom
+        #expect(overview.contains("href=\"bridges/3.html\"") && overview.contains("href=\"routes/commute.html\""))
+    }
+
+    #if Server
+    @Test("the server's pages in a browser, and an unknown bridge's page is a readable 404")
+    func served() async throws {
+        let browser = try Browser()
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 60)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try bridget.run(["route", "add", "commute", "--via", "Fremont/Ballard@8", "--config", config]).status == 0)
+        let server = try ServeTests.Server(bridget, config: config, log: "pages")
+        defer { _ = server.stop() }
+        let base = server.base.absoluteString
+        try check(overview: base + "/", bridge: base + "/bridges/Fremont", route: base + "/routes/commute",
+                  browser: browser, home: bridget.home, shots: bridget.home)
+        let (status, headers, body) = try await server.get("/bridges/Aurora")
+        #expect(status == 404 && headers["content-type"]?.hasPrefix("text/html") == true && body.contains("No such bridge"))
+        let (ok, pageHeaders, _) = try await server.get("/")
+        #expect(ok == 200 && pageHeaders["etag"] != nil && pageHeaders["cache-control"]?.hasPrefix("max-age=") == true)
+    }
+    #endif
+}
