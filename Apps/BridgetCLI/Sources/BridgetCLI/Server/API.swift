@@ -112,7 +112,7 @@ struct API: Sendable {
         }
         // The pages (Pages/Site.swift): HTML about now, so tagged by the minute and the routes file.
         get("/") { request, _ in
-            try await page(request) { site in try await site.overview(try await site.bridgeList()) }
+            try await page(request, varying: minuteTag()) { site in try await site.overview(try await site.bridgeList()) }
         }
         get("/bridges/{id}") { request, context in
             let id = try Self.pathParameter(context, "id")
@@ -124,7 +124,10 @@ struct API: Sendable {
         }
         get("/routes/{name}") { request, context in
             let name = try Self.pathParameter(context, "name")
-            return try await page(request) { site in try await site.routePage(try await route(name, in: try await routeFile())) }
+            let today = LocalDay(containing: self.context.assembly.now(), time: self.context.assembly.clock).description
+            return try await page(request, varying: today) { site in
+                try await site.routePage(try await route(name, in: try await routeFile()))
+            }
         }
         get("/quality") { request, _ in try await page(request) { site in try await site.qualityPage() } }
         registered.append("PUT /v1/routes/{name}")
@@ -371,13 +374,14 @@ struct API: Sendable {
         return min(3_600, max(0, Int(next.timeIntervalSince(now))))
     }
 
-    /// A page of the site, rendered at most once a minute per history version and routes file; an error is a short
-    /// HTML page with the problem's status and words (a person reads it, not a program).
-    func page(_ request: Request, _ render: (Site) async throws -> String) async throws -> Response {
+    /// A page of the site, rendered once per history version, routes file and `varying` (the minute for the overview,
+    /// which is about now; the day for a route's departures); an error is a short HTML page with the problem's status
+    /// and words (a person reads it, not a program).
+    func page(_ request: Request, varying: String = "", _ render: (Site) async throws -> String) async throws -> Response {
         let site = Site(context: context, store: store, now: context.assembly.now(), links: .server)
         do {
             let routes = try await routeFile().fingerprint()
-            return try await cachedBody(request, varying: routes + minuteTag(), untilNextMinute: true, revalidate: false,
+            return try await cachedBody(request, varying: routes + varying, untilNextMinute: !varying.isEmpty, revalidate: false,
                                         contentType: "text/html; charset=utf-8") { try await render(site) }
         } catch {
             let problem = Problem.from(error)
