@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 
 /// `bridget report --out DIR` through the executable: the pages as files, their charts and links, and readable pages
@@ -40,6 +41,27 @@ struct ReportTests {
         #expect(quality.contains("id=\"reliability\"") && count("<circle class=\"bin\"", in: quality) > 0)
         #expect(quality.contains("Skill per bridge") && count("<tr><th scope=\"row\">", in: quality) == 8) // all, then 7
         #expect(index.contains("href=\"quality.html\"") && index.contains("href=\"routes/school-20run.html\""))
+    }
+
+    @Test("a bridge without history among bridges with it: its page says so, and a route over it still scores")
+    func bridgeWithoutHistory() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM events WHERE bridge_id = '29'; UPDATE history_version SET version = version + 1")
+        }
+        try queue.close()
+        #expect(try bridget.run(["route", "add", "south", "--via", "South Park@5", "--via", "Fremont@15",
+                                 "--config", config]).status == 0)
+        let out = bridget.home + "/report"
+        let result = try bridget.run(["report", "--out", out, "--config", config])
+        #expect(result.status == 0, "\(result.stderr)")
+        let southPark = try String(contentsOfFile: out + "/bridges/29.html", encoding: .utf8)
+        #expect(southPark.contains("No openings of this bridge are stored yet.") && count("<rect class=\"cell\"", in: southPark) == 168)
+        let route = try String(contentsOfFile: out + "/routes/south.html", encoding: .utf8)
+        #expect(count("<circle class=\"point\"", in: route) == 91 && route.contains("<td>South Park</td>"))
     }
 
     @Test("a store with no events gives readable pages, each chart saying why it is empty")

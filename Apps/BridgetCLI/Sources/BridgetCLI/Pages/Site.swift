@@ -198,7 +198,7 @@ struct Site: Sendable {
             "<tr><td>\(escapedHTML(clock.display(event.openedAt)))</td><td class=\"number\">"
                 + "\(escapedHTML(event.durationMinutes.map { SVGCharts.number($0) } ?? "–"))</td></tr>"
         }.joined(separator: "\n")
-        let summary = figures.map { figures in
+        let summary = figures.flatMap { $0.openings > 0 ? $0 : nil }.map { figures in
             "\(figures.openings) openings from \(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
                 + (figures.medianMinutes.map { ", lasting \(SVGCharts.number($0)) minutes at the median" } ?? "") + "."
