@@ -181,13 +181,33 @@ enum SVGCharts {
         let spanY = max((ys.max()! - ys.min()!), 1e-6)
         let scale = min((width - 2 * margin) / spanX, (height - 2 * margin) / spanY)
         var body = "<rect class=\"water\" x=\"0\" y=\"0\" width=\"\(ChartPaths.number(width))\" height=\"\(ChartPaths.number(height))\"/>"
+        // Each label goes right of its dot, else left, below or above: the first place no earlier label or dot takes
+        // (bridges a few hundred metres apart, such as Fremont and University, would otherwise print over each other).
+        var taken: [(x: Double, y: Double, width: Double, height: Double)] = []
+        let dots = places.indices.map { index in
+            (x: margin + (xs[index] - xs.min()!) * scale + ((width - 2 * margin) - spanX * scale) / 2,
+             y: height - margin - (ys[index] - ys.min()!) * scale - ((height - 2 * margin) - spanY * scale) / 2)
+        }
+        for dot in dots { taken.append((dot.x - 8, dot.y - 8, 16, 16)) }
+        func overlaps(_ box: (x: Double, y: Double, width: Double, height: Double)) -> Bool {
+            taken.contains { box.x < $0.x + $0.width && $0.x < box.x + box.width && box.y < $0.y + $0.height && $0.y < box.y + box.height }
+        }
         for (index, place) in places.enumerated() {
-            let x = margin + (xs[index] - xs.min()!) * scale + ((width - 2 * margin) - spanX * scale) / 2
-            let y = height - margin - (ys[index] - ys.min()!) * scale - ((height - 2 * margin) - spanY * scale) / 2
+            let (x, y) = dots[index]
+            let labelWidth = Double(place.name.count) * 6.2
+            let choices: [(x: Double, y: Double, anchor: String, box: (x: Double, y: Double, width: Double, height: Double))] = [
+                (x + 11, y + 4, "start", (x + 11, y - 7, labelWidth, 13)),
+                (x - 11, y + 4, "end", (x - 11 - labelWidth, y - 7, labelWidth, 13)),
+                (x, y + 21, "middle", (x - labelWidth / 2, y + 10, labelWidth, 13)),
+                (x, y - 13, "middle", (x - labelWidth / 2, y - 24, labelWidth, 13)),
+            ]
+            let label = choices.first { !overlaps($0.box) } ?? choices[0]
+            taken.append(label.box)
             body += "<a href=\"\(escapedHTML(place.link))\"><circle class=\"bridge\" cx=\"\(ChartPaths.number(x))\" cy=\"\(ChartPaths.number(y))\" r=\"8\" "
                 + "fill=\"\(Self.shade(min(place.chance * 2, 1)))\"><title>\(escapedHTML(place.name)): "
                 + "\(Self.percent(place.chance)) chance of an opening in the next 30 minutes</title></circle>"
-                + "<text class=\"label\" x=\"\(ChartPaths.number(x + 11))\" y=\"\(ChartPaths.number(y + 4))\">\(escapedHTML(place.name))</text></a>"
+                + "<text class=\"label\" x=\"\(ChartPaths.number(label.x))\" y=\"\(ChartPaths.number(label.y))\" "
+                + "text-anchor=\"\(label.anchor)\">\(escapedHTML(place.name))</text></a>"
         }
         return frame(id: id, width: width, height: height, title: title,
                      summary: "\(places.count) bridges at their positions, coloured by the chance of an opening in the next 30 minutes.",
