@@ -404,6 +404,22 @@ struct ServeTests {
         }
     }
 
+    @Test("a port in use or an address that cannot be listened on is a clear error, exit 69, not a crash")
+    func cannotListen() throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 7)
+        let first = try Server(bridget, config: config, log: "first")
+        defer { _ = first.stop() }
+        let port = try #require(first.base.port)
+        let taken = try bridget.run(["serve", "--config", config, "--port", String(port)])
+        #expect(taken.status == 69 && taken.stderr.contains("cannot listen on 127.0.0.1:\(port)")
+                && taken.stderr.contains("choose another --port"), "\(taken.stderr)")
+        let unknown = try bridget.run(["serve", "--config", config, "--host", "999.1.1.1", "--port", "0"])
+        #expect(unknown.status == 69 && unknown.stderr.contains("cannot listen on 999.1.1.1:0"), "\(unknown.stderr)")
+        let empty = try bridget.run(["serve", "--config", config, "--port", "0"], environment: ["BRIDGET_SERVE_HOST": " "])
+        #expect(empty.status == 64 && empty.stderr.contains("address to listen on is empty"), "\(empty.stderr)")
+    }
+
     @Test("/readyz answers 503 with a problem when the store cannot be read")
     func notReady() async throws {
         let bridget = BridgetProcess()

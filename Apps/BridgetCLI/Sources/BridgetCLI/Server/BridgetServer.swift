@@ -8,6 +8,7 @@ import Logging
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import Synchronization
 
 /// The HTTP API over the configured store (`bridget serve`), assembled from the same composition root as the CLI: it
 /// reads through the store's boundaries only, and answers with the JSON of `--format json` (Docs/OUTPUT.md).
@@ -39,6 +40,11 @@ struct BridgetServer: Sendable {
 
         let api = API(context: context, store: store, registry: registry, refresh: refresh?.state,
                       schedule: refresh?.refresher.schedule, versions: versions)
+        guard !host.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw BridgetError.validation("serve-host", "the address to listen on is empty",
+                                          hint: "give --host 127.0.0.1 (or serve.host in the config)")
+        }
+        let listening = Mutex(false)
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: MetricsMiddleware()) // outermost: sees the status RequestLog gives an error
         router.add(middleware: RequestLog())
@@ -47,6 +53,7 @@ struct BridgetServer: Sendable {
             router: router,
             configuration: .init(address: .hostname(host, port: port), serverName: "bridget"),
             onServerRunning: { channel in
+                listening.withLock { $0 = true }
                 let bound = channel.localAddress?.port ?? port
                 // Standard output, one line: a script (or a test) that passed --port 0 learns the port here.
                 FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
@@ -60,7 +67,14 @@ struct BridgetServer: Sendable {
         var groupConfiguration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                            logger: logger)
         groupConfiguration.maximumGracefulShutdownDuration = .milliseconds(Int64(configuration.serve.drainSeconds * 1000))
-        try await ServiceGroup(configuration: groupConfiguration).run()
+        do {
+            try await ServiceGroup(configuration: groupConfiguration).run()
+        } catch where !listening.withLock({ $0 }) && !(error is BridgetError) {
+            // The socket could not be opened (a port in use, an unknown host): say so, not NIO's words alone.
+            throw BridgetError(.network, code: "serve.listen", "cannot listen on \(host):\(port): \(error)",
+                               hint: "choose another --port (0 picks a free one) or --host, or stop what uses it",
+                               exitCode: 69)
+        }
         withExtendedLifetime(lock) {}
     }
 }
