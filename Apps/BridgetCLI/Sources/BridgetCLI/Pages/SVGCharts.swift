@@ -111,12 +111,7 @@ enum SVGCharts {
         let y = LinearScale(covering: values.map(\.value), from: height - bottom, to: top, includingZero: true, tickCount: 4)
         let x = BandScale(count: values.count, from: left, to: width - 4, padding: 0.15)
         var body = ""
-        for tick in y.ticks(count: 4) {
-            let position = ChartPaths.number(y(tick))
-            body += "<path class=\"grid\" d=\"M\(ChartPaths.number(left)) \(position)H\(ChartPaths.number(width - 4))\"/>"
-                + "<text class=\"tick\" x=\"\(ChartPaths.number(left - 4))\" y=\"\(position)\" text-anchor=\"end\" "
-                + "dominant-baseline=\"middle\">\(ChartPaths.label(tick, step: LinearScale.tickStep(span: y.domain.upperBound - y.domain.lowerBound, count: 4)))</text>"
-        }
+        body += yAxis(y, from: left, to: width - 4)
         for (index, item) in values.enumerated() {
             let top = y(item.value)
             body += "<rect class=\"bar\" x=\"\(ChartPaths.number(x.position(index)))\" y=\"\(ChartPaths.number(top))\" "
@@ -140,13 +135,7 @@ enum SVGCharts {
         let y = LinearScale(covering: points.map(\.value), from: height - bottom, to: top, includingZero: true, tickCount: 4)
         let x = LinearScale(domain: 0...Double(max(points.count - 1, 1)), from: left, to: width - 10)
         var body = ""
-        let step = LinearScale.tickStep(span: y.domain.upperBound - y.domain.lowerBound, count: 4)
-        for tick in y.ticks(count: 4) {
-            let position = ChartPaths.number(y(tick))
-            body += "<path class=\"grid\" d=\"M\(ChartPaths.number(left)) \(position)H\(ChartPaths.number(width - 10))\"/>"
-                + "<text class=\"tick\" x=\"\(ChartPaths.number(left - 4))\" y=\"\(position)\" text-anchor=\"end\" "
-                + "dominant-baseline=\"middle\">\(ChartPaths.label(tick, step: step))</text>"
-        }
+        body += yAxis(y, from: left, to: width - 10)
         let coordinates = points.enumerated().map { (x: x(Double($0.offset)), y: y($0.element.value)) }
         body += "<path class=\"line\" fill=\"none\" d=\"\(ChartPaths.line(coordinates))\"/>"
         let every = max(points.count / 8, 1)
@@ -224,13 +213,11 @@ enum SVGCharts {
         let y = LinearScale(domain: scale.domain, from: size - margin, to: 10)
         var body = ""
         let step = LinearScale.tickStep(span: scale.domain.upperBound - scale.domain.lowerBound, count: 4)
+        body += yAxis(y, from: margin, to: size - 10)
         for tick in scale.ticks(count: 4) {
-            body += "<path class=\"grid\" d=\"M\(ChartPaths.number(scale(tick))) 10V\(ChartPaths.number(size - margin))"
-                + "M\(ChartPaths.number(margin)) \(ChartPaths.number(y(tick)))H\(ChartPaths.number(size - 10))\"/>"
+            body += "<path class=\"grid\" d=\"M\(ChartPaths.number(scale(tick))) 10V\(ChartPaths.number(size - margin))\"/>"
                 + "<text class=\"tick\" x=\"\(ChartPaths.number(scale(tick)))\" y=\"\(ChartPaths.number(size - margin + 14))\" "
                 + "text-anchor=\"middle\">\(ChartPaths.label(tick, step: step))</text>"
-                + "<text class=\"tick\" x=\"\(ChartPaths.number(margin - 4))\" y=\"\(ChartPaths.number(y(tick)))\" "
-                + "text-anchor=\"end\" dominant-baseline=\"middle\">\(ChartPaths.label(tick, step: step))</text>"
         }
         let (low, high) = (scale.domain.lowerBound, scale.domain.upperBound)
         body += "<path class=\"diagonal\" stroke=\"#c0392b\" stroke-dasharray=\"4 3\" d=\"M\(ChartPaths.number(scale(low))) "
@@ -248,6 +235,17 @@ enum SVGCharts {
         return frame(id: id, width: size, height: size, title: title,
                      summary: "\(bins.count) groups of forecasts by predicted chance, each against the share of them that "
                         + "saw an opening; on the dashed diagonal the forecasts are reliable.", body: body)
+    }
+
+    /// A y axis: a grid line and a label at each of about four round ticks of `y`, from `left` to `right`.
+    static func yAxis(_ y: LinearScale, from left: Double, to right: Double) -> String {
+        let step = LinearScale.tickStep(span: y.domain.upperBound - y.domain.lowerBound, count: 4)
+        return y.ticks(count: 4).map { tick in
+            let position = ChartPaths.number(y(tick))
+            return "<path class=\"grid\" d=\"M\(ChartPaths.number(left)) \(position)H\(ChartPaths.number(right))\"/>"
+                + "<text class=\"tick\" x=\"\(ChartPaths.number(left - 4))\" y=\"\(position)\" text-anchor=\"end\" "
+                + "dominant-baseline=\"middle\">\(ChartPaths.label(tick, step: step))</text>"
+        }.joined()
     }
 
     /// The fill for `fraction` of the most: light for few, dark for many (cividis read backwards), so an empty cell's
