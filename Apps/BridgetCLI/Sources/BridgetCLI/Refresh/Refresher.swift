@@ -38,15 +38,14 @@ enum RefreshEvent: Sendable {
     case interrupted(SyncReport)
 }
 
-/// The refresh state others read: the next planned sync and the last successful one.
+/// The refresh state the server reads: the next planned sync, and whether one runs now.
 final class RefreshState: Sendable {
-    private let state = Mutex<(next: Date?, lastSuccess: Date?, running: Bool)>((nil, nil, false))
+    private let state = Mutex<(next: Date?, running: Bool)>((nil, false))
 
     var next: Date? { state.withLock { $0.next } }
-    var lastSuccess: Date? { state.withLock { $0.lastSuccess } }
     var isRunning: Bool { state.withLock { $0.running } }
 
-    func update(_ change: (inout (next: Date?, lastSuccess: Date?, running: Bool)) -> Void) {
+    func update(_ change: (inout (next: Date?, running: Bool)) -> Void) {
         state.withLock { change(&$0) }
     }
 }
@@ -85,7 +84,6 @@ struct Refresher: Sendable {
     /// until the task is cancelled. A failure is retried after the backoff's delay, or at the next scheduled time
     /// when that comes first.
     func run(lastSuccess: Date?) async {
-        state.update { $0.lastSuccess = lastSuccess }
         var failures = 0
         var due = schedule.isOverdue(lastSuccess: lastSuccess, now: timer.now()) ? timer.now() : planned(after: timer.now())
         while !Task.isCancelled {
@@ -107,7 +105,6 @@ struct Refresher: Sendable {
                     return
                 }
                 failures = 0
-                state.update { $0.lastSuccess = outcome.finishedAt }
                 report(.succeeded(outcome))
                 due = planned(after: timer.now())
             } catch {

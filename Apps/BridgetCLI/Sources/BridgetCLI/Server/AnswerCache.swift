@@ -49,7 +49,7 @@ final class AnswerCache: Sendable {
         }
     }
 
-    /// Entries and bytes held, for tests and `/metrics`.
+    /// Entries and bytes held (the tests look).
     var usage: (entries: Int, bytes: Int) { state.withLock { ($0.entries.count, $0.bytes) } }
 }
 /// The store's history version, asked of the store at most once a `lifetime`: every cached answer's key starts with
