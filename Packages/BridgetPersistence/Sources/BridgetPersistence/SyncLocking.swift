@@ -1,0 +1,28 @@
+/// A store that several processes (or hosts) write, which lets only one sync write at a time across all of them.
+///
+/// A store on one machine's disk needs none of this (its writes already take turns); a store on a database server
+/// that several hosts share does: two hosts syncing at once would both page the source and both write.
+///
+/// An implementation must guarantee: `withSyncLock` runs `body` only while no other holder, in this process or any
+/// other, runs a body under the same store's lock; when another holds it, it throws `SyncInProgress` with what the
+/// holder said it was (`holder`), without running `body`; the lock is released when `body` returns or throws, and
+/// also when the holding process dies, so a crash never leaves it held.
+public protocol SyncLocking: Sendable {
+    /// Runs `body` holding the store-wide sync lock, or throws `SyncInProgress` if another holds it.
+    /// - Parameter holder: who asks, as others will see it (e.g. "api-2 pid 4121").
+    func withSyncLock<T: Sendable>(holder: String, _ body: @Sendable () async throws -> T) async throws -> T
+}
+
+/// Another process holds the store's sync lock.
+public struct SyncInProgress: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What the holder said it was, as recorded when it took the lock ("unknown" when it said nothing readable).
+    public let holder: String
+
+    /// Creates the error.
+    public init(holder: String) { self.holder = holder }
+
+    /// A stable machine-readable code.
+    public var code: String { "store.sync-running" }
+
+    public var description: String { "another sync is running on \(holder)" }
+}

@@ -1,0 +1,307 @@
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import PostgresNIO
+
+// `upsertEvents(_:checkpoint:)` is here as the one write of events (the checkpoint is `ImportCheckpointStore`'s).
+extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
+    public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
+        guard !events.isEmpty || checkpoint != nil else { return UpsertCounts() }
+        let batch = EventBatch(events)
+        return try await transaction("save events") { connection in
+            if let orphan = try await unknownBridge(batch.bridgeIDs, connection) {
+                throw StoreError.orphan(.event, bridgeID: orphan)
+            }
+            // A batch of plain openings, each key once (every Socrata batch), goes in as one statement over arrays;
+            // one with source records or a key twice takes the row-by-row path, whose order decides what wins.
+            let counts = batch.isPlain
+                ? try await upsertPlain(batch, connection)
+                : try await upsertRowByRow(events, connection)
+            if counts.inserted + counts.updated > 0 {
+                try await connection.query("UPDATE history_version SET version = version + 1", logger: logger)
+            }
+            if var checkpoint {
+                checkpoint.counts = checkpoint.counts + counts
+                let state = String(decoding: try JSONEncoder.sorted.encode(checkpoint), as: UTF8.self)
+                try await connection.query("""
+                    INSERT INTO import_checkpoints (source, state) VALUES (\(checkpoint.source), \(state))
+                    ON CONFLICT (source) DO UPDATE SET state = excluded.state
+                    """, logger: logger)
+            }
+            return counts
+        }
+    }
+
+    /// The first of `bridgeIDs` the catalog lacks, if any.
+    func unknownBridge(_ bridgeIDs: [String], _ connection: PostgresConnection) async throws -> String? {
+        guard !bridgeIDs.isEmpty else { return nil }
+        let rows = try await connection.query("""
+            SELECT id FROM unnest(\(bridgeIDs)::text[]) AS wanted (id)
+            WHERE NOT EXISTS (SELECT 1 FROM bridges WHERE bridges.id = wanted.id) ORDER BY id LIMIT 1
+            """, logger: logger)
+        for try await id in rows.decode(String.self) { return id }
+        return nil
+    }
+
+    /// One statement for the batch: the rows as arrays, inserted, or updated where a field differs.
+    private func upsertPlain(_ batch: EventBatch, _ connection: PostgresConnection) async throws -> UpsertCounts {
+        let rows = try await connection.query("""
+            WITH written AS (
+                INSERT INTO events AS e (bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local,
+                                         minutes_open, latitude, longitude, status)
+                SELECT * FROM unnest(\(batch.bridgeID)::text[], \(batch.openedMS)::int8[], \(batch.entityName)::text[],
+                                     \(batch.openLocal)::text[], \(batch.closedMS)::int8[], \(batch.closeLocal)::text[],
+                                     \(batch.minutesOpen)::int8[], \(batch.latitude)::float8[], \(batch.longitude)::float8[],
+                                     \(batch.status)::text[])
+                ON CONFLICT (bridge_id, opened_ms) DO UPDATE SET
+                    entity_name = excluded.entity_name, open_local = excluded.open_local, closed_ms = excluded.closed_ms,
+                    close_local = excluded.close_local, minutes_open = excluded.minutes_open,
+                    latitude = excluded.latitude, longitude = excluded.longitude, status = excluded.status,
+                    record_id = NULL, record_version = NULL
+                WHERE (e.entity_name, e.open_local, e.closed_ms, e.close_local, e.minutes_open, e.latitude, e.longitude,
+                       e.status, e.record_id, e.record_version)
+                      IS DISTINCT FROM
+                      (excluded.entity_name, excluded.open_local, excluded.closed_ms, excluded.close_local,
+                       excluded.minutes_open, excluded.latitude, excluded.longitude, excluded.status, NULL::text,
+                       NULL::bigint)
+                RETURNING (xmax = 0) AS inserted
+            )
+            SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM written
+            """, logger: logger)
+        var counts = UpsertCounts()
+        for try await (inserted, updated) in rows.decode((Int64, Int64).self) {
+            counts.inserted = Int(inserted)
+            counts.updated = Int(updated)
+        }
+        counts.unchanged = batch.count - counts.inserted - counts.updated
+        return counts
+    }
+
+    /// The SQLite store's algorithm, a statement or three an event: for source records (a later version wins, and
+    /// replaces the record's openings at other instants) and batches that name a key twice.
+    private func upsertRowByRow(_ events: [BridgeEventDTO], _ connection: PostgresConnection) async throws -> UpsertCounts {
+        var counts = UpsertCounts()
+        func any(_ query: PostgresQuery) async throws -> Bool {
+            var found = false
+            for try await _ in try await connection.query(query, logger: logger) { found = true }
+            return found
+        }
+        for event in events {
+            let opened = Self.milliseconds(event.openedAt)
+            let closed = event.closedAt.map(Self.milliseconds)
+            let status: String? = event.status == .observed ? nil : event.status.rawValue
+            let version = event.recordVersion.map(Int64.init)
+            var replaced = false
+            if let recordID = event.recordID {
+                // A NULL version is older than any.
+                if try await any("""
+                    SELECT 1 FROM events WHERE record_id = \(recordID)
+                    AND (record_version > \(version)::bigint OR (\(version)::bigint IS NULL AND record_version IS NOT NULL))
+                    LIMIT 1
+                    """)
+                {
+                    counts.unchanged += 1
+                    continue
+                }
+                replaced = try await any("""
+                    DELETE FROM events WHERE record_id = \(recordID)
+                    AND NOT (bridge_id = \(event.bridgeID) AND opened_ms = \(opened)) RETURNING 1
+                    """)
+            }
+            let minutes = event.minutesOpen.map(Int64.init)
+            if try await any("""
+                INSERT INTO events (bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local, minutes_open,
+                                    latitude, longitude, status, record_id, record_version)
+                VALUES (\(event.bridgeID), \(opened), \(event.bridgeName), \(event.openLocal), \(closed)::bigint,
+                        \(event.closeLocal)::text, \(minutes)::bigint, \(event.latitude)::float8, \(event.longitude)::float8,
+                        \(status)::text, \(event.recordID)::text, \(version)::bigint)
+                ON CONFLICT (bridge_id, opened_ms) DO NOTHING RETURNING 1
+                """)
+            {
+                if replaced { counts.updated += 1 } else { counts.inserted += 1 }
+                continue
+            }
+            let changed = try await any("""
+                UPDATE events SET entity_name = \(event.bridgeName), open_local = \(event.openLocal),
+                    closed_ms = \(closed)::bigint, close_local = \(event.closeLocal)::text, minutes_open = \(minutes)::bigint,
+                    latitude = \(event.latitude)::float8, longitude = \(event.longitude)::float8, status = \(status)::text,
+                    record_id = \(event.recordID)::text, record_version = \(version)::bigint
+                WHERE bridge_id = \(event.bridgeID) AND opened_ms = \(opened)
+                  AND (entity_name, open_local, closed_ms, close_local, minutes_open, latitude, longitude, status,
+                       record_id, record_version)
+                      IS DISTINCT FROM
+                      (\(event.bridgeName)::text, \(event.openLocal)::text, \(closed)::bigint, \(event.closeLocal)::text,
+                       \(minutes)::bigint, \(event.latitude)::float8, \(event.longitude)::float8, \(status)::text,
+                       \(event.recordID)::text, \(version)::bigint)
+                RETURNING 1
+                """)
+            if replaced || changed { counts.updated += 1 } else { counts.unchanged += 1 }
+        }
+        return counts
+    }
+
+    public func events(matching query: EventQuery) async throws -> [BridgeEventDTO] {
+        var clauses: [String] = []
+        var binds = PostgresBindings()
+        func bind(_ value: some PostgresDynamicTypeEncodable) -> String {
+            binds.append(value)
+            return "$\(binds.count)"
+        }
+        if let bridgeID = query.bridgeID { clauses.append("bridge_id = \(bind(bridgeID))") }
+        if let status = query.status {
+            clauses.append(status == .observed ? "status IS NULL" : "status = \(bind(status.rawValue))")
+        }
+        if let from = query.openedFrom { clauses.append("opened_ms >= \(bind(Self.milliseconds(from)))") }
+        if let before = query.openedBefore { clauses.append("opened_ms < \(bind(Self.milliseconds(before)))") }
+        if let after = query.after {
+            let comparison = query.newestFirst ? "<" : ">"
+            clauses.append("(opened_ms, bridge_id) \(comparison) (\(bind(Self.milliseconds(after.openedAt))), \(bind(after.bridgeID)))")
+        }
+        let order = query.newestFirst ? "DESC" : "ASC"
+        var sql = "SELECT \(Self.eventColumns) FROM events"
+        if !clauses.isEmpty { sql += " WHERE " + clauses.joined(separator: " AND ") }
+        sql += " ORDER BY opened_ms \(order), bridge_id \(order)"
+        if let limit = query.limit { sql += " LIMIT \(bind(Int64(max(limit, 0))))" }
+        let statement = PostgresQuery(unsafeSQL: sql, binds: binds)
+        return try await withConnection("read events") { connection in
+            var events: [BridgeEventDTO] = []
+            for try await row in try await connection.query(statement, logger: logger) {
+                events.append(try Self.event(row.makeRandomAccess()))
+            }
+            return events
+        }
+    }
+
+    public func eventCount(bridgeID: String?) async throws -> Int {
+        let query: PostgresQuery = bridgeID.map { "SELECT count(*) FROM events WHERE bridge_id = \($0)" }
+            ?? "SELECT count(*) FROM events"
+        let rows = try await rows("count events", query)
+        return try rows.first.map { Int(try $0[0].decode(Int64.self)) } ?? 0
+    }
+
+    public func latestOpening() async throws -> Date? {
+        let rows = try await rows("read the watermark", "SELECT max(opened_ms) FROM events")
+        return try rows.first.flatMap { try $0[0].decode(Int64?.self) }.map(Self.date(milliseconds:))
+    }
+
+    public func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
+        let milliseconds = Self.milliseconds(cutoff)
+        return try await transaction("delete old events") { connection in
+            var removed = 0
+            for try await count in try await connection.query("""
+                WITH removed AS (DELETE FROM events WHERE opened_ms < \(milliseconds) RETURNING 1)
+                SELECT count(*) FROM removed
+                """, logger: logger).decode(Int64.self) { removed = Int(count) }
+            if removed > 0 {
+                try await connection.query("UPDATE history_version SET version = version + 1", logger: logger)
+            }
+            return removed
+        }
+    }
+
+    public func openingRecords() async throws -> [OpeningRecordDTO] {
+        try await withConnection("read events") { connection in
+            var records: [OpeningRecordDTO] = []
+            var bridgeID = ""
+            let rows = try await connection.query("""
+                SELECT bridge_id, opened_ms, closed_ms, open_local FROM events WHERE status IS NULL
+                ORDER BY bridge_id, opened_ms
+                """, logger: logger)
+            for try await (id, opened, closed, openLocal) in rows.decode((String, Int64, Int64?, String).self) {
+                if id != bridgeID { bridgeID = id }
+                guard let wall = FloatingTimestamp(openLocal)?.wallClockSeconds else {
+                    throw StoreError.corruptEvent(detail: "an unreadable open_local '\(openLocal)'")
+                }
+                records.append(OpeningRecordDTO(
+                    bridgeID: bridgeID, openedAt: opened.floorDivided(by: 1000),
+                    closedAt: closed?.floorDivided(by: 1000), openWall: wall))
+            }
+            return records
+        }
+    }
+
+    public func historyVersion() async throws -> Int64 {
+        let rows = try await rows("read the history version", "SELECT version FROM history_version WHERE id = 1")
+        return try rows.first.map { try $0[0].decode(Int64.self) } ?? 0
+    }
+
+    public func importCheckpoint(source: String) async throws -> ImportCheckpoint? {
+        let rows = try await rows("read the import checkpoint",
+                                  "SELECT state FROM import_checkpoints WHERE source = \(source)")
+        // An unreadable checkpoint only costs a restart from the top: the upsert is idempotent.
+        guard let state = try rows.first.map({ try $0[0].decode(String.self) }) else { return nil }
+        return try? JSONDecoder().decode(ImportCheckpoint.self, from: Data(state.utf8))
+    }
+
+    public func removeImportCheckpoint(source: String) async throws {
+        _ = try await rows("remove the import checkpoint", "DELETE FROM import_checkpoints WHERE source = \(source)")
+    }
+
+    /// The event columns in the order `event(_:)` reads them.
+    static let eventColumns = "bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local, minutes_open, "
+        + "latitude, longitude, status, record_id, record_version"
+
+    static func event(_ row: PostgresRandomAccessRow) throws -> BridgeEventDTO {
+        let statusText = try row[9].decode(String?.self)
+        guard let status = statusText.map(OpeningStatus.init(rawValue:)) ?? .observed,
+              statusText != OpeningStatus.observed.rawValue
+        else {
+            throw StoreError.corruptEvent(detail: "an unknown status '\(statusText ?? "")'")
+        }
+        return BridgeEventDTO(
+            bridgeID: try row[0].decode(String.self), bridgeName: try row[2].decode(String.self),
+            openedAt: date(milliseconds: try row[1].decode(Int64.self)), openLocal: try row[3].decode(String.self),
+            closedAt: try row[4].decode(Int64?.self).map(date(milliseconds:)), closeLocal: try row[5].decode(String?.self),
+            minutesOpen: try row[6].decode(Int?.self), latitude: try row[7].decode(Double?.self),
+            longitude: try row[8].decode(Double?.self), status: status, recordID: try row[10].decode(String?.self),
+            recordVersion: try row[11].decode(Int64?.self).map(Int.init))
+    }
+}
+
+/// A batch of events as the columns the plain upsert sends, and what decides whether it may take that path.
+struct EventBatch {
+    var bridgeID: [String] = []
+    var openedMS: [Int64] = []
+    var entityName: [String] = []
+    var openLocal: [String] = []
+    var closedMS: NullableArray<Int64> = .init([])
+    var closeLocal: NullableArray<String> = .init([])
+    var minutesOpen: NullableArray<Int64> = .init([])
+    var latitude: NullableArray<Double> = .init([])
+    var longitude: NullableArray<Double> = .init([])
+    var status: NullableArray<String> = .init([])
+    /// The distinct bridges the batch names.
+    var bridgeIDs: [String]
+    /// No source records, no key twice.
+    var isPlain: Bool
+    var count: Int { bridgeID.count }
+
+    init(_ events: [BridgeEventDTO]) {
+        var keys = Set<String>()
+        var plain = true
+        for event in events {
+            let opened = PostgresBridgeStore.milliseconds(event.openedAt)
+            if event.recordID != nil || !keys.insert("\(opened) \(event.bridgeID)").inserted { plain = false }
+            bridgeID.append(event.bridgeID)
+            openedMS.append(opened)
+            entityName.append(event.bridgeName)
+            openLocal.append(event.openLocal)
+            closedMS.elements.append(event.closedAt.map(PostgresBridgeStore.milliseconds))
+            closeLocal.elements.append(event.closeLocal)
+            minutesOpen.elements.append(event.minutesOpen.map(Int64.init))
+            latitude.elements.append(event.latitude)
+            longitude.elements.append(event.longitude)
+            status.elements.append(event.status == .observed ? nil : event.status.rawValue)
+        }
+        bridgeIDs = Array(Set(bridgeID)).sorted()
+        isPlain = plain
+    }
+}
+
+extension JSONEncoder {
+    static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}

@@ -1,0 +1,229 @@
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import Logging
+import NIOCore
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// The PostgreSQL store (postgres-nio's `PostgresClient` and its connection pool): the whole store boundary on a
+/// database server that several hosts share, with versioned migrations, batches written as arrays in one statement,
+/// one transaction per batch, and a sync lock across hosts (an advisory lock).
+///
+/// This file opens it; each part of the store boundary is in `PostgresBridgeStore+<Part>.swift` (Events, Records for
+/// the small parts, SyncLock), its schema in `PostgresSchema.swift`.
+///
+/// Times are stored as whole milliseconds since 1970 (`bigint`), the precision the SQLite store keeps, so an event
+/// reads back the same from either; `to_timestamp(opened_ms / 1000.0)` shows one in SQL.
+public final class PostgresBridgeStore: Sendable {
+    /// Where the store is.
+    public let settings: PostgresStoreSettings
+    let client: PostgresClient
+    let logger: Logger
+    /// Who holds this store's sync lock in this process, while it does: written into the sync runs started meanwhile.
+    let heldSyncLock = Mutex<String?>(nil)
+    private let running: Task<Void, Never>
+
+    /// Connects, checks that the schema is Bridget's (or empty) and not newer than this version, and applies the
+    /// migrations it lacks (one process at a time: the others wait).
+    ///
+    /// Throws `PostgresStoreError`: `.unreachable` (refused, unreachable, timed out, TLS), `.authentication`,
+    /// `.noDatabase`, `.foreign` (a schema of another application, left as it is), `.newer`, or `.server` with
+    /// PostgreSQL's SQLSTATE. No error holds the password.
+    public init(settings: PostgresStoreSettings) async throws {
+        self.settings = settings
+        logger = Logger(label: "bridget.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let tls = try Self.tls(settings)
+        // The first connection, alone, so that a wrong address, role, password or database fails now with its own
+        // reason, rather than as a pool that keeps retrying in the background.
+        let connection = try await Self.connect(settings, tls: tls, logger: logger)
+        do {
+            try await PostgresSchema.migrate(connection, settings: settings, logger: logger)
+            try? await connection.close()
+        } catch {
+            try? await connection.close()
+            throw Self.storeError(error, settings: settings, action: "open")
+        }
+        var configuration = PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: tls.client)
+        configuration.options.maximumConnections = settings.poolSize
+        configuration.options.connectTimeout = settings.connectTimeout
+        configuration.options.additionalStartupParameters = Self.startupParameters(settings)
+        if settings.sslMode == .verifyFull { configuration.options.tlsServerName = settings.host }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        running = Task { await client.run() }
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// What every connection sets as it starts: the schema, the application's name, the statement timeout.
+    static func startupParameters(_ settings: PostgresStoreSettings) -> [(String, String)] {
+        var parameters = [("search_path", settings.schema), ("application_name", settings.applicationName)]
+        if let timeout = settings.statementTimeout {
+            parameters.append(("statement_timeout", "\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)"))
+        }
+        return parameters
+    }
+
+    private struct TLSChoice {
+        var connection: PostgresConnection.Configuration.TLS
+        var client: PostgresClient.Configuration.TLS
+    }
+
+    private static func tls(_ settings: PostgresStoreSettings) throws -> TLSChoice {
+        var unchecked = TLSConfiguration.makeClientConfiguration()
+        unchecked.certificateVerification = .none
+        do {
+            switch settings.sslMode {
+            case .disable:
+                return TLSChoice(connection: .disable, client: .disable)
+            case .prefer:
+                return TLSChoice(connection: .prefer(try NIOSSLContext(configuration: unchecked)), client: .prefer(unchecked))
+            case .require:
+                return TLSChoice(connection: .require(try NIOSSLContext(configuration: unchecked)), client: .require(unchecked))
+            case .verifyFull:
+                let checked = TLSConfiguration.makeClientConfiguration() // full verification, the system's roots
+                return TLSChoice(connection: .require(try NIOSSLContext(configuration: checked)), client: .require(checked))
+            }
+        } catch {
+            throw PostgresStoreError.invalidSetting(name: "sslmode", reason: "TLS cannot be set up: \(error)")
+        }
+    }
+
+    private static func connect(_ settings: PostgresStoreSettings, tls: TLSChoice, logger: Logger) async throws
+        -> PostgresConnection
+    {
+        var configuration = PostgresConnection.Configuration(
+            host: settings.host, port: settings.port, username: settings.user, password: settings.password,
+            database: settings.database, tls: tls.connection)
+        configuration.options.connectTimeout = .nanoseconds(
+            settings.connectTimeout.components.seconds * 1_000_000_000
+                + settings.connectTimeout.components.attoseconds / 1_000_000_000)
+        configuration.options.additionalStartupParameters = startupParameters(settings)
+        if settings.sslMode == .verifyFull { configuration.options.tlsServerName = settings.host }
+        do {
+            return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        } catch {
+            throw storeError(error, settings: settings, action: "connect")
+        }
+    }
+
+    // MARK: Access
+
+    /// Runs `body` on a connection of the pool, its failures as `PostgresStoreError`.
+    func withConnection<T: Sendable>(_ action: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withConnection { connection in try await body(connection) }
+        } catch {
+            throw Self.storeError(error, settings: settings, action: action)
+        }
+    }
+
+    /// Runs `body` in one transaction on a connection of the pool: committed if it returns, rolled back if it throws.
+    func transaction<T: Sendable>(_ action: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await withConnection(action) { connection in
+            try await connection.query("BEGIN", logger: logger)
+            do {
+                let value = try await body(connection)
+                try await connection.query("COMMIT", logger: logger)
+                return value
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    /// Runs one statement and collects its rows (small answers; a large read pages with `events(matching:)`).
+    func rows(_ action: String, _ query: PostgresQuery) async throws -> [PostgresRandomAccessRow] {
+        try await withConnection(action) { connection in
+            var rows: [PostgresRandomAccessRow] = []
+            for try await row in try await connection.query(query, logger: logger) { rows.append(row.makeRandomAccess()) }
+            return rows
+        }
+    }
+
+    /// A failure of PostgreSQL or the connection while doing `action` as a `PostgresStoreError`; any other error (a
+    /// `StoreError`, `SyncInProgress`, `CancellationError`, a caller's own) is passed on as it is.
+    static func storeError(_ error: any Error, settings: PostgresStoreSettings, action: String) -> any Error {
+        let store = settings.description
+        guard let psql = error as? PSQLError else {
+            // NIO's own failures are the connection's; anything else is the caller's, passed on as it is.
+            if error is IOError || error is ChannelError {
+                return PostgresStoreError.unreachable(address: settings.address, reason: describe(error))
+            }
+            return error
+        }
+        if let state = psql.serverInfo?[.sqlState] {
+            let message = psql.serverInfo?[.message] ?? "no message"
+            switch state {
+            case "28P01", "28000":
+                return PostgresStoreError.authentication(user: settings.user, address: settings.address, message: message)
+            case "3D000":
+                return PostgresStoreError.noDatabase(database: settings.database, address: settings.address)
+            case "57014" where action != "connect":
+                return PostgresStoreError.server(store: store, action: action, sqlState: state,
+                                                 message: message + " (statement timeout or cancelled)")
+            default:
+                return PostgresStoreError.server(store: store, action: action, sqlState: state, message: message)
+            }
+        }
+        switch psql.code {
+        case .queryCancelled: return CancellationError()
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .sslUnsupported, .failedToAddSSLHandler,
+             .receivedUnencryptedDataAfterSSLRequest, .clientClosedConnection, .poolClosed:
+            let reason = psql.underlying.map(describe) ?? "\(psql.code)"
+            return PostgresStoreError.unreachable(address: settings.address, reason: reason)
+        case .authMechanismRequiresPassword:
+            return PostgresStoreError.authentication(
+                user: settings.user, address: settings.address, message: "the server asks for a password and none was given")
+        case .unsupportedAuthMechanism:
+            return PostgresStoreError.authentication(
+                user: settings.user, address: settings.address, message: "the server asks for an authentication method postgres-nio does not support")
+        default:
+            return PostgresStoreError.failed(store: store, action: action, reason: psql.underlying.map(describe) ?? "\(psql.code)")
+        }
+    }
+
+    /// A short reason from a NIO or system error: "connection refused" rather than a type dump.
+    static func describe(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.localizedCaseInsensitiveContains("connection refused") { return "connection refused (is the server running, on that port?)" }
+        if text.localizedCaseInsensitiveContains("connectTimeout") || text.localizedCaseInsensitiveContains("timed out") {
+            return "no answer within the connect timeout"
+        }
+        if text.localizedCaseInsensitiveContains("NXDOMAIN") || text.localizedCaseInsensitiveContains("unknown host")
+            || text.localizedCaseInsensitiveContains("could not resolve") || text.localizedCaseInsensitiveContains("name resolution")
+        {
+            return "the host name does not resolve"
+        }
+        return text
+    }
+
+    /// Milliseconds since 1970 of an instant, rounded as the SQLite store rounds its text form.
+    static func milliseconds(_ date: Date) -> Int64 {
+        let interval = date.timeIntervalSince1970
+        let seconds = Int64(interval.rounded(.down))
+        return seconds * 1000 + Int64(((interval - Double(seconds)) * 1000).rounded())
+    }
+
+    /// The instant of a stored millisecond count, built as the SQLite store builds it from its text.
+    static func date(milliseconds: Int64) -> Date {
+        let (seconds, remainder) = (milliseconds.floorDivided(by: 1000), milliseconds.floorModulo(1000))
+        return Date(timeIntervalSince1970: Double(seconds) + Double(remainder) / 1000)
+    }
+}
+
+extension Int64 {
+    func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+
+    func floorModulo(_ divisor: Int64) -> Int64 { self - floorDivided(by: divisor) * divisor }
+}

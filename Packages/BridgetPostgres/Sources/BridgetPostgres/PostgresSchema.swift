@@ -1,0 +1,169 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL schema, as versioned migrations recorded in `bridget_schema`. Never edit a shipped migration: add
+/// one. The tables mirror the SQLite store's at its version 9, with times as whole milliseconds since 1970.
+enum PostgresSchema {
+    /// The advisory lock class of every lock Bridget takes: "BRDG" in ASCII, as the SQLite store's application id.
+    static let lockClass: Int32 = 0x4252_4447
+
+    /// The advisory lock key of `purpose` ("migrate", "sync") in a schema: an FNV-1a hash, the same in every process.
+    static func lockKey(_ purpose: String, schema: String) -> Int32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in "\(purpose):\(schema)".utf8 {
+            hash = (hash ^ UInt32(byte)) &* 16_777_619
+        }
+        return Int32(bitPattern: hash)
+    }
+
+    /// The migrations, oldest first: each one's version is its place in the list, from 1.
+    static let migrations: [(description: String, sql: String)] = [
+        ("bridges, events, history version, sync runs, import checkpoints, opening models, routes, traffic flows", """
+        CREATE TABLE bridges (
+            id           text COLLATE "C" PRIMARY KEY,   -- the source's bridge id
+            name         text NOT NULL,
+            display_name text NOT NULL,
+            latitude     double precision NOT NULL,
+            longitude    double precision NOT NULL,
+            waterway     text NOT NULL,
+            kind         text NOT NULL
+        );
+        CREATE TABLE events (
+            bridge_id      text COLLATE "C" NOT NULL REFERENCES bridges (id),
+            opened_ms      bigint NOT NULL,   -- UTC instant, milliseconds since 1970
+            entity_name    text NOT NULL,
+            open_local     text NOT NULL,     -- the opening as the source's local clock read it
+            closed_ms      bigint,            -- NULL while unknown
+            close_local    text,
+            minutes_open   bigint,
+            latitude       double precision,
+            longitude      double precision,
+            status         text CHECK (status = 'planned'),  -- NULL: observed
+            record_id      text COLLATE "C",  -- the source's record id and version (NDW); NULL for Socrata
+            record_version bigint,
+            PRIMARY KEY (bridge_id, opened_ms),
+            CHECK (closed_ms IS NULL OR closed_ms >= opened_ms)
+        );
+        CREATE INDEX events_by_time ON events (opened_ms, bridge_id);
+        CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+        CREATE TABLE history_version (
+            id      integer PRIMARY KEY CHECK (id = 1),
+            version bigint NOT NULL
+        );
+        INSERT INTO history_version (id, version) VALUES (1, 0);
+        CREATE TABLE sync_runs (
+            id                  bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            provider            text NOT NULL,
+            started_ms          bigint NOT NULL,
+            finished_ms         bigint,
+            status              text NOT NULL CHECK (status IN ('running', 'succeeded', 'failed', 'cancelled')),
+            watermark_before_ms bigint,
+            watermark_after_ms  bigint,
+            fetched             bigint NOT NULL DEFAULT 0,
+            inserted            bigint NOT NULL DEFAULT 0,
+            updated             bigint NOT NULL DEFAULT 0,
+            unchanged           bigint NOT NULL DEFAULT 0,
+            rejected            bigint NOT NULL DEFAULT 0,
+            rejections          text NOT NULL DEFAULT '{}',  -- JSON: reason -> count
+            error               text,
+            fingerprint         text,
+            host                text          -- who held the sync lock while this run wrote (none: no lock taken)
+        );
+        CREATE TABLE import_checkpoints (
+            source text COLLATE "C" PRIMARY KEY,  -- the file's absolute path
+            state  text NOT NULL                  -- JSON: identity, offset, line, counts so far
+        );
+        CREATE TABLE opening_models (
+            bridge_id              text COLLATE "C" PRIMARY KEY REFERENCES bridges (id) ON DELETE CASCADE,
+            built_ms               bigint NOT NULL,
+            first_day              text,
+            last_day               text,
+            openings               bigint NOT NULL,
+            source_events          bigint NOT NULL,
+            source_latest_ms       bigint,
+            base_start_probability double precision NOT NULL,
+            base_open_probability  double precision NOT NULL,
+            month_factors          double precision[] NOT NULL,  -- 12, January first
+            source_version         bigint NOT NULL,
+            -- the 672 slots of the week (15 minutes each, Monday 00:00 first), one array a figure
+            slot_starts            bigint[] NOT NULL,
+            slot_occurrences       bigint[] NOT NULL,
+            slot_start_probability double precision[] NOT NULL,
+            slot_open_probability  double precision[] NOT NULL,
+            slot_mean_remaining    double precision[] NOT NULL
+        );
+        CREATE TABLE routes (
+            name      text COLLATE "C" PRIMARY KEY,
+            favorite  boolean NOT NULL DEFAULT false,
+            crossings text NOT NULL  -- JSON: [{"bridgeIDs":["3","2"],"minutesFromStart":8}, …]
+        );
+        CREATE TABLE traffic_flows (
+            bridge_id   text COLLATE "C" NOT NULL REFERENCES bridges (id),
+            observed_ms bigint NOT NULL,
+            congestion  double precision NOT NULL CHECK (congestion BETWEEN 0 AND 1),
+            volume      bigint NOT NULL,
+            PRIMARY KEY (bridge_id, observed_ms)
+        );
+        """),
+    ]
+
+    /// The newest version this build knows.
+    static var latest: Int { migrations.count }
+
+    /// The tables the migrations make, `bridget_schema` included: what a Bridget schema may hold.
+    static let tableNames: Set<String> = [
+        "bridget_schema", "bridges", "events", "history_version", "sync_runs", "import_checkpoints", "opening_models",
+        "routes", "traffic_flows",
+    ]
+
+    /// Brings the settings' schema to the latest version in one transaction, holding a lock so that processes
+    /// opening the same new store take turns. Refuses another application's tables and a newer schema.
+    static func migrate(_ connection: PostgresConnection, settings: PostgresStoreSettings, logger: Logger) async throws {
+        let schema = settings.schema
+        try await connection.query("BEGIN", logger: logger)
+        do {
+            let key = lockKey("migrate", schema: schema)
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockClass), \(key))", logger: logger)
+            var tables: [String] = []
+            for try await name in try await connection.query(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(schema)", logger: logger
+            ).decode(String.self) { tables.append(name) }
+            let store = settings.description
+            var version = 0
+            if tables.contains("bridget_schema") {
+                for try await found in try await connection.query(
+                    "SELECT coalesce(max(version), 0)::bigint FROM bridget_schema", logger: logger
+                ).decode(Int64.self) { version = Int(found) }
+                if version > latest { throw PostgresStoreError.newer(store: store, version: version, known: latest) }
+            } else if !tables.isEmpty {
+                throw PostgresStoreError.foreign(store: store, tables: tables.sorted())
+            } else {
+                // The schema's name is checked to be a plain identifier (`PostgresStoreSettings`), so it can be written.
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: """
+                    CREATE TABLE \(schema).bridget_schema (
+                        version     integer PRIMARY KEY,
+                        description text NOT NULL,
+                        applied_at  timestamptz NOT NULL DEFAULT now()
+                    )
+                    """), logger: logger)
+            }
+            for (index, migration) in migrations.enumerated() where index + 1 > version {
+                // One statement a query (the extended protocol runs one at a time); none holds a ";" at a line's end.
+                for statement in migration.sql.components(separatedBy: ";\n")
+                    where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+                {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO bridget_schema (version, description) VALUES (\(index + 1), \(migration.description))",
+                    logger: logger)
+            }
+            try await connection.query("COMMIT", logger: logger)
+        } catch {
+            _ = try? await connection.query("ROLLBACK", logger: logger)
+            throw error
+        }
+    }
+}

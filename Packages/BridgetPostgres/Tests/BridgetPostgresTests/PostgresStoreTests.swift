@@ -1,0 +1,173 @@
+import BridgetDTOs
+import BridgetPersistence
+import BridgetPersistenceTesting
+import BridgetPostgres
+import Foundation
+import Testing
+
+@Suite("PostgreSQL store")
+struct PostgresStoreTests {
+    // MARK: Opening
+
+    @Test("a schema another application uses is refused and left as it was")
+    func foreignSchema() async throws {
+        let schema = TestServer.freshSchema()
+        try await TestServer.sql("CREATE SCHEMA \(schema)")
+        try await TestServer.sql("CREATE TABLE \(schema).customers (id int)")
+        try await TestServer.sql("INSERT INTO \(schema).customers VALUES (7)")
+        let error = await #expect(throws: PostgresStoreError.self) { try await TestServer.store(schema: schema) }
+        guard case .foreign(_, let tables) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(tables == ["customers"])
+        #expect(error?.code == "store.foreign")
+        #expect(try await TestServer.sql("SELECT id::text FROM \(schema).customers") == ["7"])
+        #expect(try await TestServer.sql(
+            "SELECT count(*)::text FROM information_schema.tables WHERE table_schema = '\(schema)'") == ["1"])
+    }
+
+    @Test("a store written by a newer Bridget is refused, never rewritten")
+    func newerSchema() async throws {
+        let schema = TestServer.freshSchema()
+        _ = try await TestServer.store(schema: schema)
+        try await TestServer.sql("INSERT INTO \(schema).bridget_schema (version, description) VALUES (99, 'future')")
+        let error = await #expect(throws: PostgresStoreError.self) { try await TestServer.store(schema: schema) }
+        guard case .newer(_, let version, _) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(version == 99)
+        #expect(try await TestServer.sql("SELECT max(version)::text FROM \(schema).bridget_schema") == ["99"])
+    }
+
+    @Test("processes opening one new store at once migrate it once")
+    func concurrentMigrations() async throws {
+        let schema = TestServer.freshSchema()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 { group.addTask { _ = try await TestServer.store(schema: schema) } }
+            try await group.waitForAll()
+        }
+        #expect(try await TestServer.sql("SELECT count(*)::text FROM \(schema).bridget_schema") == ["1"])
+    }
+
+    @Test("a wrong password is refused by name, and the message holds no password")
+    func wrongPassword() async throws {
+        var settings = try TestServer.settings()
+        settings.password = "not-the-password-\(UUID().uuidString)"
+        let secret = settings.password!
+        let error = await #expect(throws: PostgresStoreError.self) { try await PostgresBridgeStore(settings: settings) }
+        guard case .authentication = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(error.map { !"\($0)".contains(secret) && !String(reflecting: $0).contains(secret) } == true)
+    }
+
+    @Test("a refused connection says so, with the address")
+    func refusedConnection() async throws {
+        var settings = try TestServer.settings()
+        settings.port = 1 // nothing listens on port 1 of 127.0.0.1
+        let error = await #expect(throws: PostgresStoreError.self) { try await PostgresBridgeStore(settings: settings) }
+        guard case .unreachable(let address, let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(address.hasSuffix(":1"))
+        #expect(reason.contains("refused"))
+        #expect(error?.isTemporary == true)
+    }
+
+    @Test("a database that does not exist is named")
+    func missingDatabase() async throws {
+        var settings = try TestServer.settings()
+        settings.database = "no_such_database"
+        let error = await #expect(throws: PostgresStoreError.self) { try await PostgresBridgeStore(settings: settings) }
+        #expect(error == .noDatabase(database: "no_such_database", address: settings.address))
+    }
+
+    @Test("a URL with a password, another scheme or no database is refused without repeating it",
+          arguments: ["postgres://bridget:hunter2@127.0.0.1/bridget", "mysql://bridget@127.0.0.1/bridget",
+                      "postgres://bridget@127.0.0.1", "postgres://127.0.0.1/bridget", "not a url at all",
+                      "postgres://bridget@127.0.0.1/bridget?sslmode=disable", "postgres://bridget@127.0.0.1:99999/bridget"])
+    func badURLs(_ url: String) throws {
+        let error = #expect(throws: PostgresStoreError.self) { try PostgresStoreSettings(url: url) }
+        guard case .invalidURL(let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(!reason.contains("hunter2"))
+        #expect(!reason.isEmpty)
+    }
+
+    @Test("a schema that is not a plain name is refused (it is written into SQL)",
+          arguments: ["Public", "a-b", "x; DROP TABLE events", "", "1abc"])
+    func badSchemas(_ schema: String) {
+        #expect(throws: PostgresStoreError.self) {
+            try PostgresStoreSettings(url: "postgres://bridget@127.0.0.1/bridget", schema: schema)
+        }
+    }
+
+    @Test("settings describe themselves without the password")
+    func settingsDescription() throws {
+        let settings = try PostgresStoreSettings(url: "postgres://bridget@db.example:5433/bridget", password: "s3cret",
+                                                 schema: "city")
+        #expect(settings.description == "postgres://bridget@db.example:5433/bridget (schema city)")
+        #expect(!String(reflecting: settings).contains("s3cret"))
+        var dumped = ""
+        dump(settings, to: &dumped)
+        #expect(!dumped.contains("s3cret"))
+        #expect(dumped.contains("db.example"))
+    }
+
+    // MARK: Writing
+
+    @Test("a large batch goes in as one statement, counted; again, unchanged; changed, updated")
+    func bulkUpsert() async throws {
+        let store = try await TestServer.store()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let events = (0..<5000).map { StoreFixture.event(minute: $0 * 20) }
+        #expect(try await store.upsertEvents(events) == UpsertCounts(inserted: 5000))
+        let version = try await store.historyVersion()
+        #expect(try await store.upsertEvents(events) == UpsertCounts(unchanged: 5000))
+        #expect(try await store.historyVersion() == version)
+        let changed = (0..<10).map { StoreFixture.event(minute: $0 * 20, minutes: 9) }
+        #expect(try await store.upsertEvents(changed) == UpsertCounts(updated: 10))
+        #expect(try await store.historyVersion() > version)
+        #expect(try await store.eventCount(bridgeID: nil) == 5000)
+        #expect(try await store.allEvents().prefix(3).map(\.minutesOpen) == [9, 9, 9])
+    }
+
+    @Test("instants keep their milliseconds exactly as the SQLite store does")
+    func milliseconds() async throws {
+        let store = try await TestServer.store()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let events = [0, 1, 499, 500, 999].map { StoreFixture.event(minute: $0, milliseconds: $0) }
+        _ = try await store.upsertEvents(events)
+        #expect(try await store.allEvents() == events)
+    }
+
+    // MARK: The sync lock
+
+    @Test("one sync at a time across processes: a second holder is told who holds it, then takes it once free")
+    func syncLock() async throws {
+        let schema = TestServer.freshSchema()
+        let first = try await TestServer.store(schema: schema)
+        let second = try await TestServer.store(schema: schema)
+        let (entered, enteredSignal) = AsyncStream<Void>.makeStream()
+        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+        let holding = Task {
+            try await first.withSyncLock(holder: "host-a pid 11") {
+                let run = try await first.startSyncRun(provider: "sample", startedAt: Date(), watermarkBefore: nil)
+                enteredSignal.yield()
+                for await _ in release { break }
+                return run
+            }
+        }
+        for await _ in entered { break }
+        let refusal = await #expect(throws: SyncInProgress.self) {
+            try await second.withSyncLock(holder: "host-b pid 22") { 0 }
+        }
+        #expect(refusal?.holder == "host-a pid 11")
+        #expect(refusal?.description == "another sync is running on host-a pid 11")
+        releaseSignal.yield()
+        let run = try await holding.value
+        #expect(try await TestServer.sql("SELECT host FROM \(schema).sync_runs WHERE id = \(run)") == ["host-a pid 11"])
+        #expect(try await second.withSyncLock(holder: "host-b pid 22") { 42 } == 42)
+    }
+
+    @Test("the lock is released when the body throws")
+    func syncLockReleasedOnError() async throws {
+        struct Boom: Error {}
+        let schema = TestServer.freshSchema()
+        let store = try await TestServer.store(schema: schema)
+        await #expect(throws: Boom.self) { try await store.withSyncLock(holder: "a") { throw Boom() } }
+        let other = try await TestServer.store(schema: schema)
+        #expect(try await other.withSyncLock(holder: "b") { true })
+    }
+}
