@@ -29,10 +29,12 @@ let package = Package(
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
         .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
         .library(name: "BridgetCharts", targets: ["BridgetCharts"]),
+        .library(name: "BridgetPostgres", targets: ["BridgetPostgres"]),
     ],
-    // `Server` adds `bridget serve` (Hummingbird, SwiftNIO: minutes to build cold), so the plain `bridget` a newcomer
-    // builds stays quick: `swift build --traits Server`. Scripts/test builds and tests with it.
-    traits: [.trait(name: "Server", description: "bridget serve: the HTTP API (Hummingbird)")],
+    // `Server` adds `bridget serve` (Hummingbird) and `store.kind: postgres` (postgres-nio): SwiftNIO, minutes to build
+    // cold, so the plain `bridget` a newcomer builds stays quick: `swift build --traits Server`. Scripts/test builds and
+    // tests with it.
+    traits: [.trait(name: "Server", description: "bridget serve (Hummingbird) and the PostgreSQL store (postgres-nio)")],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
@@ -45,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        // The PostgreSQL store (its own package; the CLI uses it with trait `Server` only).
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
@@ -83,6 +87,12 @@ let package = Package(
             path: "Packages/BridgetPersistence/Sources/BridgetPersistenceTesting",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "BridgetPostgres",
+            dependencies: ["BridgetDTOs", "BridgetPersistence", .product(name: "PostgresNIO", package: "postgres-nio")],
+            path: "Packages/BridgetPostgres/Sources/BridgetPostgres",
+            swiftSettings: strictSettings
+        ),
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
                 swiftSettings: strictSettings),
         // The CLI (also in Apps/BridgetCLI/Package.swift).
@@ -105,6 +115,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .target(name: "BridgetPostgres", condition: .when(traits: ["Server"])),
             ],
             path: "Apps/BridgetCLI/Sources/BridgetCLI",
             swiftSettings: strictSettings
@@ -169,6 +180,16 @@ let package = Package(
             path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",
             swiftSettings: strictSettings
         ),
+        // Needs the PostgreSQL server Scripts/test starts (Scripts/test.d/postgres); fails, saying so, without one.
+        .testTarget(
+            name: "PostgresPackageTests",
+            dependencies: [
+                "BridgetPostgres", "BridgetPersistence", "BridgetPersistenceTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            path: "Packages/BridgetPostgres/Tests/BridgetPostgresTests",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "AnalysisPackageTests",
             dependencies: ["BridgetAnalysis"],
@@ -185,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BridgetCLI", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool",
+                "BridgetCLI", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/IntegrationTests",

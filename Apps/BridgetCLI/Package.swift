@@ -12,8 +12,8 @@ let package = Package(
     name: "BridgetCLI",
     platforms: [.macOS(.v15)],
     products: [.executable(name: "bridget", targets: ["bridget"])],
-    // `Server` adds `bridget serve` (Hummingbird); see the root manifest.
-    traits: [.trait(name: "Server", description: "bridget serve: the HTTP API (Hummingbird)")],
+    // `Server` adds `bridget serve` (Hummingbird) and `store.kind: postgres` (postgres-nio); see the root manifest.
+    traits: [.trait(name: "Server", description: "bridget serve (Hummingbird) and the PostgreSQL store (postgres-nio)")],
     dependencies: [
         .package(path: "../../Packages/BridgetDTOs"),
         .package(path: "../../Packages/BridgetCaching"),
@@ -21,6 +21,7 @@ let package = Package(
         .package(path: "../../Packages/BridgetPersistence"),
         .package(path: "../../Packages/BridgetAnalysis"),
         .package(path: "../../Packages/BridgetCharts"),
+        .package(path: "../../Packages/BridgetPostgres"),
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
@@ -50,6 +51,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
                 .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
                 .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
+                .product(name: "BridgetPostgres", package: "BridgetPostgres", condition: .when(traits: ["Server"])),
             ],
             swiftSettings: strictSettings
         ),

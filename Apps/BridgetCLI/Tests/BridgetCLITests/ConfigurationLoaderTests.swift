@@ -76,8 +76,8 @@ struct ConfigurationLoaderTests {
     func unknownKind() throws {
         let error = try #require(problem("# comment\nprovider:\n  kind: nonsense\n"))
         #expect(error.message.contains("test.yaml:3: unknown provider 'nonsense' at 'provider.kind'; valid: sample"))
-        let store = try #require(problem("store:\n  kind: postgres\n"))
-        #expect(store.message.contains("valid: sqlite, memory"))
+        let store = try #require(problem("store:\n  kind: mysql\n"))
+        #expect(store.message.contains("valid: sqlite, memory, postgres"))
     }
 
     @Test("every problem is reported at once")

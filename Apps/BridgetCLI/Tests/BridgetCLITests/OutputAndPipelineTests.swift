@@ -84,7 +84,7 @@ struct SyncPipelineTests {
     @Test("every fetched row is stored or counted as rejected; a second sync inserts nothing")
     func syncAccountsForEveryRow() async throws {
         let assembly = try assembly(Self.yaml)
-        let store = try assembly.makeStore()
+        let store = try await assembly.makeStore()
         let first = try await assembly.makeSyncPipeline(store: store).run(full: false)
         #expect(first.pages > 1)
         #expect(first.fetched == first.inserted + first.updated + first.unchanged + first.rejected)
@@ -107,7 +107,7 @@ struct SyncPipelineTests {
     func failedRebuildIsRecorded() async throws {
         let path = NSTemporaryDirectory() + "bridget-pipeline-" + UUID().uuidString + "/store.sqlite"
         let assembly = try assembly(Self.yaml.replacingOccurrences(of: "kind: memory", with: "path: \(path)"))
-        let store = try assembly.makeStore()
+        let store = try await assembly.makeStore()
         let first = try await assembly.makeSyncPipeline(store: store).run(full: false)
         // A damaged row the sync never sends (and so never repairs), and ten rows it will insert again, so the
         // model must be rebuilt.
@@ -137,7 +137,7 @@ struct SyncPipelineTests {
     @Test("a cancelled sync keeps its committed batches and is recorded as cancelled")
     func cancellation() async throws {
         let assembly = try assembly(Self.yaml)
-        let store = try assembly.makeStore()
+        let store = try await assembly.makeStore()
         let pipeline = try assembly.makeSyncPipeline(store: store)
         let task = Task {
             try await pipeline.run(full: false) { progress in

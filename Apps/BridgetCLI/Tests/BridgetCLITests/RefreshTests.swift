@@ -1,5 +1,6 @@
 @testable import BridgetCLI
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 import Synchronization
 import Testing
@@ -155,6 +156,39 @@ struct RefreshTests {
         #expect(RefreshBackoff(initial: 60, maximum: 3_600).delay(afterFailures: 1) == 60)
         #expect(RefreshBackoff(initial: 60, maximum: 3_600).delay(afterFailures: 7) == 3_600)
         #expect(RefreshBackoff(initial: 60, maximum: 3_600).delay(afterFailures: 1_000) == 3_600)
+    }
+
+    @Test("another host's sync defers this one by the first backoff delay each time, never growing, never a failure")
+    func deferredToAnotherHost() async {
+        let timer = JumpingTimer(start: Self.instant("2026-06-30T12:00:00Z"), limit: 5)
+        let attempts = Mutex<[Date]>([])
+        let events = Mutex<[String]>([])
+        let refresher = Refresher(
+            schedule: Self.schedule(["05:30", "17:30"]), jitter: 0, backoff: RefreshBackoff(initial: 2, maximum: 600),
+            timer: timer,
+            sync: {
+                let count = attempts.withLock { $0.append(timer.now()); return $0.count }
+                if count <= 3 { throw SyncInProgress(holder: "api-2 pid 7") }
+                return Self.report(at: timer.now())
+            },
+            report: { event in
+                switch event {
+                case .deferred(let holder, let retryAt): events.withLock { $0.append("deferred to \(holder) until \(retryAt)") }
+                case .failed: events.withLock { $0.append("failed") }
+                case .succeeded: events.withLock { $0.append("succeeded") }
+                default: break
+                }
+            })
+        await refresher.run(lastSuccess: nil)
+        let start = Self.instant("2026-06-30T12:00:00Z")
+        // Looks again every 2 s while the other host holds the lock (the host may die: this one then takes over).
+        #expect(Array(attempts.withLock { $0 }.prefix(4)) == [0, 2, 4, 6].map { start.addingTimeInterval($0) })
+        #expect(Array(events.withLock { $0 }.prefix(4)) == [
+            "deferred to api-2 pid 7 until \(start.addingTimeInterval(2))",
+            "deferred to api-2 pid 7 until \(start.addingTimeInterval(4))",
+            "deferred to api-2 pid 7 until \(start.addingTimeInterval(6))", "succeeded",
+        ])
+        #expect(!events.withLock { $0 }.contains("failed"))
     }
 
     @Test("a failure retries at the next scheduled time when that comes before the backoff's wait")

@@ -9,7 +9,7 @@ import Testing
 enum TestServer {
     struct Missing: Error, CustomStringConvertible {
         var description: String {
-            "no PostgreSQL server for the tests: BRIDGET_TEST_POSTGRES_URL and BRIDGET_TEST_POSTGRES_PASSWORD are not "
+            "no PostgreSQL server for the tests: TEST_POSTGRES_URL and TEST_POSTGRES_PASSWORD are not "
                 + "set. Run Scripts/test, which starts one, or start one with "
                 + "`source \"$(Scripts/test.d/postgres start /tmp/bridget-pg)\"`"
         }
@@ -17,7 +17,7 @@ enum TestServer {
 
     static var url: String {
         get throws {
-            guard let url = ProcessInfo.processInfo.environment["BRIDGET_TEST_POSTGRES_URL"], !url.isEmpty else {
+            guard let url = ProcessInfo.processInfo.environment["TEST_POSTGRES_URL"], !url.isEmpty else {
                 throw Missing()
             }
             return url
@@ -26,7 +26,7 @@ enum TestServer {
 
     static var password: String {
         get throws {
-            guard let password = ProcessInfo.processInfo.environment["BRIDGET_TEST_POSTGRES_PASSWORD"] else {
+            guard let password = ProcessInfo.processInfo.environment["TEST_POSTGRES_PASSWORD"] else {
                 throw Missing()
             }
             return password

@@ -124,7 +124,7 @@ struct BridgetAssembly: Sendable {
 
     /// The configured store, opened and migrated. For a command that only reads, a SQLite store that cannot be
     /// written (a read-only disk or folder) is opened read-only instead, with a note, and read as it is.
-    func makeStore(forReading: Bool = false) throws -> any BridgeStore {
+    func makeStore(forReading: Bool = false) async throws -> any BridgeStore {
         switch configuration.store {
         case .sqlite:
             do {
@@ -137,6 +137,7 @@ struct BridgetAssembly: Sendable {
                 return store
             }
         case .memory: return InMemoryBridgeStore()
+        case .postgres: return try await makePostgresStore()
         }
     }
 
@@ -167,6 +168,7 @@ struct BridgetAssembly: Sendable {
         switch configuration.store {
         case .sqlite: configuration.storePath
         case .memory: "memory (nothing is kept after the command)"
+        case .postgres: postgresDescription
         }
     }
 }

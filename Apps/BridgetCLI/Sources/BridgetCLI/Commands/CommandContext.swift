@@ -38,7 +38,7 @@ struct CommandContext: Sendable {
 
     /// Opens the store; with the in-memory store, first syncs so read commands have data to show.
     func openStoreForReading() async throws -> any BridgeStore {
-        let store = try assembly.makeStore(forReading: true)
+        let store = try await assembly.makeStore(forReading: true)
         if assembly.configuration.store == .memory {
             Terminal.note("store.kind is memory: syncing from \(assembly.configuration.provider.rawValue) first")
             _ = try await assembly.makeSyncPipeline(store: store).run(full: true)

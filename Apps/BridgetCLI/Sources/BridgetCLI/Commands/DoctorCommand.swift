@@ -49,7 +49,7 @@ struct DoctorCommand: AsyncParsableCommand {
     private func storeCheck(_ context: CommandContext) async -> Check {
         do {
             // Only reads, so a store on a read-only disk is checked as it is (with the assembly's note).
-            let store = try context.assembly.makeStore(forReading: true)
+            let store = try await context.assembly.makeStore(forReading: true)
             let integrity = try await store.integrityCheck()
             let events = try await store.eventCount(bridgeID: nil)
             let last = try await store.syncRuns(limit: 1).first

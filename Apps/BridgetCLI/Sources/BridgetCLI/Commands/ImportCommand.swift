@@ -49,7 +49,7 @@ struct ImportCommand: AsyncParsableCommand {
             let context = try CommandContext.load(global)
             let source = try ImportSource.open(file, format: format)
             defer { source.close() }
-            let store = try context.assembly.makeStore()
+            let store = try await context.assembly.makeStore()
             let rejects = try rejectOptions.log(configured: context.assembly.configuration.importRejectsPath)
             defer { rejects?.close() }
             let pipeline = ImportPipeline(

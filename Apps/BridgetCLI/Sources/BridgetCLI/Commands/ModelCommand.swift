@@ -17,7 +17,7 @@ struct ModelCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore()
+                let store = try await context.assembly.makeStore()
                 let models = try await OpeningModelRefresh.rebuild(
                     store: store, processor: context.assembly.makeProcessor(store: store))
                 print("rebuilt the opening models of \(models.count) bridges from \(models.first?.sourceEvents ?? 0) stored rows")

@@ -26,7 +26,7 @@ struct PruneCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let cutoff = try context.timeGrammar.instant(before, option: "--before", direction: .back)
-            let store = try context.assembly.makeStore()
+            let store = try await context.assembly.makeStore()
             let processor = context.assembly.makeProcessor(store: store)
             let removed = try await processor.cleanupOldData(olderThan: cutoff)
             if removed > 0 { try await OpeningModelRefresh.rebuild(store: store, processor: processor) }

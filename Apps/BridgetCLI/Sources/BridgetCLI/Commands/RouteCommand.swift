@@ -43,7 +43,7 @@ struct RouteCommand: AsyncParsableCommand {
                 // Every crossing is checked before the store is opened: a typo creates nothing.
                 let written = try via.map(Self.crossing)
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore()
+                let store = try await context.assembly.makeStore()
                 var crossings: [RouteCrossingDTO] = []
                 for (names, minutes) in written {
                     var ids: [String] = []
@@ -88,7 +88,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore(forReading: true)
+                let store = try await context.assembly.makeStore(forReading: true)
                 let file = try await context.routeFile(migratingFrom: store)
                 let routes = try await file.routes()
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
@@ -120,7 +120,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore(forReading: true)
+                let store = try await context.assembly.makeStore(forReading: true)
                 let route = try await RouteCommand.route(name, in: try await context.routeFile(migratingFrom: store))
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = route.crossings.enumerated().map { index, crossing in
@@ -148,7 +148,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try await context.routeFile(migratingFrom: try context.assembly.makeStore(forReading: true))
+                let store = try await context.routeFile(migratingFrom: try await context.assembly.makeStore(forReading: true))
                 let name = self.name.trimmingCharacters(in: .whitespaces)
                 guard try await store.removeRoute(named: name) else {
                     throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
@@ -168,7 +168,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try await context.routeFile(migratingFrom: try context.assembly.makeStore(forReading: true))
+                let store = try await context.routeFile(migratingFrom: try await context.assembly.makeStore(forReading: true))
                 let route = try await RouteCommand.route(name, in: store)
                 try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
                 print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
@@ -526,7 +526,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore(forReading: true)
+                let store = try await context.assembly.makeStore(forReading: true)
                 let routes = fromStore ? try await store.routes()
                     : try await context.routeFile(migratingFrom: store).routes()
                 let text = try RouteFile.yaml(routes)
@@ -570,7 +570,7 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 if fromStore {
                     let context = try CommandContext.load(global)
-                    let store = try context.assembly.makeStore(forReading: true)
+                    let store = try await context.assembly.makeStore(forReading: true)
                     let routes = try await store.routes()
                     let routeFile = try await context.routeFile(migratingFrom: store)
                     let added = try routeFile.merge(routes, from: context.assembly.storeDescription)
@@ -591,7 +591,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let origin = file == "-" ? "standard input" : file
                 let routes = try RouteFile.routes(fromYAML: String(decoding: data, as: UTF8.self), origin: origin)
                 let context = try CommandContext.load(global)
-                let store = try context.assembly.makeStore(forReading: true)
+                let store = try await context.assembly.makeStore(forReading: true)
                 // Every bridge must be known: a typo in a shared file is refused, not saved.
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 // Bridges by id, or by name as `route add` takes them (stored as ids).

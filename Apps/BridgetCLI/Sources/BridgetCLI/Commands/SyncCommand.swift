@@ -36,7 +36,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try CommandContext.load(global)
-            let store = try context.assembly.makeStore()
+            let store = try await context.assembly.makeStore()
             let rejects = try rejectOptions.log(configured: context.assembly.configuration.syncRejectsPath)
             defer { rejects?.close() }
             let pipeline = try context.assembly.makeSyncPipeline(store: store, rejects: rejects)

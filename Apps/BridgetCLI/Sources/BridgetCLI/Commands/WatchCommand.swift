@@ -36,7 +36,7 @@ struct WatchCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try CommandContext.load(global)
             let configuration = context.assembly.configuration
-            let store = try context.assembly.makeStore()
+            let store = try await context.assembly.makeStore()
             let lock = configuration.store == .sqlite ? try RefreshLock.take(storePath: configuration.storePath) : nil
             defer { withExtendedLifetime(lock) {} }
             var logger = Logger(label: "bridget.watch")

@@ -82,6 +82,21 @@ struct BridgetConfiguration: Sendable {
         var maximumAge: TimeInterval
     }
 
+    /// `store.postgres.*`, for `store.kind: postgres`; the password is `postgresPassword`.
+    struct PostgresSettings: Sendable, Equatable {
+        /// `nil` when not set.
+        var url: String?
+        /// Where `url` came from, for messages ("bridget.yaml:12", "$BRIDGET_STORE_POSTGRES_URL").
+        var urlSource: String
+        var passwordVariable: String
+        var sslMode: String
+        var schema: String
+        var poolSize: Int
+        var connectTimeout: TimeInterval
+        /// 0 for none.
+        var statementTimeout: TimeInterval
+    }
+
     struct ServeSettings: Sendable, Equatable {
         var host: String
         var port: Int
@@ -123,6 +138,9 @@ struct BridgetConfiguration: Sendable {
     var store: StoreKind
     /// The SQLite file, resolved (tilde expanded, absolute).
     var storePath: String
+    var postgres: PostgresSettings
+    /// The PostgreSQL role's password, read from the variable `postgres.passwordVariable` names; never printed.
+    var postgresPassword: String?
     /// `routes.path`, resolved: the saved routes' YAML file.
     var routesPath: String
     var batchSize: Int
@@ -173,6 +191,16 @@ struct BridgetConfiguration: Sendable {
         processor = ProcessorKind(rawValue: resolved.text("processor.kind") ?? "") ?? .serial
         store = StoreKind(rawValue: resolved.text("store.kind") ?? "") ?? .sqlite
         storePath = Self.resolveStorePath(resolved.text("store.path"), environment: environment)
+        postgres = PostgresSettings(
+            url: resolved.text("store.postgres.url"),
+            urlSource: resolved.values["store.postgres.url"]?.source.description ?? "default",
+            passwordVariable: resolved.text("store.postgres.password_env") ?? "PGPASSWORD",
+            sslMode: resolved.text("store.postgres.sslmode") ?? "prefer",
+            schema: resolved.text("store.postgres.schema") ?? "public",
+            poolSize: resolved.integer("store.postgres.pool_size"),
+            connectTimeout: resolved.number("store.postgres.connect_timeout_seconds"),
+            statementTimeout: resolved.number("store.postgres.statement_timeout_seconds"))
+        postgresPassword = environment[postgres.passwordVariable]
         routesPath = Self.resolve(resolved.text("routes.path"), environment: environment)
             ?? Self.xdg("XDG_CONFIG_HOME", ".config", environment) + "/bridget/routes.yaml"
         batchSize = resolved.integer("sync.batch_size")

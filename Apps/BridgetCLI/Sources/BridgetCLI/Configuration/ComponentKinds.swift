@@ -78,6 +78,8 @@ enum StoreKind: String, CaseIterable, Sendable {
     case sqlite
     /// Nothing on disk; each command starts empty (read commands sync first).
     case memory
+    /// A PostgreSQL database at `store.postgres.url`, which several hosts can share (built with the Server trait).
+    case postgres
 }
 
 extension ConfigSchema {
@@ -92,6 +94,20 @@ extension ConfigSchema {
                   help: "where openings are kept"),
         ConfigKey("store.path", .path, default: .null, nullable: true,
                   help: "SQLite file; null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/…)"),
+        ConfigKey("store.postgres.url", .text, default: .null, nullable: true,
+                  help: "postgres://USER@HOST:PORT/DATABASE for store.kind postgres; never a password"),
+        ConfigKey("store.postgres.password_env", .text, default: .text("PGPASSWORD"),
+                  help: "the variable holding the role's password (never written anywhere)"),
+        ConfigKey("store.postgres.sslmode", .choice(["disable", "prefer", "require", "verify-full"]),
+                  default: .text("prefer"), help: "disable | prefer | require | verify-full (checks the certificate)"),
+        ConfigKey("store.postgres.schema", .text, default: .text("public"),
+                  help: "the schema Bridget's tables live in (lower-case letters, digits, _)"),
+        ConfigKey("store.postgres.pool_size", .integer(2...200), default: .integer(8),
+                  help: "connections each bridget process keeps at most"),
+        ConfigKey("store.postgres.connect_timeout_seconds", .number(0.1...600), default: .number(10),
+                  help: "how long to wait for the server"),
+        ConfigKey("store.postgres.statement_timeout_seconds", .number(0...86_400), default: .number(0),
+                  help: "the server cancels a statement running longer; 0 for no limit"),
         ConfigKey("routes.path", .path, default: .null, nullable: true,
                   help: "saved routes (YAML); null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/…)"),
         ConfigKey("cache.path", .path, default: .null, nullable: true,

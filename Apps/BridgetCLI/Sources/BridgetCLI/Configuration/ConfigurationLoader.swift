@@ -64,6 +64,7 @@ struct ConfigurationLoader: Sendable {
         var known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
         if case .text(let tokenVariable)? = values["provider.live.app_token_env"]?.value { known.insert(tokenVariable) }
         if case .text(let tokenVariable)? = values["serve.token_env"]?.value { known.insert(tokenVariable) }
+        if case .text(let passwordVariable)? = values["store.postgres.password_env"]?.value { known.insert(passwordVariable) }
         for name in environment.keys.sorted() where name.hasPrefix("BRIDGET_") && !known.contains(name) {
             problems.add("$\(name) is not a configuration override"
                          + (suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""))

@@ -40,8 +40,16 @@ processor:
   kind: serial              # serial | parallel (same answers, spread over the cores)
 
 store:
-  kind: sqlite              # sqlite | memory
+  kind: sqlite              # sqlite | memory | postgres (a shared server; bridget built with the Server trait)
   path: null                # null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/...)
+  postgres:                 # for kind: postgres (see Docs/DEPLOY.md)
+    url: null               # postgres://USER@HOST:PORT/DATABASE; never a password
+    password_env: PGPASSWORD  # the variable holding the role's password (never written anywhere)
+    sslmode: prefer         # disable | prefer | require | verify-full (checks the certificate)
+    schema: public          # the schema Bridget's tables live in
+    pool_size: 8            # connections each bridget process keeps at most
+    connect_timeout_seconds: 10
+    statement_timeout_seconds: 0  # the server cancels a longer statement; 0 for no limit
 
 routes:                     # saved routes, kept with your settings (not in the store)
   path: null                # null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/routes.yaml)

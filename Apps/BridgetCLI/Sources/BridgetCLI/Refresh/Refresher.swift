@@ -1,3 +1,4 @@
+import BridgetPersistence
 import Foundation
 import Synchronization
 
@@ -33,6 +34,10 @@ enum RefreshEvent: Sendable {
     case succeeded(SyncReport)
     /// A failed sync and when it is tried again.
     case failed(message: String, retryAt: Date)
+    /// Another host holds the shared store's sync lock (`holder`): nothing is wrong, and this host looks again at
+    /// `retryAt` (the backoff's first delay, or the next scheduled time if sooner), so it takes over should that
+    /// host die mid-sync.
+    case deferred(holder: String, retryAt: Date)
     /// The run was cancelled (shutdown) while a sync ran: its committed batches are kept, the run is recorded
     /// `cancelled`.
     case interrupted(SyncReport)
@@ -110,6 +115,12 @@ struct Refresher: Sendable {
             } catch {
                 state.update { $0.running = false }
                 if error is CancellationError || Task.isCancelled { return }
+                if let busy = error as? SyncInProgress {
+                    let now = timer.now()
+                    due = min(now.addingTimeInterval(backoff.delay(afterFailures: 1)), planned(after: now))
+                    report(.deferred(holder: busy.holder, retryAt: due))
+                    continue
+                }
                 failures += 1
                 let now = timer.now()
                 let retry = now.addingTimeInterval(backoff.delay(afterFailures: failures))

@@ -51,6 +51,8 @@ struct RefreshRuntime: Service {
                 case .failed(let message, let retryAt):
                     failures.increment()
                     logger.error("refresh: sync failed: \(message); trying again at \(clock.display(retryAt))")
+                case .deferred(let holder, let retryAt):
+                    logger.info("refresh: another sync is running on \(holder); looking again at \(clock.display(retryAt))")
                 case .interrupted(let report):
                     logger.notice("""
                         refresh: stopped during a sync after \(report.fetched) rows; committed batches are kept, \

@@ -3,6 +3,9 @@ import BridgetCaching
 import BridgetNetworking
 import BridgetPersistence
 import Foundation
+#if Server
+import BridgetPostgres
+#endif
 
 /// What the CLI shows for an error, and the exit status it ends with: the one place that knows both the packages'
 /// errors and the CLI's configuration keys, commands and documents.
@@ -44,6 +47,12 @@ struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         case let error as FeedError: self = Self.feed(error)
         case let error as StoreError: self = Self.store(error)
         case let error as AnalysisError: self = Self.analysis(error)
+        case let error as SyncInProgress:
+            self.init(code: error.code, message: error.description,
+                      hint: "wait for it to finish and run again; refreshers take turns by themselves", exitCode: Self.tryAgain)
+        #if Server
+        case let error as PostgresStoreError: self = Self.postgres(error)
+        #endif
         case is CancellationError:
             self.init(code: "cancelled",
                       message: "cancelled; every batch committed before the interruption is kept, and the next run resumes",
@@ -185,6 +194,36 @@ struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         }
         return ErrorPresentation(code: error.code, message: error.description, hint: hint, exitCode: exitCode)
     }
+
+    #if Server
+    static func postgres(_ error: PostgresStoreError) -> ErrorPresentation {
+        let hint: String?
+        var exitCode = configuration
+        switch error {
+        case .invalidURL, .invalidSetting:
+            hint = "set store.postgres.url to postgres://USER@HOST:PORT/DATABASE"
+        case .unreachable:
+            hint = "check that the server runs and store.postgres.url names its host and port (and sslmode suits it)"
+            exitCode = unavailable
+        case .authentication:
+            hint = "check the role in store.postgres.url and the password in the variable store.postgres.password_env "
+                + "names (PGPASSWORD by default)"
+        case .noDatabase(let database, _):
+            hint = "create it (`createdb \(database)`) or name another in store.postgres.url"
+        case .foreign:
+            hint = "give Bridget a schema of its own: set store.postgres.schema (e.g. bridget)"
+        case .newer:
+            hint = "upgrade bridget, or point store.postgres.url at another database"
+        case .server:
+            hint = nil
+            exitCode = error.isTemporary ? tryAgain : ioError
+        case .failed:
+            hint = nil
+            exitCode = ioError
+        }
+        return ErrorPresentation(code: error.code, message: error.description, hint: hint, exitCode: exitCode)
+    }
+    #endif
 
     static func analysis(_ error: AnalysisError) -> ErrorPresentation {
         let hint: String? = switch error {

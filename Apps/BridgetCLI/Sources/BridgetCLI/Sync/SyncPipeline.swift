@@ -47,7 +47,16 @@ struct SyncPipeline: Sendable {
     /// Where rejected rows go (a file and `--verbose` examples), if anywhere.
     var rejects: RejectedRowLog?
 
+    /// Syncs; on a store several hosts share (`SyncLocking`), only while holding its sync lock, so that one sync
+    /// writes at a time across them: when another host holds it, throws `SyncInProgress` naming that host.
     func run(full: Bool, progress: @Sendable (SyncProgress) -> Void = { _ in }) async throws -> SyncReport {
+        guard let shared = store as? any SyncLocking else { return try await runHoldingStore(full: full, progress: progress) }
+        return try await shared.withSyncLock(holder: BridgetAssembly.processIdentity) {
+            try await runHoldingStore(full: full, progress: progress)
+        }
+    }
+
+    private func runHoldingStore(full: Bool, progress: @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         let startedAt = now()
         let catalog = try await provider.fetchBridgeCatalog()
         try await store.upsertBridges(catalog)
