@@ -132,6 +132,35 @@ struct PostgresStoreTests {
         #expect(try await store.allEvents() == events)
     }
 
+    @Test("texts with tabs, newlines and backslashes go through the bulk path and read back exactly")
+    func awkwardTexts() async throws {
+        let store = try await TestServer.store()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let plain = StoreFixture.event(minute: 0)
+        let awkward = BridgeEventDTO(
+            bridgeID: plain.bridgeID, bridgeName: "Fre\tmont \\N\nBridge\r é", openedAt: plain.openedAt,
+            openLocal: plain.openLocal, closedAt: nil, closeLocal: nil, minutesOpen: nil, latitude: 1e-7,
+            longitude: -122.349_712_345_678_9)
+        #expect(try await store.upsertEvents([awkward]) == UpsertCounts(inserted: 1))
+        #expect(try await store.allEvents() == [awkward])
+        #expect(try await store.upsertEvents([awkward]) == UpsertCounts(unchanged: 1))
+    }
+
+    @Test("two writers racing the same new rows: each row stored once, counted once as inserted")
+    func racingWriters() async throws {
+        let schema = TestServer.freshSchema()
+        let first = try await TestServer.store(schema: schema)
+        let second = try await TestServer.store(schema: schema)
+        try await first.upsertBridges(BridgeCatalog.seattle.bridges)
+        let events = (0..<5000).map { StoreFixture.event(minute: $0) }
+        async let a = first.upsertEvents(events)
+        async let b = second.upsertEvents(events)
+        let (countsA, countsB) = try await (a, b)
+        #expect(countsA.inserted + countsB.inserted == 5000)
+        #expect(countsA.unchanged + countsB.unchanged == 5000)
+        #expect(try await first.eventCount(bridgeID: nil) == 5000)
+    }
+
     // MARK: The sync lock
 
     @Test("one sync at a time across processes: a second holder is told who holds it, then takes it once free")
