@@ -32,7 +32,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 try OutputWriter(format: output.format).write(
                     ConfigOutput(origin: resolved.origin, storePath: configuration.storePath, keys: entries),
                     tabular: Tabular(columns: ["key", "value", "source", "meaning"], rows: rows),
-                    notes: ["", "Configuration: \(resolved.origin)", "Store file: \(configuration.storePath)"])
+                    notes: ["", "Configuration: \(resolved.origin)", "Store: \(context.assembly.storeDescription)"])
             }
         }
     }
