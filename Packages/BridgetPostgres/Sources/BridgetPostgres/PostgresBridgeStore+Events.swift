@@ -60,9 +60,11 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             // undoes only the failed copy).
             try await connection.query("SAVEPOINT plain_insert", logger: logger)
             do {
-                let text = batch.copyText()
+                // In pieces, so that the server reads one while the next is written.
                 try await connection.copyFrom(table: "events", columns: EventBatch.columns, logger: logger) { writer in
-                    try await writer.write(text)
+                    for start in stride(from: 0, to: batch.count, by: EventBatch.copyPiece) {
+                        try await writer.write(batch.copyText(start..<min(start + EventBatch.copyPiece, batch.count)))
+                    }
                 }
                 try await connection.query("RELEASE SAVEPOINT plain_insert", logger: logger)
                 return UpsertCounts(inserted: batch.count)
@@ -281,35 +283,54 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     }
 }
 
-/// A batch of events as the columns the plain upsert sends, and what decides whether it may take that path.
+/// A batch of events as the plain paths send it (COPY's text, or the upsert's arrays), and what decides whether it
+/// may take them.
 struct EventBatch {
-    var bridgeID: [String] = []
-    var openedMS: [Int64] = []
-    var entityName: [String] = []
-    var openLocal: [String] = []
-    var closedMS: NullableArray<Int64> = .init([])
-    var closeLocal: NullableArray<String> = .init([])
-    var minutesOpen: NullableArray<Int64> = .init([])
-    var latitude: NullableArray<Double> = .init([])
-    var longitude: NullableArray<Double> = .init([])
-    var status: NullableArray<String> = .init([])
+    let events: [BridgeEventDTO]
+    /// Each event's opening instant in milliseconds, in order.
+    let openedMS: [Int64]
     /// The distinct bridges the batch names.
-    var bridgeIDs: [String]
+    let bridgeIDs: [String]
     /// No source records, no key twice.
-    var isPlain: Bool
-    var count: Int { bridgeID.count }
+    let isPlain: Bool
+    var count: Int { events.count }
+
+    private struct Key: Hashable {
+        var milliseconds: Int64
+        var bridgeID: String
+    }
+
+    init(_ events: [BridgeEventDTO]) {
+        self.events = events
+        openedMS = events.map { PostgresBridgeStore.milliseconds($0.openedAt) }
+        var keys = Set<Key>(minimumCapacity: events.count)
+        var bridges = Set<String>()
+        var plain = true
+        for (event, opened) in zip(events, openedMS) {
+            bridges.insert(event.bridgeID)
+            if plain, event.recordID != nil || !keys.insert(Key(milliseconds: opened, bridgeID: event.bridgeID)).inserted {
+                plain = false
+            }
+        }
+        bridgeIDs = bridges.sorted()
+        isPlain = plain
+    }
 
     /// The columns a batch fills, in the order of `copyText()` and `query(before:after:)`.
     static let columns = ["bridge_id", "opened_ms", "entity_name", "open_local", "closed_ms", "close_local",
                           "minutes_open", "latitude", "longitude", "status"]
 
-    /// The batch in COPY's text format: a line a row, columns by tabs, `\N` for NULL, and backslash, tab, newline and
-    /// carriage return escaped in texts.
-    func copyText() -> ByteBuffer {
+    /// Rows sent to COPY at a time.
+    static let copyPiece = 1000
+
+    /// Rows of the batch in COPY's text format: a line a row, columns by tabs, `\N` for NULL, and backslash, tab,
+    /// newline and carriage return escaped in texts.
+    func copyText(_ rows: Range<Int>) -> ByteBuffer {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(count * 120)
+        bytes.reserveCapacity(rows.count * 128)
+        func null() { bytes.append(contentsOf: [0x5C, 0x4E]) } // \N
         func text(_ value: String?) {
-            guard let value else { return bytes.append(contentsOf: [0x5C, 0x4E]) } // \N
+            guard let value else { return null() }
             for byte in value.utf8 {
                 switch byte {
                 case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
@@ -320,21 +341,42 @@ struct EventBatch {
                 }
             }
         }
-        func number(_ value: (some LosslessStringConvertible)?) {
-            guard let value else { return bytes.append(contentsOf: [0x5C, 0x4E]) }
-            bytes.append(contentsOf: value.description.utf8) // Double's is the shortest text that reads back exactly
+        func integer(_ value: Int64?) {
+            guard let value else { return null() }
+            if value < 0 { bytes.append(0x2D) }
+            var magnitude = value.magnitude
+            let first = bytes.count
+            repeat {
+                bytes.append(UInt8(truncatingIfNeeded: magnitude % 10) + 0x30)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes[first...].reverse() // written units first
         }
-        for row in 0..<count {
-            text(bridgeID[row]); bytes.append(0x09)
-            number(openedMS[row]); bytes.append(0x09)
-            text(entityName[row]); bytes.append(0x09)
-            text(openLocal[row]); bytes.append(0x09)
-            number(closedMS.elements[row]); bytes.append(0x09)
-            text(closeLocal.elements[row]); bytes.append(0x09)
-            number(minutesOpen.elements[row]); bytes.append(0x09)
-            number(latitude.elements[row]); bytes.append(0x09)
-            number(longitude.elements[row]); bytes.append(0x09)
-            text(status.elements[row]); bytes.append(0x0A)
+        func real(_ value: Double?) {
+            guard let value else { return null() }
+            bytes.append(contentsOf: value.description.utf8) // the shortest text that reads back exactly
+        }
+        for (event, opened) in zip(events[rows], openedMS[rows]) {
+            text(event.bridgeID)
+            bytes.append(0x09)
+            integer(opened)
+            bytes.append(0x09)
+            text(event.bridgeName)
+            bytes.append(0x09)
+            text(event.openLocal)
+            bytes.append(0x09)
+            integer(event.closedAt.map(PostgresBridgeStore.milliseconds))
+            bytes.append(0x09)
+            text(event.closeLocal)
+            bytes.append(0x09)
+            integer(event.minutesOpen.map(Int64.init))
+            bytes.append(0x09)
+            real(event.latitude)
+            bytes.append(0x09)
+            real(event.longitude)
+            bytes.append(0x09)
+            text(event.status == .observed ? nil : event.status.rawValue)
+            bytes.append(0x0A)
         }
         return ByteBuffer(bytes: bytes)
     }
@@ -342,40 +384,19 @@ struct EventBatch {
     /// `before`, the batch as a table of rows (`unnest` over its ten columns, bound as arrays), then `after`.
     func query(before: String, after: String = "") -> PostgresQuery {
         var binds = PostgresBindings(capacity: 10)
-        binds.append(bridgeID)
+        binds.append(events.map(\.bridgeID))
         binds.append(openedMS)
-        binds.append(entityName)
-        binds.append(openLocal)
-        binds.append(closedMS)
-        binds.append(closeLocal)
-        binds.append(minutesOpen)
-        binds.append(latitude)
-        binds.append(longitude)
-        binds.append(status)
+        binds.append(events.map(\.bridgeName))
+        binds.append(events.map(\.openLocal))
+        binds.append(NullableArray(events.map { $0.closedAt.map(PostgresBridgeStore.milliseconds) }))
+        binds.append(NullableArray(events.map(\.closeLocal)))
+        binds.append(NullableArray(events.map { $0.minutesOpen.map(Int64.init) }))
+        binds.append(NullableArray(events.map(\.latitude)))
+        binds.append(NullableArray(events.map(\.longitude)))
+        binds.append(NullableArray(events.map { $0.status == .observed ? nil : $0.status.rawValue }))
         let rows = " unnest($1::text[], $2::int8[], $3::text[], $4::text[], $5::int8[], $6::text[], $7::int8[], "
             + "$8::float8[], $9::float8[], $10::text[])\n"
         return PostgresQuery(unsafeSQL: before + rows + after, binds: binds)
-    }
-
-    init(_ events: [BridgeEventDTO]) {
-        var keys = Set<String>()
-        var plain = true
-        for event in events {
-            let opened = PostgresBridgeStore.milliseconds(event.openedAt)
-            if event.recordID != nil || !keys.insert("\(opened) \(event.bridgeID)").inserted { plain = false }
-            bridgeID.append(event.bridgeID)
-            openedMS.append(opened)
-            entityName.append(event.bridgeName)
-            openLocal.append(event.openLocal)
-            closedMS.elements.append(event.closedAt.map(PostgresBridgeStore.milliseconds))
-            closeLocal.elements.append(event.closeLocal)
-            minutesOpen.elements.append(event.minutesOpen.map(Int64.init))
-            latitude.elements.append(event.latitude)
-            longitude.elements.append(event.longitude)
-            status.elements.append(event.status == .observed ? nil : event.status.rawValue)
-        }
-        bridgeIDs = Array(Set(bridgeID)).sorted()
-        isPlain = plain
     }
 }
 
