@@ -116,6 +116,15 @@ struct PostgresExecutableTests {
         #expect(result.status == 78)
         #expect(result.stderr.contains("store.postgres.url ($BRIDGET_STORE_POSTGRES_URL)"), "\(result.stderr)")
         #expect(!result.stderr.contains("hunter2secret") && !result.stdout.contains("hunter2secret"))
+        // Nor does `config show` (table or JSON) repeat it.
+        for format in ["table", "json"] {
+            let shown = try bridget.run(["config", "show", "--config", config, "--format", format], environment: [
+                "BRIDGET_STORE_POSTGRES_URL": "postgres://bridget:hunter2secret@127.0.0.1:5432/bridget",
+            ])
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(shown.stdout.contains("postgres://bridget:***@127.0.0.1:5432/bridget"), "\(shown.stdout)")
+            #expect(!shown.stdout.contains("hunter2secret") && !shown.stderr.contains("hunter2secret"))
+        }
     }
 
     @Test("a refused connection is exit 69, with the address")

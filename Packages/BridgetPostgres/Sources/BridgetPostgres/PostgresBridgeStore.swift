@@ -175,7 +175,10 @@ public final class PostgresBridgeStore: Sendable {
         }
         switch psql.code {
         case .queryCancelled: return CancellationError()
-        case .connectionError, .serverClosedConnection, .uncleanShutdown, .sslUnsupported, .failedToAddSSLHandler,
+        case .sslUnsupported:
+            return PostgresStoreError.unreachable(
+                address: settings.address, reason: "the server does not offer TLS, which sslmode \(settings.sslMode.rawValue) requires")
+        case .connectionError, .serverClosedConnection, .uncleanShutdown, .failedToAddSSLHandler,
              .receivedUnencryptedDataAfterSSLRequest, .clientClosedConnection, .poolClosed:
             let reason = psql.underlying.map(describe) ?? "\(psql.code)"
             return PostgresStoreError.unreachable(address: settings.address, reason: reason)

@@ -66,6 +66,18 @@ struct PostgresStoreTests {
         #expect(error?.isTemporary == true)
     }
 
+    @Test("sslmode require against a server without TLS says so; prefer falls back to plain")
+    func tlsRequired() async throws {
+        var settings = try TestServer.settings()
+        settings.sslMode = .require
+        let error = await #expect(throws: PostgresStoreError.self) { try await PostgresBridgeStore(settings: settings) }
+        guard case .unreachable(_, let reason) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(reason.contains("does not offer TLS"))
+        settings.sslMode = .prefer
+        let store = try await PostgresBridgeStore(settings: settings)
+        #expect(try await store.integrityCheck() == "ok")
+    }
+
     @Test("a database that does not exist is named")
     func missingDatabase() async throws {
         var settings = try TestServer.settings()

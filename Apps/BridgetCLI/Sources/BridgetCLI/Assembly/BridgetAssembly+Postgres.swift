@@ -46,10 +46,19 @@ extension BridgetAssembly {
         #endif
     }
 
-    /// The store as messages name it: its URL without a password.
+    /// The store as messages name it: its URL, never with a password (a URL that holds one is refused when the
+    /// store opens, but `config show` and notes may name it before).
     var postgresDescription: String {
         let settings = configuration.postgres
-        return (settings.url ?? "PostgreSQL (no store.postgres.url)")
+        return (settings.url.map(Self.withoutPassword) ?? "PostgreSQL (no store.postgres.url)")
             + (settings.schema == "public" ? "" : " (schema \(settings.schema))")
+    }
+
+    /// `url` with any password in it replaced by `***`; a text that does not read as a URL is shown as `(hidden)` when
+    /// it has an `@`, since it may hold one.
+    static func withoutPassword(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return url.contains("@") ? "(hidden)" : url }
+        if components.password != nil { components.password = "***" }
+        return components.string ?? "(hidden)"
     }
 }

@@ -23,8 +23,11 @@ struct ConfigCommand: AsyncParsableCommand {
                 let resolved = configuration.resolved
                 let entries = resolved.schema.keys.map { key in
                     let entry = resolved.values[key.path]
+                    var value = entry?.value.description ?? "null"
+                    // A password never shows, even in a URL that wrongly holds one (refused when the store opens).
+                    if key.path == "store.postgres.url" { value = BridgetAssembly.withoutPassword(value) }
                     return ConfigEntryOutput(
-                        key: key.path, value: entry?.value.description ?? "null",
+                        key: key.path, value: value,
                         source: entry?.source.description ?? "default", environment: key.environmentName,
                         help: key.help)
                 }
