@@ -302,8 +302,10 @@ struct LiveProviderTests {
         let report = try await task.value // an interrupted sync reports what it committed instead of throwing
         // Well under the 20 s hang and the 30 s timeout. The bound is loose on purpose: the suite's other tests share
         // the two cores and the cooperative pool, and once (a clean-clone CI run) the wake-up after a prompt
-        // cancellation came 1.035 s later, which a 1 s bound failed.
-        #expect(ContinuousClock.now - cancelled < .seconds(5))
+        // cancellation came 1.035 s later, which a 1 s bound failed; and once 6.96 s later (the root run with the
+        // PostgreSQL tests and Chromium's page tests at the same moment), which 5 s failed. Half the hang still tells
+        // a prompt cancellation from one that waited the hang out.
+        #expect(ContinuousClock.now - cancelled < .seconds(10))
         #expect(!report.completed)
         #expect(report.fetched == 0)
     }

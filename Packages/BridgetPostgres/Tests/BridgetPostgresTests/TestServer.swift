@@ -43,7 +43,7 @@ enum TestServer {
         throws -> PostgresStoreSettings
     {
         try PostgresStoreSettings(url: try url, password: try password, sslMode: .disable, schema: schema,
-                                  poolSize: poolSize, connectTimeout: .seconds(5), applicationName: applicationName)
+                                  poolSize: poolSize, connectTimeout: .seconds(30), applicationName: applicationName)
     }
 
     /// A new, empty store.
