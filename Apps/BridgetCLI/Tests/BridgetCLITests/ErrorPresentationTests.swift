@@ -99,4 +99,16 @@ struct ErrorPresentationTests {
         let recorded = ErrorPresentation.recorded(StoreError.corruptModel(bridgeID: "3", slots: 5))
         #expect(recorded == "the opening model of bridge 3 has 5 slots\nhint: run `bridget model rebuild`")
     }
+
+    @Test("a PostgreSQL URL is shown without its password, even one a URL parser would take for a port",
+          arguments: [
+              ("postgres://bridget:hunter2@db:5432/b", "postgres://bridget:***@db:5432/b"),
+              ("postgres://bridget:1234/x@db/b", "postgres://bridget:***@db/b"),
+              ("postgres://bridget@db:5432/b", "postgres://bridget@db:5432/b"),
+              ("postgres://db:5432/b", "postgres://db:5432/b"),
+              ("bridget:secret@db", "bridget:***@db"),
+          ])
+    func urlWithoutPassword(_ url: String, _ shown: String) {
+        #expect(BridgetAssembly.withoutPassword(url) == shown)
+    }
 }

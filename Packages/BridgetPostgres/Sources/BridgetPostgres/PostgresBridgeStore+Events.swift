@@ -13,8 +13,9 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             if let orphan = try await unknownBridge(batch.bridgeIDs, connection) {
                 throw StoreError.orphan(.event, bridgeID: orphan)
             }
-            // A batch of plain openings, each key once (every Socrata batch), goes in as one statement over arrays;
-            // one with source records or a key twice takes the row-by-row path, whose order decides what wins.
+            try await checkSyncLockHeld(connection)
+            // A batch of plain openings, each key once (every Socrata batch), goes in by COPY or one upsert over
+            // arrays; one with source records or a key twice takes the row-by-row path, whose order decides what wins.
             let counts = batch.isPlain
                 ? try await upsertPlain(batch, connection)
                 : try await upsertRowByRow(events, connection)
@@ -227,13 +228,11 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     public func openingRecords() async throws -> [OpeningRecordDTO] {
         try await withConnection("read events") { connection in
             var records: [OpeningRecordDTO] = []
-            var bridgeID = ""
             let rows = try await connection.query("""
                 SELECT bridge_id, opened_ms, closed_ms, open_local FROM events WHERE status IS NULL
                 ORDER BY bridge_id, opened_ms
                 """, logger: logger)
-            for try await (id, opened, closed, openLocal) in rows.decode((String, Int64, Int64?, String).self) {
-                if id != bridgeID { bridgeID = id }
+            for try await (bridgeID, opened, closed, openLocal) in rows.decode((String, Int64, Int64?, String).self) {
                 guard let wall = FloatingTimestamp(openLocal)?.wallClockSeconds else {
                     throw StoreError.corruptEvent(detail: "an unreadable open_local '\(openLocal)'")
                 }

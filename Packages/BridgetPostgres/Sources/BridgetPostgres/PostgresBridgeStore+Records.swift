@@ -7,7 +7,12 @@ import PostgresNIO
 // a whole (activity, health).
 
 extension PostgresBridgeStore: BridgeCatalogStore {
-    public func upsertBridges(_ bridges: [BridgeInfoDTO]) async throws {
+    public func upsertBridges(_ given: [BridgeInfoDTO]) async throws {
+        // The last of an id given twice wins, as saving them one by one would have it (one statement may not touch a
+        // row twice).
+        var latest: [String: BridgeInfoDTO] = [:]
+        for bridge in given { latest[bridge.id] = bridge }
+        let bridges = Array(latest.values)
         guard !bridges.isEmpty else { return }
         _ = try await rows("save bridges", """
             INSERT INTO bridges (id, name, display_name, latitude, longitude, waterway, kind)
@@ -55,14 +60,12 @@ extension PostgresBridgeStore: BridgeStore {
 }
 
 extension PostgresBridgeStore: StoreHealth {
-    /// Checks what PostgreSQL's own constraints cannot: every event, model and flow names a catalogued bridge, every
-    /// stored time and status reads back, every model has its week of slots. "ok", or what is wrong.
+    /// Checks what PostgreSQL's own constraints do not: every event names a catalogued bridge, every model has its week
+    /// of slots, the history version is one row. "ok", or what is wrong.
     public func integrityCheck() async throws -> String {
         let rows = try await rows("check integrity", """
             SELECT 'events naming an unknown bridge', count(*) FROM events e
                 WHERE NOT EXISTS (SELECT 1 FROM bridges b WHERE b.id = e.bridge_id)
-            UNION ALL SELECT 'events with an unknown status', count(*) FROM events
-                WHERE status IS NOT NULL AND status <> 'planned'
             UNION ALL SELECT 'opening models without 672 slots', count(*) FROM opening_models
                 WHERE cardinality(slot_starts) <> 672 OR cardinality(slot_occurrences) <> 672
                    OR cardinality(slot_start_probability) <> 672 OR cardinality(slot_open_probability) <> 672

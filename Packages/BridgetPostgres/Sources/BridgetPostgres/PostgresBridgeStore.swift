@@ -22,7 +22,7 @@ public final class PostgresBridgeStore: Sendable {
     let client: PostgresClient
     let logger: Logger
     /// Who holds this store's sync lock in this process, while it does: written into the sync runs started meanwhile.
-    let heldSyncLock = Mutex<String?>(nil)
+    let heldSyncLock = Mutex<HeldSyncLock?>(nil)
     private let running: Task<Void, Never>
 
     /// Connects, checks that the schema is Bridget's (or empty) and not newer than this version, and applies the
@@ -51,7 +51,6 @@ public final class PostgresBridgeStore: Sendable {
         configuration.options.maximumConnections = settings.poolSize
         configuration.options.connectTimeout = settings.connectTimeout
         configuration.options.additionalStartupParameters = Self.startupParameters(settings)
-        if settings.sslMode == .verifyFull { configuration.options.tlsServerName = settings.host }
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         running = Task { await client.run() }
@@ -63,7 +62,10 @@ public final class PostgresBridgeStore: Sendable {
 
     /// What every connection sets as it starts: the schema, the application's name, the statement timeout.
     static func startupParameters(_ settings: PostgresStoreSettings) -> [(String, String)] {
-        var parameters = [("search_path", settings.schema), ("application_name", settings.applicationName)]
+        // The schema quoted (a plain name, checked, that may still be a reserved word); texts always UTF-8, whatever
+        // the database's or role's default, since COPY's text and the binds are.
+        var parameters = [("search_path", "\"\(settings.schema)\""), ("application_name", settings.applicationName),
+                          ("client_encoding", "UTF8")]
         if let timeout = settings.statementTimeout {
             parameters.append(("statement_timeout", "\(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)"))
         }
@@ -101,11 +103,8 @@ public final class PostgresBridgeStore: Sendable {
         var configuration = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: tls.connection)
-        configuration.options.connectTimeout = .nanoseconds(
-            settings.connectTimeout.components.seconds * 1_000_000_000
-                + settings.connectTimeout.components.attoseconds / 1_000_000_000)
+        configuration.options.connectTimeout = TimeAmount(settings.connectTimeout)
         configuration.options.additionalStartupParameters = startupParameters(settings)
-        if settings.sslMode == .verifyFull { configuration.options.tlsServerName = settings.host }
         do {
             return try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
         } catch {
@@ -133,7 +132,8 @@ public final class PostgresBridgeStore: Sendable {
                 try await connection.query("COMMIT", logger: logger)
                 return value
             } catch {
-                _ = try? await connection.query("ROLLBACK", logger: logger)
+                // A connection whose transaction cannot be ended must not go back to the pool.
+                if (try? await connection.query("ROLLBACK", logger: logger)) == nil { try? await connection.close() }
                 throw error
             }
         }
@@ -153,9 +153,17 @@ public final class PostgresBridgeStore: Sendable {
     static func storeError(_ error: any Error, settings: PostgresStoreSettings, action: String) -> any Error {
         let store = settings.description
         guard let psql = error as? PSQLError else {
-            // NIO's own failures are the connection's; anything else is the caller's, passed on as it is.
+            // NIO's own failures are the connection's, and so are the pool's (its type lives in an underscored module
+            // of postgres-nio, so it is told by name): a server that stays down trips its circuit breaker. Anything
+            // else is the caller's, passed on as it is.
             if error is IOError || error is ChannelError {
                 return PostgresStoreError.unreachable(address: settings.address, reason: describe(error))
+            }
+            if String(describing: type(of: error)) == "ConnectionPoolError" {
+                if "\(error)".contains("requestCancelled") { return CancellationError() }
+                return PostgresStoreError.unreachable(
+                    address: settings.address, reason: "no connection could be made for a while (the server is down or "
+                        + "refuses connections; the pool tries again later)")
             }
             return error
         }

@@ -129,7 +129,8 @@ enum PostgresSchema {
             try await connection.query("SELECT pg_advisory_xact_lock(\(lockClass), \(key))", logger: logger)
             var tables: [String] = []
             for try await name in try await connection.query(
-                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = \(schema)", logger: logger
+                // pg_tables lists every table, also those this role may not read (information_schema would hide them).
+                "SELECT tablename::text FROM pg_catalog.pg_tables WHERE schemaname = \(schema)", logger: logger
             ).decode(String.self) { tables.append(name) }
             let store = settings.description
             var version = 0
@@ -141,10 +142,11 @@ enum PostgresSchema {
             } else if !tables.isEmpty {
                 throw PostgresStoreError.foreign(store: store, tables: tables.sorted())
             } else {
-                // The schema's name is checked to be a plain identifier (`PostgresStoreSettings`), so it can be written.
-                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"), logger: logger)
+                // The schema's name is checked to be a plain identifier (`PostgresStoreSettings`), so it can be written
+                // (quoted: it may still be a reserved word).
+                try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: logger)
                 try await connection.query(PostgresQuery(unsafeSQL: """
-                    CREATE TABLE \(schema).bridget_schema (
+                    CREATE TABLE "\(schema)".bridget_schema (
                         version     integer PRIMARY KEY,
                         description text NOT NULL,
                         applied_at  timestamptz NOT NULL DEFAULT now()

@@ -37,7 +37,7 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
             switch sqlState.prefix(2) {
             case "53", "57", "08": "store.unavailable" // resources, operator intervention, connection
             case "40": "store.busy" // serialization failure, deadlock
-            case "42": "store.privileges" // insufficient privilege, undefined object
+            case "42" where sqlState == "42501": "store.privileges" // insufficient privilege
             default: "store.postgres"
             }
         case .failed: "store.failed"

@@ -91,6 +91,16 @@ public struct PostgresStoreSettings: Sendable, Equatable, CustomStringConvertibl
                 name: "schema", reason: "'\(schema)' is not a plain name (lower-case letters, digits and _, "
                     + "not starting with a digit, at most 63 characters)")
         }
+        guard !schema.hasPrefix("pg_") else {
+            throw PostgresStoreError.invalidSetting(name: "schema", reason: "'\(schema)': names starting pg_ are PostgreSQL's own")
+        }
+        if sslMode == .verifyFull, host.contains(":") || host.split(separator: ".").count == 4
+            && host.split(separator: ".").allSatisfy({ UInt8($0) != nil })
+        {
+            throw PostgresStoreError.invalidSetting(
+                name: "sslmode", reason: "verify-full checks the certificate against a host name, and \(host) is an address; "
+                    + "name the server by its host name")
+        }
         guard poolSize >= 2 else {
             // A sync holds one connection for its lock while writing through another.
             throw PostgresStoreError.invalidSetting(name: "pool size", reason: "\(poolSize) is below 2")

@@ -98,10 +98,29 @@ struct PostgresStoreTests {
     }
 
     @Test("a schema that is not a plain name is refused (it is written into SQL)",
-          arguments: ["Public", "a-b", "x; DROP TABLE events", "", "1abc"])
+          arguments: ["Public", "a-b", "x; DROP TABLE events", "", "1abc", "pg_bridget"])
     func badSchemas(_ schema: String) {
         #expect(throws: PostgresStoreError.self) {
             try PostgresStoreSettings(url: "postgres://bridget@127.0.0.1/bridget", schema: schema)
+        }
+    }
+
+    @Test("a reserved word is a schema like any other (it is quoted)")
+    func reservedWordSchema() async throws {
+        let word = "select"
+        _ = try? await TestServer.sql("DROP SCHEMA IF EXISTS \"select\" CASCADE")
+        let store = try await TestServer.store(schema: word)
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        #expect(try await store.upsertEvents([StoreFixture.event(minute: 1)]) == UpsertCounts(inserted: 1))
+    }
+
+    @Test("verify-full needs a host name, not an address")
+    func verifyFullNeedsAName() {
+        #expect(throws: PostgresStoreError.self) {
+            try PostgresStoreSettings(url: "postgres://bridget@127.0.0.1/bridget", sslMode: .verifyFull)
+        }
+        #expect(throws: Never.self) {
+            try PostgresStoreSettings(url: "postgres://bridget@db.example/bridget", sslMode: .verifyFull)
         }
     }
 
@@ -156,6 +175,34 @@ struct PostgresStoreTests {
         #expect(try await store.upsertEvents([awkward]) == UpsertCounts(inserted: 1))
         #expect(try await store.allEvents() == [awkward])
         #expect(try await store.upsertEvents([awkward]) == UpsertCounts(unchanged: 1))
+    }
+
+    @Test("a batch the server refuses (a closing before its opening) keeps nothing, not its checkpoint either")
+    func refusedBatchKeepsNothing() async throws {
+        let store = try await TestServer.store()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let good = StoreFixture.event(minute: 0)
+        let backwards = BridgeEventDTO(
+            bridgeID: good.bridgeID, bridgeName: good.bridgeName, openedAt: good.openedAt.addingTimeInterval(600),
+            openLocal: good.openLocal, closedAt: good.openedAt, closeLocal: good.closeLocal, minutesOpen: 5,
+            latitude: good.latitude, longitude: good.longitude)
+        let checkpoint = ImportCheckpoint(source: "/tmp/refused.ndjson", identity: "x", offset: 100)
+        await #expect(throws: PostgresStoreError.self) {
+            try await store.upsertEvents([good, backwards], checkpoint: checkpoint)
+        }
+        #expect(try await store.eventCount(bridgeID: nil) == 0)
+        #expect(try await store.importCheckpoint(source: checkpoint.source) == nil)
+        #expect(try await store.upsertEvents([good]) == UpsertCounts(inserted: 1)) // the transaction ended cleanly
+    }
+
+    @Test("a bridge given twice in one call: the last wins, as saving them one by one")
+    func bridgeTwice() async throws {
+        let store = try await TestServer.store()
+        let fremont = StoreFixture.fremont
+        let renamed = BridgeInfoDTO(id: fremont.id, name: "Renamed", displayName: "Renamed Bridge", latitude: fremont.latitude,
+                                    longitude: fremont.longitude, waterway: fremont.waterway, kind: fremont.kind)
+        try await store.upsertBridges([fremont, renamed])
+        #expect(try await store.bridges() == [renamed])
     }
 
     @Test("two writers racing the same new rows: each row stored once, counted once as inserted")

@@ -8,7 +8,8 @@ import BridgetPostgres
 // Server trait (postgres-nio is SwiftNIO, as Hummingbird is), so the default build stays free of it.
 extension BridgetAssembly {
     /// Who this process is, as another host sees it when this one holds the sync lock: "HOST pid N".
-    static let processIdentity = "\(ProcessInfo.processInfo.hostName) pid \(ProcessInfo.processInfo.processIdentifier)"
+    /// The host name is cut to 40 characters: PostgreSQL keeps 63 bytes of an `application_name`, and the pid must stay.
+    static let processIdentity = "\(ProcessInfo.processInfo.hostName.prefix(40)) pid \(ProcessInfo.processInfo.processIdentifier)"
 
     /// The PostgreSQL store `store.postgres.*` names, connected and migrated.
     func makePostgresStore() async throws -> any BridgeStore {
@@ -30,7 +31,9 @@ extension BridgetAssembly {
                     ? .milliseconds(Int64(settings.statementTimeout * 1000)) : nil,
                 applicationName: "bridget \(Self.processIdentity)")
         } catch let error as PostgresStoreError {
-            let place = if case .invalidSetting = error { "store.postgres.schema" } else {
+            let place = if case .invalidSetting(let name, _) = error {
+                name == "pool size" ? "store.postgres.pool_size" : "store.postgres.\(name)"
+            } else {
                 "store.postgres.url (\(settings.urlSource))"
             }
             throw BridgetError.configuration(
@@ -54,11 +57,12 @@ extension BridgetAssembly {
             + (settings.schema == "public" ? "" : " (schema \(settings.schema))")
     }
 
-    /// `url` with any password in it replaced by `***`; a text that does not read as a URL is shown as `(hidden)` when
-    /// it has an `@`, since it may hold one.
+    /// `url` with any password in it replaced by `***`: whatever follows a `:` between the scheme's `//` and the last
+    /// `@`, read as text, since a URL parser can take a password for a host and port.
     static func withoutPassword(_ url: String) -> String {
-        guard var components = URLComponents(string: url) else { return url.contains("@") ? "(hidden)" : url }
-        if components.password != nil { components.password = "***" }
-        return components.string ?? "(hidden)"
+        guard let at = url.lastIndex(of: "@") else { return url }
+        let start = url.range(of: "://").map(\.upperBound) ?? url.startIndex
+        guard start <= at, let colon = url[start..<at].firstIndex(of: ":") else { return url }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
     }
 }

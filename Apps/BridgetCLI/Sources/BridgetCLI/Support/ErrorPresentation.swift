@@ -200,8 +200,10 @@ struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         let hint: String?
         var exitCode = configuration
         switch error {
-        case .invalidURL, .invalidSetting:
+        case .invalidURL:
             hint = "set store.postgres.url to postgres://USER@HOST:PORT/DATABASE"
+        case .invalidSetting(let name, _):
+            hint = "change store.postgres.\(name == "pool size" ? "pool_size" : name)"
         case .unreachable:
             hint = "check that the server runs and store.postgres.url names its host and port (and sslmode suits it)"
             exitCode = unavailable
@@ -215,8 +217,8 @@ struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         case .newer:
             hint = "upgrade bridget, or point store.postgres.url at another database"
         case .server:
-            hint = nil
-            exitCode = error.isTemporary ? tryAgain : ioError
+            hint = error.code == "store.privileges" ? "grant the role what it needs on the database and schema" : nil
+            exitCode = error.isTemporary ? tryAgain : error.code == "store.privileges" ? configuration : ioError
         case .failed:
             hint = nil
             exitCode = ioError
