@@ -3,6 +3,7 @@ import BridgetPersistence
 import BridgetPersistenceTesting
 import BridgetPostgres
 import Foundation
+import PostgresNIO
 import Testing
 
 @Suite("PostgreSQL store")
@@ -175,6 +176,37 @@ struct PostgresStoreTests {
         #expect(try await store.upsertEvents([awkward]) == UpsertCounts(inserted: 1))
         #expect(try await store.allEvents() == [awkward])
         #expect(try await store.upsertEvents([awkward]) == UpsertCounts(unchanged: 1))
+    }
+
+    @Test("a key another writer commits while the batch is being copied: the batch falls back to the upsert")
+    func copyFallsBackToTheUpsert() async throws {
+        let schema = TestServer.freshSchema()
+        let store = try await TestServer.store(schema: schema)
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let events = (0..<100).map { StoreFixture.event(minute: $0) }
+        // Another writer holds the 50th opening in an open transaction: the batch's range check cannot see it, so
+        // the batch takes COPY, which waits on that key until the other commits, then fails on it.
+        let other = try await TestServer.connection(schema: schema)
+        try await other.query("BEGIN", logger: TestServer.logger)
+        try await other.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO events (bridge_id, opened_ms, entity_name, open_local) VALUES \
+            ('3', \(Int64(events[50].openedAt.timeIntervalSince1970 * 1000)), 'Fremont', '\(events[50].openLocal)')
+            """), logger: TestServer.logger)
+        let writing = Task { try await store.upsertEvents(events) }
+        // Commit only once the batch's COPY waits on that key (so this is the fallback, not the upsert from the start).
+        var waiting = false
+        for _ in 0..<300 where !waiting {
+            try await Task.sleep(for: .milliseconds(100))
+            waiting = try await TestServer.sql("""
+                SELECT count(*)::text FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'COPY%events%'
+                """) == ["1"]
+        }
+        #expect(waiting, "the batch's COPY never waited on the held key")
+        try await other.query("COMMIT", logger: TestServer.logger)
+        try await other.close()
+        // The held row differs (no closing, no coordinates), so the upsert updates it.
+        #expect(try await writing.value == UpsertCounts(inserted: 99, updated: 1))
+        #expect(try await store.allEvents() == events)
     }
 
     @Test("a batch the server refuses (a closing before its opening) keeps nothing, not its checkpoint either")

@@ -51,17 +51,23 @@ enum TestServer {
         try await PostgresBridgeStore(settings: try settings(schema: schema))
     }
 
-    /// Runs SQL on the test server as the test role, with `schema` first on the search path: what a test needs to
-    /// look behind the store or to damage it. Returns the first column of every row, as text.
-    @discardableResult
-    static func sql(_ text: String, schema: String = "public") async throws -> [String?] {
+    static let logger = Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() })
+
+    /// A connection of its own to the test server as the test role, `schema` first on its search path.
+    static func connection(schema: String) async throws -> PostgresConnection {
         let settings = try settings(schema: schema)
         var configuration = PostgresConnection.Configuration(
             host: settings.host, port: settings.port, username: settings.user, password: settings.password,
             database: settings.database, tls: .disable)
         configuration.options.additionalStartupParameters = [("search_path", schema)]
-        let logger = Logger(label: "tests", factory: { _ in SwiftLogNoOpLogHandler() })
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        return try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+    }
+
+    /// Runs SQL on the test server as the test role, with `schema` first on the search path: what a test needs to
+    /// look behind the store or to damage it. Returns the first column of every row, as text.
+    @discardableResult
+    static func sql(_ text: String, schema: String = "public") async throws -> [String?] {
+        let connection = try await connection(schema: schema)
         do {
             var values: [String?] = []
             for try await row in try await connection.query(PostgresQuery(unsafeSQL: text), logger: logger) {
