@@ -268,7 +268,11 @@ struct SQLiteBridgeStoreTests {
     func unmarkedStores() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
         try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
-        let queue = try DatabaseQueue(path: path)
+        // The store's background checkpoint may still hold the file a moment (a loaded clean-clone run once saw
+        // "database is locked" here): wait for it, as the store itself does.
+        var waiting = Configuration()
+        waiting.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: path, configuration: waiting)
         try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA application_id = 0") }
         let reader = try SQLiteBridgeStore(path: path, access: .readOnly)
         #expect(try await reader.eventCount(bridgeID: nil) == 1)
