@@ -100,7 +100,12 @@ struct ProcessorEqualityTests {
         func events(bridgeID: String?) -> [BridgeEventDTO] { stored.filter { bridgeID == nil || $0.bridgeID == bridgeID } }
         func deleteEvents(openedBefore cutoff: Date) -> Int { 0 }
         func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
-        func openingRecords() async throws -> [OpeningRecordDTO] { try await recordsFromEvents() }
+        func foldOpeningRecords<State: Sendable>(
+            bridgeIDs: [String]?, into initial: State,
+            _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+        ) throws -> State {
+            try fold(stored.compactMap(OpeningRecordDTO.init), bridgeIDs: bridgeIDs, into: initial, update)
+        }
     }
 
     @Test("validation, statistics and models are equal, DST days and invalid rows included")

@@ -70,6 +70,7 @@ struct ErrorPresentationTests {
         (AnalysisError.unknownBridge(id: "9"), 64, nil),
         (AnalysisError.bridgeWithoutModel(route: "r", bridgeID: "3"), 64, "run `bridget sync`, or edit the route"),
         (AnalysisError.noTrainingData(trainUntil: 5), 64, "choose a later --train-until"),
+        (AnalysisError.unorderedHistory(bridgeID: "3"), 74, "the store broke its contract"),
     ]
 
     @Test("each package error gets its exit status and the hint naming the CLI's keys and commands")

@@ -23,17 +23,18 @@ actor ArrayHistory: EventHistory {
 
     func bridges() -> [BridgeInfoDTO] { catalog }
 
-    func events(bridgeID: String?) -> [BridgeEventDTO] {
-        stored.filter { bridgeID == nil || $0.bridgeID == bridgeID }.sorted { $0.openedAt < $1.openedAt }
-    }
-
     func deleteEvents(openedBefore cutoff: Date) -> Int {
         let before = stored.count
         stored.removeAll { $0.openedAt < cutoff }
         return before - stored.count
     }
 
-    func openingRecords() async throws -> [OpeningRecordDTO] { try await recordsFromEvents() }
+    func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) throws -> State {
+        try fold(stored.compactMap(OpeningRecordDTO.init), bridgeIDs: bridgeIDs, into: initial, update)
+    }
 
     func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
 }

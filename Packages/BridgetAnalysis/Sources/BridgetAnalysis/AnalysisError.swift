@@ -16,6 +16,8 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible, 
     case emptyTestPeriod(trainUntil: Int, testUntil: Int)
     /// No stored opening before the training cut-off (a day number).
     case noTrainingData(trainUntil: Int)
+    /// The history handed a bridge's records out of time order (an `EventHistory` that breaks its contract).
+    case unorderedHistory(bridgeID: String)
 
     /// A stable machine-readable code, e.g. `analysis.unknown-bridge`.
     public var code: String {
@@ -25,6 +27,7 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible, 
         case .emptyCrossing: "analysis.empty-crossing"
         case .emptyTestPeriod: "analysis.empty-test-period"
         case .noTrainingData: "analysis.no-training-data"
+        case .unorderedHistory: "analysis.unordered-history"
         }
     }
 
@@ -35,6 +38,7 @@ public enum AnalysisError: Error, Sendable, Equatable, CustomStringConvertible, 
         case .emptyCrossing(let route, let position): "crossing \(position) of route \(route) names no bridge"
         case .emptyTestPeriod: "the test period is empty: it must end after it starts"
         case .noTrainingData: "no stored openings before the training cut-off"
+        case .unorderedHistory(let bridgeID): "the history read bridge \(bridgeID)'s openings out of time order"
         }
     }
 

@@ -6,12 +6,17 @@ import Foundation
 public protocol EventHistory: Sendable {
     /// The bridges known to the history, by numeric id.
     func bridges() async throws -> [BridgeInfoDTO]
-    /// Stored events, oldest first, optionally for one bridge.
-    func events(bridgeID: String?) async throws -> [BridgeEventDTO]
     /// Removes events that opened before an instant; returns how many.
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int
-    /// Every event in lean form, ordered by bridge then opening: what whole-history analysis reads.
-    func openingRecords() async throws -> [OpeningRecordDTO]
+    /// Folds every observed opening in lean form into `initial`, page by page, ordered by bridge then opening within
+    /// each bridge: what analysis reads, keeping only what its answer needs, so its memory does not grow with the
+    /// history. `bridgeIDs` limits the read to those bridges (`nil`: every bridge). `update` sees each page once and
+    /// must not keep it; an error it throws ends the read and is rethrown. A history held in memory can answer with
+    /// `fold(_:bridgeIDs:into:_:)`.
+    func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) async throws -> State
     /// Road traffic observations near a bridge, oldest first (empty when none are known).
     func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO]
 }
@@ -36,6 +41,9 @@ public protocol HistoryAnalysing: Sendable {
     func analyzeTrafficPatterns(bridgeID: String, in scope: HistoryScope) async throws -> TrafficAnalysisDTO
     /// Statistics for every bridge of the scope, from its openings only.
     func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO
+    /// What statistics are computed from: each bridge's tally over the scope (without occupancy), for answers that
+    /// need more than the statistics say (a histogram of durations) without reading the openings.
+    func tallies(in scope: HistoryScope) async throws -> Tallies
     /// The opening model of every bridge of the history, learnt from observed openings only.
     func buildOpeningModels() async throws -> [OpeningModelDTO]
     /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
@@ -84,9 +92,19 @@ public protocol BackgroundProcessing: ObservationValidating, HistoryAnalysing, H
 }
 
 extension EventHistory {
-    /// Lean records from `events(bridgeID: nil)`, for histories without a cheaper way.
-    public func recordsFromEvents() async throws -> [OpeningRecordDTO] {
-        try await events(bridgeID: nil).compactMap(OpeningRecordDTO.init)
-            .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
+    /// A fold over records held in memory (any order), as a store would stream them: for histories without a store.
+    public func fold<State: Sendable>(
+        _ records: [OpeningRecordDTO], bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) throws -> State {
+        let wanted = bridgeIDs.map(Set.init)
+        var state = initial
+        try update(&state, OpeningRecordDTO.inHistoryOrder(records.filter { wanted?.contains($0.bridgeID) ?? true }))
+        return state
+    }
+
+    /// Every observed opening in lean form, held at once (for tests and small histories; analysis folds them).
+    public func openingRecords(bridgeIDs: [String]? = nil) async throws -> [OpeningRecordDTO] {
+        try await foldOpeningRecords(bridgeIDs: bridgeIDs, into: [OpeningRecordDTO]()) { $0.append(contentsOf: $1) }
     }
 }

@@ -27,21 +27,22 @@ public struct Backtester: Sendable {
     public func run(bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], trainUntil: Int, testUntil: Int) throws
         -> BacktestDTO
     {
+        try run(bridges: bridges, periods: Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap)
+            .fed(records, mergeGap: mergeGap), testUntil: testUntil)
+    }
+
+    /// The same from the history split into its two periods (one pass: `Periods`); the test period ends at
+    /// `testUntil`.
+    func run(bridges: [BridgeInfoDTO], periods: Periods, testUntil: Int) throws -> BacktestDTO {
+        let trainUntil = periods.trainUntil
         guard testUntil > trainUntil else {
             throw AnalysisError.emptyTestPeriod(trainUntil: trainUntil, testUntil: testUntil)
         }
-        let day = { (record: OpeningRecordDTO) in Int(record.openWall.floorDivided(by: 86_400)) }
-        let train = records.filter { day($0) < trainUntil }
-        let test = records.filter { (trainUntil..<testUntil).contains(day($0)) }
-        guard !train.isEmpty else {
+        let (train, startsByBridge, testOpenings) = periods.finished()
+        guard train.rows > 0 else {
             throw AnalysisError.noTrainingData(trainUntil: trainUntil)
         }
-        let models = OpeningModelBuilder().buildAll(bridges: bridges, records: train, mergeGap: mergeGap, builtAt: Date())
-        var startsByBridge: [String: [Int64]] = [:]
-        let testOpenings = MergedOpening.merge(records: test, gap: mergeGap)
-        for opening in testOpenings { startsByBridge[opening.bridgeID, default: []].append(opening.startLocal.wallClockSeconds) }
-        for key in startsByBridge.keys { startsByBridge[key]?.sort() }
-
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: train, builtAt: Date())
         let results = windows.map { minutes -> BacktestWindowDTO in
             var overall = Accumulator()
             var perBridge: [ForecastScoreDTO] = []
@@ -75,11 +76,11 @@ public struct Backtester: Sendable {
             return BacktestWindowDTO(minutes: minutes, overall: overall.score(bridgeID: nil, bridgeName: nil),
                                      bridges: perBridge, reliability: reliability)
         }
-        let first = HistorySpan(records: train).firstDay?.dateString
+        let first = train.span.firstDay?.dateString
         return BacktestDTO(
             trainFrom: first, testFrom: FloatingTimestamp(wallClockSeconds: Int64(trainUntil) * 86_400).dateString,
             testUntil: FloatingTimestamp(wallClockSeconds: Int64(testUntil) * 86_400).dateString,
-            trainOpenings: models.reduce(0) { $0 + $1.openings }, testOpenings: testOpenings.count, windows: results)
+            trainOpenings: models.reduce(0) { $0 + $1.openings }, testOpenings: testOpenings, windows: results)
     }
 
     /// Running sums of the proper scores.
@@ -112,6 +113,50 @@ public struct Backtester: Sendable {
             return ForecastScoreDTO(bridgeID: bridgeID, bridgeName: bridgeName, points: points, positives: positives,
                                     brier: brier / n, brierClimatology: brierClimatology / n, logLoss: logLoss / n,
                                     logLossClimatology: logLossClimatology / n)
+        }
+    }
+}
+
+extension Backtester {
+    /// One pass over the history for a backtest: the training period's tallies (days before `trainUntil`) and the
+    /// test period's opening starts (from `trainUntil`, before `testUntil` when given), each period merged on its
+    /// own so that no opening crosses the cut, and the last local day seen.
+    struct Periods: OpeningSink {
+        let trainUntil: Int
+        let testUntil: Int?
+        private var train: OpeningPass<TallySink>
+        private var test: OpeningPass<StartSink>
+        private(set) var lastDay: Int?
+
+        init(trainUntil: Int, testUntil: Int?, mergeGap: TimeInterval) {
+            self.trainUntil = trainUntil
+            self.testUntil = testUntil
+            train = OpeningPass(TallySink(occupancy: true), scope: .everything, mergeGap: mergeGap)
+            test = OpeningPass(StartSink(), scope: .everything, mergeGap: mergeGap)
+        }
+
+        mutating func begin(bridgeID: String) {}
+
+        mutating func take(record: OpeningRecordDTO) {
+            let day = Int(record.openWall.floorDivided(by: 86_400))
+            if lastDay.map({ day > $0 }) ?? true { lastDay = day }
+            // The outer pass has checked the order, so neither period can find it broken.
+            if day < trainUntil {
+                try? train.add(record)
+            } else if testUntil.map({ day < $0 }) ?? true {
+                try? test.add(record)
+            }
+        }
+
+        /// The outer pass's openings would cross the cut: each period merges its own.
+        mutating func take(opening: MergedOpening) {}
+
+        /// The training tallies, the test starts (sorted per bridge) and the number of test openings.
+        func finished() -> (train: Tallies, testStarts: [String: [Int64]], testOpenings: Int) {
+            var train = train
+            var test = test
+            let starts = test.finish()
+            return (train.finish().finished(), starts.finished(), starts.openings)
         }
     }
 }

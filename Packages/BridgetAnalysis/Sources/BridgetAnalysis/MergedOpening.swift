@@ -26,30 +26,19 @@ public struct MergedOpening: Sendable, Equatable {
 
     /// The same from lean records (any order).
     public static func merge(records: [OpeningRecordDTO], gap: TimeInterval) -> [MergedOpening] {
-        let ordered = zip(records, records.dropFirst()).allSatisfy { ($0.bridgeID, $0.openedAt) <= ($1.bridgeID, $1.openedAt) }
-            ? records : records.sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
+        let ordered = OpeningRecordDTO.inHistoryOrder(records)
         var result: [MergedOpening] = []
         result.reserveCapacity(ordered.count)
-        var current: (bridge: String, start: Int64, end: Int64?, wall: Int64, count: Int)?
-        func flush() {
-            guard let open = current else { return }
-            result.append(MergedOpening(
-                bridgeID: open.bridge, start: Date(timeIntervalSince1970: Double(open.start)),
-                end: open.end.map { Date(timeIntervalSince1970: Double($0)) },
-                startLocal: FloatingTimestamp(wallClockSeconds: open.wall), fragments: open.count))
-        }
+        var merger = OpeningMerger(gap: gap)
+        var bridgeID: String?
         for record in ordered {
-            if var open = current, open.bridge == record.bridgeID, let end = open.end,
-               Double(record.openedAt - end) < gap {
-                open.end = record.closedAt.map { max($0, end) }
-                open.count += 1
-                current = open
-            } else {
-                flush()
-                current = (record.bridgeID, record.openedAt, record.closedAt, record.openWall, 1)
+            if record.bridgeID != bridgeID {
+                if let done = merger.finish() { result.append(done) }
+                bridgeID = record.bridgeID
             }
+            if let done = merger.add(record) { result.append(done) }
         }
-        flush()
+        if let done = merger.finish() { result.append(done) }
         return result
     }
 }

@@ -26,28 +26,27 @@ public struct OpeningModelBuilder: Sendable {
         bridgeID: String, openings: [MergedOpening], span: HistorySpan, builtAt: Date, sourceEvents: Int,
         sourceLatestOpening: Date?
     ) -> OpeningModelDTO {
+        build(tally: OpeningTally(bridgeID: bridgeID, openings: openings, rows: 0), span: span, builtAt: builtAt,
+              sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening)
+    }
+
+    /// The model of one bridge from its tally (with occupancy), over the days of `span`.
+    public func build(
+        tally: OpeningTally, span: HistorySpan, builtAt: Date, sourceEvents: Int, sourceLatestOpening: Date?
+    ) -> OpeningModelDTO {
         let slotCount = OpeningModelDTO.slotsPerWeek
-        var starts = [Int](repeating: 0, count: slotCount)
-        var openMinutes = [Double](repeating: 0, count: slotCount)
-        var remaining = [Double](repeating: 0, count: slotCount)
-        for opening in openings {
-            starts[OpeningModelDTO.slot(of: opening.startLocal)] += 1
-            guard let duration = opening.durationMinutes, duration > 0 else { continue }
-            // Each whole minute the bridge was open, capped at a day so a bad row cannot run away; slots by
-            // arithmetic on the minute of the week (no calendar work per minute).
-            let local = opening.startLocal
-            let firstMinute = local.mondayFirstWeekday * 1_440 + local.hour * 60 + local.minute
-            for minute in 0..<min(Int(duration.rounded(.up)), 1_440) {
-                let slot = (firstMinute + minute) % 10_080 / OpeningModelDTO.slotMinutes
-                openMinutes[slot] += 1
-                remaining[slot] += duration - Double(minute)
-            }
-        }
+        let bridgeID = tally.bridgeID
+        let starts = tally.startsBySlot
+        assert(!tally.openMinutes.isEmpty || tally.openings == 0, "a model needs a tally with occupancy")
+        let noOccupancy = [Double](repeating: 0, count: slotCount)
+        let openMinutes = tally.openMinutes.isEmpty ? noOccupancy : tally.openMinutes
+        let remaining = tally.remainingMinutes.isEmpty ? noOccupancy : tally.remainingMinutes
+        let openingCount = tally.openings
         let perWeekday = span.daysPerWeekday
         let occurrences = (0..<slotCount).map { perWeekday[$0 / 96] }
         let totalOccurrences = Double(occurrences.reduce(0, +))
         let totalOpenMinutes = openMinutes.reduce(0, +)
-        let baseRate = totalOccurrences > 0 ? Double(openings.count) / totalOccurrences : 0
+        let baseRate = totalOccurrences > 0 ? Double(openingCount) / totalOccurrences : 0
         let baseOpen = totalOccurrences > 0 ? totalOpenMinutes / (totalOccurrences * 15) : 0
         let baseRemaining = totalOpenMinutes > 0 ? remaining.reduce(0, +) / totalOpenMinutes : 0
         // Pools: the same quarter-hour on weekdays (Monday–Friday) or on weekends.
@@ -87,10 +86,9 @@ public struct OpeningModelBuilder: Sendable {
                 openProbability: min(open, 1), meanRemainingMinutes: meanRemaining)
         }
         // Month-of-year factors, each worth a week of pseudo-days at the overall rate.
-        var perMonth = [Double](repeating: 0, count: 13)
-        for opening in openings { perMonth[opening.startLocal.month] += 1 }
+        let perMonth = tally.startsByMonthOfYear.map(Double.init)
         let daysPerMonth = span.daysPerMonthOfYear
-        let overallPerDay = span.days > 0 ? Double(openings.count) / Double(span.days) : 0
+        let overallPerDay = span.days > 0 ? Double(openingCount) / Double(span.days) : 0
         let monthFactors = (1...12).map { month -> Double in
             guard overallPerDay > 0 else { return 1 }
             let days = Double(daysPerMonth[month])
@@ -98,7 +96,7 @@ public struct OpeningModelBuilder: Sendable {
         }
         return OpeningModelDTO(
             bridgeID: bridgeID, builtAt: builtAt, firstDay: span.firstDay?.dateString, lastDay: span.lastDay?.dateString,
-            openings: openings.count, sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
+            openings: openingCount, sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
             baseStartProbability: 1 - exp(-baseRate), baseOpenProbability: min(baseOpen, 1), slots: slots,
             monthFactors: monthFactors)
     }
@@ -136,15 +134,14 @@ public struct OpeningModelBuilder: Sendable {
     public func buildAll(bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], mergeGap: TimeInterval, builtAt: Date)
         -> [OpeningModelDTO]
     {
-        let span = HistorySpan(records: records)
-        var byBridge: [String: [MergedOpening]] = [:]
-        for opening in MergedOpening.merge(records: records, gap: mergeGap) {
-            byBridge[opening.bridgeID, default: []].append(opening)
-        }
-        let latest = records.map(\.openedAt).max().map { Date(timeIntervalSince1970: Double($0)) }
-        return bridges.map { bridge in
-            build(bridgeID: bridge.id, openings: byBridge[bridge.id] ?? [], span: span, builtAt: builtAt,
-                  sourceEvents: records.count, sourceLatestOpening: latest)
+        buildAll(bridges: bridges, tallies: Tallies(records: records, mergeGap: mergeGap), builtAt: builtAt)
+    }
+
+    /// The same from tallies (with occupancy): every bridge of `bridges`, those without openings included.
+    public func buildAll(bridges: [BridgeInfoDTO], tallies: Tallies, builtAt: Date) -> [OpeningModelDTO] {
+        bridges.map { bridge in
+            build(tally: tallies[bridge.id], span: tallies.span, builtAt: builtAt, sourceEvents: tallies.rows,
+                  sourceLatestOpening: tallies.latestOpening)
         }
     }
 

@@ -16,18 +16,16 @@ public enum OpeningStatistics {
     public static func compute(
         bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], generatedAt: Date, mergeGap: TimeInterval = 0
     ) -> StatisticsDTO {
-        let span = HistorySpan(records: records)
-        var rowsByBridge: [String: Int] = [:]
-        for record in records { rowsByBridge[record.bridgeID, default: 0] += 1 }
-        var openingsByBridge: [String: [MergedOpening]] = [:]
-        for opening in MergedOpening.merge(records: records, gap: mergeGap) {
-            openingsByBridge[opening.bridgeID, default: []].append(opening)
-        }
-        let perBridge = bridges.map { bridge in
-            statistics(for: bridge, openings: openingsByBridge[bridge.id] ?? [], rows: rowsByBridge[bridge.id] ?? 0,
-                       span: span)
-        }
-        return assemble(perBridge, span: span, generatedAt: generatedAt, totalRows: records.count, mergeGap: mergeGap)
+        compute(bridges: bridges, tallies: Tallies(records: records, mergeGap: mergeGap, occupancy: false),
+                generatedAt: generatedAt, mergeGap: mergeGap)
+    }
+
+    /// The same from tallies.
+    public static func compute(bridges: [BridgeInfoDTO], tallies: Tallies, generatedAt: Date, mergeGap: TimeInterval)
+        -> StatisticsDTO
+    {
+        let perBridge = bridges.map { statistics(for: $0, tally: tallies[$0.id], span: tallies.span) }
+        return assemble(perBridge, span: tallies.span, generatedAt: generatedAt, totalRows: tallies.rows, mergeGap: mergeGap)
     }
 
     /// Network-wide figures from per-bridge ones (shared by the serial and the parallel processor).
@@ -48,36 +46,33 @@ public enum OpeningStatistics {
     public static func statistics(for bridge: BridgeInfoDTO, openings: [MergedOpening], rows: Int, span: HistorySpan)
         -> BridgeStatisticsDTO
     {
-        let durations = openings.compactMap(\.durationMinutes).sorted()
-        var hours = [Int](repeating: 0, count: 24)
-        var week = [[Int]](repeating: [Int](repeating: 0, count: 24), count: 7)
-        var byMonthOfYear = [Int](repeating: 0, count: 13)
-        var monthly: [String: Int] = [:]
-        var yearly: [String: Int] = [:]
-        for opening in openings {
-            let local = opening.startLocal
-            hours[local.hour] += 1
-            week[local.mondayFirstWeekday][local.hour] += 1
-            byMonthOfYear[local.month] += 1
-            monthly[String(local.dateString.prefix(7)), default: 0] += 1
-            yearly[String(local.dateString.prefix(4)), default: 0] += 1
-        }
+        statistics(for: bridge, tally: OpeningTally(bridgeID: bridge.id, openings: openings, rows: rows, occupancy: false),
+                   span: span)
+    }
+
+    /// One bridge's figures from its tally.
+    public static func statistics(for bridge: BridgeInfoDTO, tally: OpeningTally, span: HistorySpan)
+        -> BridgeStatisticsDTO
+    {
+        let week = tally.hourOfWeek
+        let hours = (0..<24).map { hour in week.reduce(0) { $0 + $1[hour] } }
         let busiest = hours.indices.max { (hours[$0], -$0) < (hours[$1], -$1) }
         let hasOpenings = busiest.map { hours[$0] > 0 } ?? false
         let daysPerMonth = span.daysPerMonthOfYear
+        let openings = tally.openings
         return BridgeStatisticsDTO(
-            bridgeID: bridge.id, bridgeName: bridge.name, openings: openings.count,
-            openingsPerDay: span.days > 0 ? Double(openings.count) / Double(span.days) : 0,
-            timedOpenings: durations.count,
-            meanMinutes: durations.isEmpty ? nil : durations.reduce(0, +) / Double(durations.count),
-            medianMinutes: nearestRank(durations, 0.5), p90Minutes: nearestRank(durations, 0.9),
-            maxMinutes: durations.last,
+            bridgeID: bridge.id, bridgeName: bridge.name, openings: openings,
+            openingsPerDay: span.days > 0 ? Double(openings) / Double(span.days) : 0,
+            timedOpenings: tally.durations.total, meanMinutes: tally.durations.meanMinutes,
+            medianMinutes: tally.durations.percentileMinutes(0.5), p90Minutes: tally.durations.percentileMinutes(0.9),
+            maxMinutes: tally.durations.maxMinutes,
             busiestHour: hasOpenings ? busiest : nil, busiestHourOpenings: hasOpenings ? busiest.map { hours[$0] } ?? 0 : 0,
-            firstOpening: openings.map(\.start).min(), lastOpening: openings.map(\.start).max(), rows: rows,
+            firstOpening: tally.firstStart.map { Date(timeIntervalSince1970: Double($0)) },
+            lastOpening: tally.lastStart.map { Date(timeIntervalSince1970: Double($0)) }, rows: tally.rows,
             openingsPerDayByMonth: (1...12).map { month in
-                daysPerMonth[month] > 0 ? Double(byMonthOfYear[month]) / Double(daysPerMonth[month]) : nil
+                daysPerMonth[month] > 0 ? Double(tally.startsByMonthOfYear[month]) / Double(daysPerMonth[month]) : nil
             },
-            hourOfWeek: week, monthlyTrend: monthly, yearlyTrend: yearly)
+            hourOfWeek: week, monthlyTrend: tally.monthlyTrend, yearlyTrend: tally.yearlyTrend)
     }
 
     /// The nearest-rank percentile of sorted values: the value at 1-based rank ⌈p·n⌉.
@@ -92,21 +87,27 @@ public enum OpeningStatistics {
     public static func trafficPatterns(bridgeID: String, openings: [MergedOpening], flows: [TrafficFlowDTO] = [])
         -> TrafficAnalysisDTO
     {
-        var hours = [Int](repeating: 0, count: 24)
-        var weekdays = [Int](repeating: 0, count: 7)
-        for opening in openings {
-            hours[opening.startLocal.hour] += 1
-            weekdays[opening.startLocal.mondayFirstWeekday] += 1
-        }
-        let peaks = hours.indices.filter { hours[$0] > 0 }.sorted { (hours[$0], -$0) > (hours[$1], -$1) }
-        return TrafficAnalysisDTO(
-            bridgeID: bridgeID, openings: openings.count, openingsByHour: hours, openingsByWeekday: weekdays,
-            peakHours: Array(peaks.prefix(3)), congestionCorrelation: congestionCorrelation(openings, flows))
+        trafficPatterns(bridgeID: bridgeID, tally: OpeningTally(bridgeID: bridgeID, openings: openings, rows: 0, occupancy: false),
+                        starts: openings.map { Int64($0.start.timeIntervalSince1970.rounded(.down)) }, flows: flows)
     }
 
-    static func congestionCorrelation(_ openings: [MergedOpening], _ flows: [TrafficFlowDTO]) -> Double? {
+    /// The same from a bridge's tally and its openings' start instants (seconds since 1970; any order; needed only
+    /// when there are traffic observations).
+    public static func trafficPatterns(bridgeID: String, tally: OpeningTally, starts: [Int64], flows: [TrafficFlowDTO])
+        -> TrafficAnalysisDTO
+    {
+        let week = tally.hourOfWeek
+        let hours = (0..<24).map { hour in week.reduce(0) { $0 + $1[hour] } }
+        let weekdays = week.map { $0.reduce(0, +) }
+        let peaks = hours.indices.filter { hours[$0] > 0 }.sorted { (hours[$0], -$0) > (hours[$1], -$1) }
+        return TrafficAnalysisDTO(
+            bridgeID: bridgeID, openings: tally.openings, openingsByHour: hours, openingsByWeekday: weekdays,
+            peakHours: Array(peaks.prefix(3)), congestionCorrelation: congestionCorrelation(starts, flows))
+    }
+
+    static func congestionCorrelation(_ starts: [Int64], _ flows: [TrafficFlowDTO]) -> Double? {
         guard flows.count >= 3 else { return nil }
-        let starts = openings.map { Int64($0.start.timeIntervalSince1970.rounded(.down)) }.sorted()
+        let starts = starts.sorted()
         var x: [Double] = []
         var y: [Double] = []
         var cursor = 0
@@ -142,6 +143,12 @@ public enum OpeningStatistics {
 public struct HistorySpan: Sendable, Equatable {
     public let firstDay: FloatingTimestamp?
     public let lastDay: FloatingTimestamp?
+
+    /// The span from the first to the last local day (day numbers since 1970-01-01; `nil`: no history).
+    public init(firstDayNumber: Int?, lastDayNumber: Int?) {
+        firstDay = firstDayNumber.map { FloatingTimestamp(wallClockSeconds: Int64($0) * 86_400) }
+        lastDay = lastDayNumber.map { FloatingTimestamp(wallClockSeconds: Int64($0) * 86_400) }
+    }
 
     /// The span of lean records.
     public init(records: [OpeningRecordDTO]) {

@@ -5,8 +5,11 @@ import Foundation
 ///
 /// Rows are validated in chunks concurrently, then duplicates are judged in input order exactly as the serial
 /// processor does (rows whose reading may fall in the autumn repeated hour are judged again in order, because their
-/// instant can depend on earlier rows). Statistics and models are computed per bridge concurrently and assembled in
-/// catalog order. A test proves both processors give equal results on the same data.
+/// instant can depend on earlier rows). Statistics and models read the history split by bridge, `width` bridges at a
+/// time, each read tallied on its own task, and the tallies are assembled in catalog order. Each bridge is its own
+/// read, so a write between two of them can show in one bridge's figures and not another's (the serial processor
+/// reads once); records of bridges outside the catalog are not read. A test proves both processors give equal
+/// results on the same data.
 public struct ParallelProcessor: BackgroundProcessing {
     public let name = "parallel"
     private let serial: SerialProcessor
@@ -74,44 +77,41 @@ public struct ParallelProcessor: BackgroundProcessing {
 
     public func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO {
         let bridges = scope.filter(try await history.bridges())
-        let records = scope.filter(try await history.openingRecords())
-        let span = HistorySpan(records: records)
-        let gap = mergeGap
-        let perBridge = await perBridgeConcurrently(bridges: bridges, records: records) { bridge, rows in
-            OpeningStatistics.statistics(for: bridge, openings: MergedOpening.merge(records: rows, gap: gap),
-                                         rows: rows.count, span: span)
-        }
-        return OpeningStatistics.assemble(perBridge, span: span, generatedAt: now(), totalRows: records.count,
-                                          mergeGap: mergeGap)
+        let tallies = try await talliesByBridge(bridges, scope: scope, occupancy: false)
+        return OpeningStatistics.compute(bridges: bridges, tallies: tallies, generatedAt: now(), mergeGap: mergeGap)
+    }
+
+    public func tallies(in scope: HistoryScope) async throws -> Tallies {
+        try await talliesByBridge(scope.filter(try await history.bridges()), scope: scope, occupancy: false)
     }
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
         let bridges = try await history.bridges()
-        let records = try await history.openingRecords()
-        let span = HistorySpan(records: records)
-        let latest = records.map(\.openedAt).max().map { Date(timeIntervalSince1970: Double($0)) }
-        let (gap, builtAt, total) = (mergeGap, now(), records.count)
-        return await perBridgeConcurrently(bridges: bridges, records: records) { bridge, rows in
-            OpeningModelBuilder().build(bridgeID: bridge.id, openings: MergedOpening.merge(records: rows, gap: gap),
-                                        span: span, builtAt: builtAt, sourceEvents: total, sourceLatestOpening: latest)
-        }
+        let tallies = try await talliesByBridge(bridges, scope: .everything, occupancy: true)
+        return OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now())
     }
 
-    /// Runs `work` for each bridge on its own events concurrently; results in the order of `bridges`.
-    private func perBridgeConcurrently<T: Sendable>(
-        bridges: [BridgeInfoDTO], records: [OpeningRecordDTO],
-        _ work: @escaping @Sendable (BridgeInfoDTO, [OpeningRecordDTO]) -> T
-    ) async -> [T] {
-        var byBridge: [String: [OpeningRecordDTO]] = [:]
-        for record in records { byBridge[record.bridgeID, default: []].append(record) }
-        return await withTaskGroup(of: (Int, T).self) { group in
-            for (index, bridge) in bridges.enumerated() {
-                let rows = byBridge[bridge.id] ?? []
-                group.addTask { (index, work(bridge, rows)) }
+    /// The tallies of `bridges` over the scope's time range: one read per bridge, at most `width` at once.
+    private func talliesByBridge(_ bridges: [BridgeInfoDTO], scope: HistoryScope, occupancy: Bool) async throws
+        -> Tallies
+    {
+        let (history, gap) = (history, mergeGap)
+        let scopes = bridges.map { HistoryScope(bridgeIDs: [$0.id], from: scope.from, before: scope.before) }
+        return try await withThrowingTaskGroup(of: Tallies.self) { group in
+            var next = 0
+            func start() {
+                guard next < scopes.count else { return }
+                let part = scopes[next]
+                next += 1
+                group.addTask { try await history.tallies(part, mergeGap: gap, occupancy: occupancy) }
             }
-            var results: [(Int, T)] = []
-            for await result in group { results.append(result) }
-            return results.sorted { $0.0 < $1.0 }.map(\.1)
+            for _ in 0..<width { start() }
+            var parts: [Tallies] = []
+            while let part = try await group.next() {
+                parts.append(part)
+                start()
+            }
+            return Tallies.merged(parts)
         }
     }
 }

@@ -5,11 +5,13 @@ import Foundation
 public struct PatternFinder: Sendable {
     public let bridges: [BridgeInfoDTO]
     public let models: [String: OpeningModelDTO]
+    private let names: [String: String]
 
     /// Creates a finder.
     public init(bridges: [BridgeInfoDTO], models: [OpeningModelDTO]) {
         self.bridges = bridges
         self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
+        names = Dictionary(bridges.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Ordered pairs (A, B) with at least `minimumCount` openings of A followed by a B opening starting within
@@ -20,6 +22,11 @@ public struct PatternFinder: Sendable {
         var startsByBridge: [String: [Int64]] = [:]
         for opening in openings { startsByBridge[opening.bridgeID, default: []].append(opening.startLocal.wallClockSeconds) }
         for key in startsByBridge.keys { startsByBridge[key]?.sort() }
+        return cascades(startsByBridge: startsByBridge, withinMinutes: withinMinutes, minimumCount: minimumCount)
+    }
+
+    /// The same from each bridge's opening starts (Seattle wall clock seconds, sorted).
+    func cascades(startsByBridge: [String: [Int64]], withinMinutes: Int, minimumCount: Int) -> [CascadeDTO] {
         let window = Int64(withinMinutes * 60)
         var result: [CascadeDTO] = []
         for from in bridges {
@@ -71,21 +78,50 @@ public struct PatternFinder: Sendable {
             if let minutes = opening.durationMinutes { durations[opening.bridgeID, default: []].append(minutes) }
         }
         let p99 = durations.mapValues { OpeningStatistics.nearestRank($0.sorted(), 0.99) }
-        let names = Dictionary(uniqueKeysWithValues: bridges.map { ($0.id, $0.name) })
-        var result: [AnomalyDTO] = []
-        for opening in openings {
-            guard let model = models[opening.bridgeID] else { continue }
-            let slot = model.slots[OpeningModelDTO.slot(of: opening.startLocal)]
-            let limit = p99[opening.bridgeID] ?? nil
-            var reasons: [AnomalyDTO.Reason] = []
-            if let minutes = opening.durationMinutes, let limit, minutes > limit { reasons.append(.long) }
-            if slot.startProbability < unlikelyChance { reasons.append(.unlikelyTime) }
-            guard !reasons.isEmpty else { continue }
-            result.append(AnomalyDTO(
-                bridgeID: opening.bridgeID, bridgeName: names[opening.bridgeID] ?? opening.bridgeID, openedAt: opening.start,
-                openLocal: opening.startLocal.localText, durationMinutes: opening.durationMinutes,
-                reasons: reasons, p99Minutes: limit, slotChance: slot.startProbability))
+        return Self.newestFirst(openings.compactMap { anomaly($0, p99: p99[$0.bridgeID] ?? nil, unlikelyChance: unlikelyChance) })
+    }
+
+    /// Why `opening` is anomalous, given its bridge's p99 duration; `nil` when it is not (or its bridge has no
+    /// model).
+    func anomaly(_ opening: MergedOpening, p99 limit: Double?, unlikelyChance: Double) -> AnomalyDTO? {
+        guard let model = models[opening.bridgeID] else { return nil }
+        let slot = model.slots[OpeningModelDTO.slot(of: opening.startLocal)]
+        var reasons: [AnomalyDTO.Reason] = []
+        if let minutes = opening.durationMinutes, let limit, minutes > limit { reasons.append(.long) }
+        if slot.startProbability < unlikelyChance { reasons.append(.unlikelyTime) }
+        guard !reasons.isEmpty else { return nil }
+        return AnomalyDTO(
+            bridgeID: opening.bridgeID, bridgeName: names[opening.bridgeID] ?? opening.bridgeID, openedAt: opening.start,
+            openLocal: opening.startLocal.localText, durationMinutes: opening.durationMinutes,
+            reasons: reasons, p99Minutes: limit, slotChance: slot.startProbability)
+    }
+
+    /// Newest first; openings at the same instant by bridge id.
+    static func newestFirst(_ anomalies: [AnomalyDTO]) -> [AnomalyDTO] {
+        anomalies.sorted { ($0.openedAt, $1.bridgeID) > ($1.openedAt, $0.bridgeID) }
+    }
+}
+
+/// The second pass of `findAnomalies`: each merged opening judged against its bridge's model and p99, as it streams
+/// by; only the anomalies are kept.
+struct AnomalySink: OpeningSink {
+    let finder: PatternFinder
+    let p99: [String: Double]
+    let unlikelyChance: Double
+    private(set) var found: [AnomalyDTO] = []
+
+    init(finder: PatternFinder, p99: [String: Double], unlikelyChance: Double = 0.005) {
+        self.finder = finder
+        self.p99 = p99
+        self.unlikelyChance = unlikelyChance
+    }
+
+    mutating func begin(bridgeID: String) {}
+    mutating func take(record: OpeningRecordDTO) {}
+
+    mutating func take(opening: MergedOpening) {
+        if let anomaly = finder.anomaly(opening, p99: p99[opening.bridgeID], unlikelyChance: unlikelyChance) {
+            found.append(anomaly)
         }
-        return result.sorted { $0.openedAt > $1.openedAt }
     }
 }

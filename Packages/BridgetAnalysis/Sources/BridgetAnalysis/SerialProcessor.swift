@@ -36,51 +36,76 @@ public struct SerialProcessor: BackgroundProcessing {
         guard try await history.bridges().contains(where: { $0.id == bridgeID }) else {
             throw AnalysisError.unknownBridge(id: bridgeID)
         }
-        let events = try await history.events(bridgeID: bridgeID)
-            .filter { scope.from == nil && scope.before == nil || scope.contains(bridgeID: bridgeID, openedAt: $0.openedAt) }
-        let openings = MergedOpening.merge(events, gap: mergeGap)
-        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, openings: openings,
-                                                 flows: try await history.trafficFlows(bridgeID: bridgeID))
+        let flows = try await history.trafficFlows(bridgeID: bridgeID)
+        let bridgeScope = HistoryScope(bridgeIDs: [bridgeID], from: scope.from, before: scope.before)
+        // The starts are kept only when there are observations to correlate them with.
+        var sink = PatternSink(bridgeID: bridgeID, keepsStarts: flows.count >= 3)
+        sink = try await history.pass(sink, scope: bridgeScope, mergeGap: mergeGap)
+        return OpeningStatistics.trafficPatterns(bridgeID: bridgeID, tally: sink.tally, starts: sink.starts, flows: flows)
     }
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
-        OpeningModelBuilder().buildAll(bridges: try await history.bridges(), records: try await history.openingRecords(),
-                                       mergeGap: mergeGap, builtAt: now())
+        OpeningModelBuilder().buildAll(
+            bridges: try await history.bridges(),
+            tallies: try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true), builtAt: now())
     }
 
     public func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO {
-        let records = scope.filter(try await history.openingRecords())
+        let bridges = scope.filter(try await history.bridges())
+        let periods = try await history.pass(
+            Backtester.Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap), scope: scope,
+            mergeGap: mergeGap)
         // Never past the history: there is nothing to score there, and a far date would mean years of empty work.
-        let afterHistory = (HistorySpan(records: records).lastDay?.dayNumber ?? trainUntil) + 1
-        let end = min(testUntil ?? afterHistory, afterHistory)
-        return try Backtester(mergeGap: mergeGap).run(bridges: scope.filter(try await history.bridges()), records: records,
-                                                      trainUntil: trainUntil, testUntil: end)
+        let afterHistory = (periods.lastDay ?? trainUntil) + 1
+        return try Backtester(mergeGap: mergeGap).run(bridges: bridges, periods: periods,
+                                                      testUntil: min(testUntil ?? afterHistory, afterHistory))
     }
 
     public func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO] {
         let bridges = scope.filter(try await history.bridges())
-        let records = scope.filter(try await history.openingRecords())
-        let models = OpeningModelBuilder().buildAll(bridges: bridges, records: records, mergeGap: mergeGap, builtAt: now())
-        return PatternFinder(bridges: bridges, models: models)
-            .cascades(MergedOpening.merge(records: records, gap: mergeGap), withinMinutes: withinMinutes,
-                      minimumCount: minimumCount)
+        let starts = try await history.pass(StartSink(), scope: scope, mergeGap: mergeGap).finished()
+        return PatternFinder(bridges: bridges, models: [])
+            .cascades(startsByBridge: starts, withinMinutes: withinMinutes, minimumCount: minimumCount)
     }
 
+    /// Two reads of the history: the first tallies it (models and each bridge's p99 duration), the second judges each
+    /// opening against them and keeps the anomalies only.
     public func findAnomalies() async throws -> [AnomalyDTO] {
-        let (finder, openings) = try await patternInputs()
-        return finder.anomalies(openings)
-    }
-
-    private func patternInputs() async throws -> (PatternFinder, [MergedOpening]) {
         let bridges = try await history.bridges()
-        let records = try await history.openingRecords()
-        let models = OpeningModelBuilder().buildAll(bridges: bridges, records: records, mergeGap: mergeGap, builtAt: now())
-        return (PatternFinder(bridges: bridges, models: models), MergedOpening.merge(records: records, gap: mergeGap))
+        let tallies = try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true)
+        let finder = PatternFinder(bridges: bridges,
+                                   models: OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now()))
+        let p99 = tallies.byBridge.compactMapValues { $0.durations.percentileMinutes(0.99) }
+        let found = try await history.pass(AnomalySink(finder: finder, p99: p99), scope: .everything, mergeGap: mergeGap)
+        return PatternFinder.newestFirst(found.found)
     }
 
     public func generateStatistics(in scope: HistoryScope) async throws -> StatisticsDTO {
-        OpeningStatistics.compute(
-            bridges: scope.filter(try await history.bridges()), records: scope.filter(try await history.openingRecords()),
-            generatedAt: now(), mergeGap: mergeGap)
+        OpeningStatistics.compute(bridges: scope.filter(try await history.bridges()), tallies: try await tallies(in: scope),
+                                  generatedAt: now(), mergeGap: mergeGap)
+    }
+
+    public func tallies(in scope: HistoryScope) async throws -> Tallies {
+        try await history.tallies(scope, mergeGap: mergeGap, occupancy: false)
+    }
+}
+
+/// A bridge's patterns: its tally, and its openings' start instants when there is traffic to correlate them with.
+struct PatternSink: OpeningSink {
+    private(set) var tally: OpeningTally
+    private(set) var starts: [Int64] = []
+    let keepsStarts: Bool
+
+    init(bridgeID: String, keepsStarts: Bool) {
+        tally = OpeningTally(bridgeID: bridgeID, occupancy: false)
+        self.keepsStarts = keepsStarts
+    }
+
+    mutating func begin(bridgeID: String) {}
+    mutating func take(record: OpeningRecordDTO) { tally.rows += 1 }
+
+    mutating func take(opening: MergedOpening) {
+        tally.add(opening)
+        if keepsStarts { starts.append(Int64(opening.start.timeIntervalSince1970.rounded(.down))) }
     }
 }

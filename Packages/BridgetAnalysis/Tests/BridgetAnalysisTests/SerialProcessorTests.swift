@@ -21,7 +21,12 @@ actor ListHistory: EventHistory {
 
     func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
 
-    func openingRecords() async throws -> [OpeningRecordDTO] { try await recordsFromEvents() }
+    func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) throws -> State {
+        try fold(stored.compactMap(OpeningRecordDTO.init), bridgeIDs: bridgeIDs, into: initial, update)
+    }
 
     func deleteEvents(openedBefore cutoff: Date) -> Int {
         let before = stored.count

@@ -84,9 +84,15 @@ public protocol EventStore: Sendable {
     func latestOpening() async throws -> Date?
     /// Removes events that opened before an instant; returns how many.
     func deleteEvents(openedBefore: Date) async throws -> Int
-    /// Every observed opening in lean form, ordered by bridge id then opening (for analysis over the whole history):
-    /// planned openings are left out, since models learn from what happened, not from what was announced.
-    func openingRecords() async throws -> [OpeningRecordDTO]
+    /// Folds every observed opening in lean form into `initial`, page by page, ordered by bridge id then opening:
+    /// what analysis reads, in memory that does not grow with the history (a store holds one page at a time, never
+    /// the history). Planned openings are left out, since models learn from what happened, not from what was
+    /// announced. `bridgeIDs` limits the read to those bridges (`nil`: every bridge). `update` sees each page once,
+    /// in order, and must not keep it; an error it throws ends the read and is rethrown.
+    func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) async throws -> State
     /// A number that changes whenever stored events change (insert, update or delete), never otherwise: what
     /// derived data such as opening models is stamped with, to know when it is stale.
     func historyVersion() async throws -> Int64
@@ -95,4 +101,16 @@ public protocol EventStore: Sendable {
 extension EventStore {
     /// All stored events, oldest first.
     public func allEvents() async throws -> [BridgeEventDTO] { try await events(matching: EventQuery()) }
+
+    /// Every observed opening in lean form, ordered by bridge id then opening, held at once: for small histories
+    /// and tests (analysis folds them instead).
+    public func openingRecords(bridgeIDs: [String]? = nil) async throws -> [OpeningRecordDTO] {
+        try await foldOpeningRecords(bridgeIDs: bridgeIDs, into: [OpeningRecordDTO]()) { records, page in
+            records.append(contentsOf: page)
+        }
+    }
 }
+
+/// How many lean records a store hands to a fold at once: big enough that the per-page cost vanishes, small enough
+/// (about 200 KB) that holding one costs nothing.
+public let openingRecordPageSize = 4_096

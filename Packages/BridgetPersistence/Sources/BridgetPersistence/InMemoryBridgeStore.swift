@@ -145,9 +145,19 @@ public actor InMemoryBridgeStore: BridgeStore {
 
     public func historyVersion() -> Int64 { version }
 
-    public func openingRecords() -> [OpeningRecordDTO] {
-        eventsByKey.values.filter { $0.status == .observed }
+    public func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) throws -> State {
+        let wanted = bridgeIDs.map(Set.init)
+        let records = eventsByKey.values
+            .filter { $0.status == .observed && wanted?.contains($0.bridgeID) ?? true }
             .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }.compactMap(OpeningRecordDTO.init)
+        var state = initial
+        for start in stride(from: 0, to: records.count, by: openingRecordPageSize) {
+            try update(&state, Array(records[start..<min(start + openingRecordPageSize, records.count)]))
+        }
+        return state
     }
 
     public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {

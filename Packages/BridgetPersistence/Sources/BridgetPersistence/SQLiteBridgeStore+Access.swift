@@ -16,6 +16,8 @@ extension SQLiteBridgeStore {
             return try await access()
         } catch let error as StoreError {
             throw error
+        } catch let error as PassedThrough {
+            throw error.error
         } catch let error as CancellationError {
             throw error // GRDB rolls back an interrupted transaction; the caller decides what cancellation means
         } catch let error as DatabaseError where error.resultCode == .SQLITE_INTERRUPT {
@@ -88,4 +90,10 @@ extension JSONEncoder {
         encoder.outputFormatting = [.sortedKeys]
         return encoder
     }
+}
+
+/// An error of the caller's code run inside a store access (a fold's update): handed back as it was thrown, not
+/// described as the store's failure.
+struct PassedThrough: Error {
+    let error: any Error
 }

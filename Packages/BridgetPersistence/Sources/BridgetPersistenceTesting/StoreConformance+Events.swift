@@ -14,6 +14,7 @@ extension StoreConformance {
         try await cursorWalksEveryEventOnce(makeStore)
         try await queriesFilterOrderAndLimit(makeStore)
         try await openingRecordsFollowTheEvents(makeStore)
+        try await foldReadsPagesInOrder(makeStore)
         try await textsOfAnyLengthAreKept(makeStore)
         try await emptyStoreHasNoEvents(makeStore)
         try await deletionRemovesOlderEvents(makeStore)
@@ -116,6 +117,35 @@ extension StoreConformance {
         let records = try await store.openingRecords()
         #expect(records == [events[1], events[2], events[0]].compactMap(OpeningRecordDTO.init))
         #expect(records.first?.closedAt == nil && records.last?.openedAt == 1_780_315_740)
+    }
+
+    /// A fold sees every observed record once, in pages of at most `openingRecordPageSize`, ordered by bridge then
+    /// opening across page boundaries; `bridgeIDs` keeps those bridges only; an error thrown by the update ends the
+    /// read and comes back as it was thrown.
+    static func foldReadsPagesInOrder(
+        _ makeStore: () async throws -> any EventStore & BridgeCatalogStore
+    ) async throws {
+        struct Stop: Error, Equatable {}
+        let store = try await makeStore()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let count = openingRecordPageSize + 5
+        // Two bridges, each opening every 10 minutes: more than one page in all.
+        let fremont = (0..<(count / 2)).map { StoreFixture.event(minute: $0 * 10, minutes: 3) }
+        let ballard = (0..<(count - count / 2)).map { StoreFixture.event(StoreFixture.ballard, minute: $0 * 10, minutes: 4) }
+        _ = try await store.upsertEvents(fremont + ballard)
+        let pages = try await store.foldOpeningRecords(bridgeIDs: nil, into: [Int]()) { sizes, page in
+            sizes.append(page.count)
+        }
+        #expect(pages.reduce(0, +) == count && pages.allSatisfy { $0 > 0 && $0 <= openingRecordPageSize })
+        let all = try await store.openingRecords()
+        #expect(all == (fremont + ballard).compactMap(OpeningRecordDTO.init)
+            .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) })
+        #expect(try await store.openingRecords(bridgeIDs: [StoreFixture.ballard.id])
+            == all.filter { $0.bridgeID == StoreFixture.ballard.id })
+        #expect(try await store.openingRecords(bridgeIDs: []).isEmpty)
+        await #expect(throws: Stop()) {
+            _ = try await store.foldOpeningRecords(bridgeIDs: nil, into: 0) { _, _ in throw Stop() }
+        }
     }
 
     /// Texts of any length, empty ones included, are stored exactly, inserted and then updated.

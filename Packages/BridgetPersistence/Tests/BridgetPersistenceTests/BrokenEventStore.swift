@@ -15,7 +15,7 @@ struct BrokenEventStore: EventStore, BridgeCatalogStore {
         case neverVersionsTheHistory
         /// A batch is written row by row, so a failing row keeps the rows before it.
         case writesRowByRow
-        /// `openingRecords()` holds planned openings too, so models would learn from announcements.
+        /// `foldOpeningRecords` holds planned openings too, so models would learn from announcements.
         case learnsFromPlannedOpenings
 
         var description: String { rawValue }
@@ -57,10 +57,17 @@ struct BrokenEventStore: EventStore, BridgeCatalogStore {
 
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int { try await store.deleteEvents(openedBefore: cutoff) }
 
-    func openingRecords() async throws -> [OpeningRecordDTO] {
-        guard breach == .learnsFromPlannedOpenings else { return try await store.openingRecords() }
-        return try await store.allEvents().sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
-            .compactMap(OpeningRecordDTO.init)
+    func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) async throws -> State {
+        guard breach == .learnsFromPlannedOpenings else {
+            return try await store.foldOpeningRecords(bridgeIDs: bridgeIDs, into: initial, update)
+        }
+        var state = initial
+        try update(&state, try await store.allEvents().sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
+            .compactMap(OpeningRecordDTO.init))
+        return state
     }
 
     func historyVersion() async throws -> Int64 {

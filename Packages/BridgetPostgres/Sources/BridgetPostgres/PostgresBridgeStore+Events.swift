@@ -225,22 +225,34 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         }
     }
 
-    public func openingRecords() async throws -> [OpeningRecordDTO] {
+    public func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) async throws -> State {
         try await withConnection("read events") { connection in
-            var records: [OpeningRecordDTO] = []
+            // postgres-nio's row sequence asks the server for more rows only as they are read, so one page is held.
             let rows = try await connection.query("""
-                SELECT bridge_id, opened_ms, closed_ms, open_local FROM events WHERE status IS NULL
+                SELECT bridge_id, opened_ms, closed_ms, open_local FROM events
+                WHERE status IS NULL AND (\(bridgeIDs == nil) OR bridge_id = ANY(\(bridgeIDs ?? [])))
                 ORDER BY bridge_id, opened_ms
                 """, logger: logger)
+            var state = initial
+            var page: [OpeningRecordDTO] = []
+            page.reserveCapacity(openingRecordPageSize)
             for try await (bridgeID, opened, closed, openLocal) in rows.decode((String, Int64, Int64?, String).self) {
                 guard let wall = FloatingTimestamp(openLocal)?.wallClockSeconds else {
                     throw StoreError.corruptEvent(detail: "an unreadable open_local '\(openLocal)'")
                 }
-                records.append(OpeningRecordDTO(
+                page.append(OpeningRecordDTO(
                     bridgeID: bridgeID, openedAt: opened.floorDivided(by: 1000),
                     closedAt: closed?.floorDivided(by: 1000), openWall: wall))
+                if page.count == openingRecordPageSize {
+                    try update(&state, page)
+                    page.removeAll(keepingCapacity: true)
+                }
             }
-            return records
+            if !page.isEmpty { try update(&state, page) }
+            return state
         }
     }
 

@@ -179,17 +179,16 @@ struct StoreEventHistory: EventHistory {
 
     func bridges() async throws -> [BridgeInfoDTO] { try await store.bridges() }
 
-    /// Observed openings only: statistics and patterns describe what happened, not what a source announced.
-    func events(bridgeID: String?) async throws -> [BridgeEventDTO] {
-        try await store.events(matching: EventQuery(bridgeID: bridgeID, status: .observed))
-    }
-
     func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
         try await store.deleteEvents(openedBefore: cutoff)
     }
 
-    func openingRecords() async throws -> [OpeningRecordDTO] {
-        try await store.openingRecords()
+    /// Observed openings only: statistics and models describe what happened, not what a source announced.
+    func foldOpeningRecords<State: Sendable>(
+        bridgeIDs: [String]?, into initial: State,
+        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
+    ) async throws -> State {
+        try await store.foldOpeningRecords(bridgeIDs: bridgeIDs, into: initial, update)
     }
 
     func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO] {

@@ -169,8 +169,11 @@ struct Site: Sendable {
     func bridgePage(_ item: BridgeActivity) async throws -> String {
         let clock = context.assembly.clock
         let bridge = item.bridge
-        let statistics = try await context.assembly.makeProcessor(store: store)
-            .generateStatistics(in: HistoryScope(bridgeIDs: [bridge.id]))
+        // One read of the bridge's history, kept as counts: the statistics and the durations' histogram.
+        let processor = context.assembly.makeProcessor(store: store)
+        let tallies = try await processor.tallies(in: HistoryScope(bridgeIDs: [bridge.id]))
+        let statistics = OpeningStatistics.compute(bridges: [bridge], tallies: tallies, generatedAt: now,
+                                                   mergeGap: context.assembly.configuration.mergeGap)
         let figures = statistics.bridges.first { $0.bridgeID == bridge.id }
         let weeks = Double(max(statistics.days, 1)) / 7
         let heatmap = SVGCharts.heatmap(id: "heatmap", counts: figures?.hourOfWeek ?? Array(repeating: Array(repeating: 0, count: 24), count: 7),
@@ -179,14 +182,15 @@ struct Site: Sendable {
             .map { (label: $0.key, value: Double($0.value)) }
         let monthly = SVGCharts.bars(id: "months", title: "Openings per month", unit: "openings",
                                      values: months, labelEvery: max(months.count / 8, 1))
-        let events = try await store.events(matching: EventQuery(bridgeID: bridge.id))
-        let durations = events.compactMap(\.durationMinutes).filter { $0 >= 0 }
+        let durations = tallies[bridge.id].durations
         var bins: [(label: String, value: Double)] = []
-        if let longest = durations.max() {
+        if let longest = durations.maxMinutes {
             let width = max(LinearScale.tickStep(span: min(longest, 120), count: 12), 1)
             let count = min(Int((min(longest, 120) / width).rounded(.up)) + 1, 40)
             var counts = Array(repeating: 0.0, count: count)
-            for duration in durations { counts[min(Int(duration / width), count - 1)] += 1 }
+            for (duration, openings) in durations.ascendingMinutes {
+                counts[min(Int(duration / width), count - 1)] += Double(openings)
+            }
             bins = counts.enumerated().map { index, value in
                 (label: index == count - 1 ? "\(SVGCharts.number(Double(index) * width))+" : SVGCharts.number(Double(index) * width), value: value)
             }

@@ -231,8 +231,11 @@ struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         let hint: String? = switch error {
         case .bridgeWithoutModel: "run `bridget sync`, or edit the route"
         case .noTrainingData: "choose a later --train-until"
+        case .unorderedHistory: "the store broke its contract: run `bridget doctor`, and report it"
         case .unknownBridge, .emptyCrossing, .emptyTestPeriod: nil
         }
-        return ErrorPresentation(code: error.code, message: error.description, hint: hint, exitCode: usage)
+        // A history out of order is the store's fault, not the question's.
+        let exitCode = if case .unorderedHistory = error { ioError } else { usage }
+        return ErrorPresentation(code: error.code, message: error.description, hint: hint, exitCode: exitCode)
     }
 }
