@@ -156,7 +156,8 @@ extension Backtester {
             var train = train
             var test = test
             let starts = test.finish()
-            return (train.finish().finished(), starts.finished(), starts.openings)
+            let openings = starts.openings
+            return (train.finish().finished(), starts.finished(), openings)
         }
     }
 }

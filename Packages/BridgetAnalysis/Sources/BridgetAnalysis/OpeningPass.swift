@@ -144,15 +144,15 @@ extension OpeningRecordDTO {
 /// The start (Seattle wall clock, seconds) of every merged opening, per bridge, in order: what cascades and the
 /// backtest's test period need (8 bytes an opening).
 struct StartSink: OpeningSink {
-    private(set) var starts: [String: [Int64]] = [:]
+    private var starts: [String: [Int64]] = [:]
     private(set) var openings = 0
-    private var currentID = ""
+    private var currentID: String?
     private var current: [Int64] = []
 
     mutating func begin(bridgeID: String) {
-        if !currentID.isEmpty || !current.isEmpty { starts[currentID, default: []].append(contentsOf: current) }
-        current = []
+        park()
         currentID = bridgeID
+        current = starts.removeValue(forKey: bridgeID) ?? []
     }
 
     mutating func take(record: OpeningRecordDTO) {}
@@ -162,10 +162,15 @@ struct StartSink: OpeningSink {
         current.append(opening.startLocal.wallClockSeconds)
     }
 
-    /// The starts, sorted per bridge.
-    func finished() -> [String: [Int64]] {
-        var all = starts
-        if !currentID.isEmpty || !current.isEmpty { all[currentID, default: []].append(contentsOf: current) }
-        return all.mapValues { $0.sorted() }
+    private mutating func park() {
+        if let currentID { starts[currentID] = current }
+        current = []
+    }
+
+    /// The starts, sorted per bridge (in place: no second copy of them).
+    consuming func finished() -> [String: [Int64]] {
+        park()
+        for key in Array(starts.keys) { starts[key]!.sort() }
+        return starts
     }
 }

@@ -18,12 +18,17 @@ extension SQLiteBridgeStore: TrafficFlowStore {
 
     public func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO] {
         try await read("read traffic flows") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM traffic_flows WHERE bridge_id = ? ORDER BY observed_at",
-                             arguments: [bridgeID]).compactMap { row in
-                guard let instant = StoredTimestamp.date(row["observed_at"]) else { return nil }
-                return TrafficFlowDTO(bridgeID: row["bridge_id"], timestamp: instant, congestionLevel: row["congestion"],
-                                      trafficVolume: row["volume"])
+            // A cursor, not fetchAll: years of hourly rows as GRDB rows would cost several times the flows themselves.
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT observed_at, congestion, volume FROM traffic_flows WHERE bridge_id = ? ORDER BY observed_at
+                """, arguments: [bridgeID])
+            var flows: [TrafficFlowDTO] = []
+            while let row = try rows.next() {
+                guard let instant = StoredTimestamp.date(row[0]) else { continue }
+                flows.append(TrafficFlowDTO(bridgeID: bridgeID, timestamp: instant, congestionLevel: row[1],
+                                            trafficVolume: row[2]))
             }
+            return flows
         }
     }
 }

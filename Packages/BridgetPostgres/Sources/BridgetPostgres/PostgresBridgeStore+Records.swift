@@ -249,13 +249,18 @@ extension PostgresBridgeStore: TrafficFlowStore {
     }
 
     public func trafficFlows(bridgeID: String) async throws -> [TrafficFlowDTO] {
-        try await rows("read traffic flows", """
-            SELECT bridge_id, observed_ms, congestion, volume FROM traffic_flows WHERE bridge_id = \(bridgeID)
-            ORDER BY observed_ms
-            """).map { row in
-            TrafficFlowDTO(bridgeID: try row[0].decode(String.self),
-                           timestamp: Self.date(milliseconds: try row[1].decode(Int64.self)),
-                           congestionLevel: try row[2].decode(Double.self), trafficVolume: Int(try row[3].decode(Int64.self)))
+        try await withConnection("read traffic flows") { connection in
+            // Decoded as they arrive: years of hourly rows held as rows would cost several times the flows.
+            var flows: [TrafficFlowDTO] = []
+            let rows = try await connection.query("""
+                SELECT observed_ms, congestion, volume FROM traffic_flows WHERE bridge_id = \(bridgeID)
+                ORDER BY observed_ms
+                """, logger: logger)
+            for try await (observed, congestion, volume) in rows.decode((Int64, Double, Int64).self) {
+                flows.append(TrafficFlowDTO(bridgeID: bridgeID, timestamp: Self.date(milliseconds: observed),
+                                            congestionLevel: congestion, trafficVolume: Int(volume)))
+            }
+            return flows
         }
     }
 }
