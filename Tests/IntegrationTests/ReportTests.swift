@@ -43,6 +43,44 @@ struct ReportTests {
         #expect(index.contains("href=\"quality.html\"") && index.contains("href=\"routes/school-20run.html\""))
     }
 
+    @Test("pages render from figures kept with the history's version, and a change of the history makes them again")
+    func keptFigures() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        let out = bridget.home + "/report"
+        func fremontSays() throws -> String {
+            let result = try bridget.run(["report", "--out", out, "--config", config])
+            #expect(result.status == 0, "\(result.stderr)")
+            let page = try String(contentsOfFile: out + "/bridges/3.html", encoding: .utf8)
+            return page.components(separatedBy: "bascule. ").dropFirst().first?.components(separatedBy: "</p>").first ?? ""
+        }
+        let first = try fremontSays()
+        #expect(first.contains(" openings from "), "\(first)")
+        func kept() async throws -> [String: Int64] {
+            let queue = try DatabaseQueue(path: bridget.storePath)
+            defer { try? queue.close() }
+            return try await queue.read { db in
+                let version = try Int64.fetchOne(db, sql: "SELECT version FROM history_version") ?? -1
+                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM kept_answers WHERE history_version <> ?",
+                                         arguments: [version]) == 0)
+                return try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT name, history_version FROM kept_answers")
+                    .map { ($0[0] as String, $0[1] as Int64) })
+            }
+        }
+        #expect(try await Set(kept().keys) == ["pages.figures", "pages.quality"])
+        // Fremont's rows removed behind the store's back (the version kept): the page still shows the kept figures,
+        // so it did not read the history.
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        try await queue.write { db in try db.execute(sql: "DELETE FROM events WHERE bridge_id = '3'") }
+        #expect(try fremontSays() == first)
+        // The history's version moves, as every real change moves it: the figures are made again from the history.
+        try await queue.write { db in try db.execute(sql: "UPDATE history_version SET version = version + 1") }
+        try queue.close()
+        #expect(try fremontSays().contains("No openings of this bridge are stored yet"))
+        #expect(try await kept().count == 2)
+    }
+
     @Test("a bridge without history among bridges with it: its page says so, and a route over it still scores")
     func bridgeWithoutHistory() async throws {
         let bridget = BridgetProcess()

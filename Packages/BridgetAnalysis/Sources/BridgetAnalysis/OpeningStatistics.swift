@@ -140,7 +140,7 @@ public enum OpeningStatistics {
 }
 
 /// The Seattle local days a history covers, from its first to its last stored opening.
-public struct HistorySpan: Sendable, Equatable {
+public struct HistorySpan: Sendable, Equatable, Codable {
     public let firstDay: FloatingTimestamp?
     public let lastDay: FloatingTimestamp?
 
@@ -148,6 +148,22 @@ public struct HistorySpan: Sendable, Equatable {
     public init(firstDayNumber: Int?, lastDayNumber: Int?) {
         firstDay = firstDayNumber.map { FloatingTimestamp(wallClockSeconds: Int64($0) * 86_400) }
         lastDay = lastDayNumber.map { FloatingTimestamp(wallClockSeconds: Int64($0) * 86_400) }
+    }
+
+    private enum CodingKeys: String, CodingKey { case firstDay, lastDay }
+
+    /// Decodes a span kept as its first and last day numbers.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(firstDayNumber: try container.decodeIfPresent(Int.self, forKey: .firstDay),
+                  lastDayNumber: try container.decodeIfPresent(Int.self, forKey: .lastDay))
+    }
+
+    /// Encodes the span as its first and last day numbers.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(firstDay?.dayNumber, forKey: .firstDay)
+        try container.encodeIfPresent(lastDay?.dayNumber, forKey: .lastDay)
     }
 
     /// The span of lean records.

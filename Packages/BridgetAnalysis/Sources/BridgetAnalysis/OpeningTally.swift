@@ -4,7 +4,7 @@ import Foundation
 /// What analysis keeps of one bridge's openings: counts and sums, never the openings, so its size does not grow
 /// with the history. Statistics, models and anomalies are computed from tallies (`OpeningStatistics.statistics`,
 /// `OpeningModelBuilder.build`), with the same answers as from the openings themselves.
-public struct OpeningTally: Sendable, Equatable {
+public struct OpeningTally: Sendable, Equatable, Codable {
     public let bridgeID: String
     /// Stored rows (fragments) of the bridge.
     public internal(set) var rows = 0
@@ -13,6 +13,9 @@ public struct OpeningTally: Sendable, Equatable {
     /// The earliest and the latest opening start, seconds since 1970.
     public internal(set) var firstStart: Int64?
     public internal(set) var lastStart: Int64?
+    /// The local days (day numbers) of the bridge's first and last row: its own span.
+    public internal(set) var firstDay: Int?
+    public internal(set) var lastDay: Int?
     /// Openings starting in each quarter hour of the week (`OpeningModelDTO.slot`: Monday 00:00 first).
     public internal(set) var startsBySlot = [Int](repeating: 0, count: OpeningModelDTO.slotsPerWeek)
     /// Openings starting in each month of the year (index 1…12).
@@ -63,6 +66,17 @@ public struct OpeningTally: Sendable, Equatable {
         }
     }
 
+    /// The local days from the bridge's first row to its last.
+    public var span: HistorySpan { HistorySpan(firstDayNumber: firstDay, lastDayNumber: lastDay) }
+
+    /// Counts one row of the bridge (the openings are counted from what they merge into).
+    mutating func add(row record: OpeningRecordDTO) {
+        rows += 1
+        let day = Int(record.openWall.floorDivided(by: 86_400))
+        if firstDay.map({ day < $0 }) ?? true { firstDay = day }
+        if lastDay.map({ day > $0 }) ?? true { lastDay = day }
+    }
+
     /// Openings by local weekday (Monday first) and hour.
     public var hourOfWeek: [[Int]] {
         (0..<7).map { day in
@@ -95,7 +109,7 @@ public struct OpeningTally: Sendable, Equatable {
 
 /// Durations counted by their exact value in whole seconds: exact means, percentiles and maxima in memory that
 /// grows with the number of distinct durations (bounded by the longest one), not with the number of openings.
-public struct DurationCounts: Sendable, Equatable {
+public struct DurationCounts: Sendable, Equatable, Codable {
     /// Openings per duration, in seconds.
     public private(set) var counts: [Int64: Int] = [:]
     /// Durations counted.
@@ -159,7 +173,7 @@ struct TallySink: OpeningSink {
 
     mutating func take(record: OpeningRecordDTO) {
         rows += 1
-        current?.rows += 1
+        current?.add(row: record)
         let day = Int(record.openWall.floorDivided(by: 86_400))
         if firstDay.map({ day < $0 }) ?? true { firstDay = day }
         if lastDay.map({ day > $0 }) ?? true { lastDay = day }
@@ -183,7 +197,7 @@ struct TallySink: OpeningSink {
 }
 
 /// Every bridge's tally over a scope, with what the whole scope says.
-public struct Tallies: Sendable, Equatable {
+public struct Tallies: Sendable, Equatable, Codable {
     public var byBridge: [String: OpeningTally]
     /// Rows of the scope.
     public var rows: Int

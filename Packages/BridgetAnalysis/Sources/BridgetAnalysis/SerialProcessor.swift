@@ -102,7 +102,7 @@ struct PatternSink: OpeningSink {
     }
 
     mutating func begin(bridgeID: String) {}
-    mutating func take(record: OpeningRecordDTO) { tally.rows += 1 }
+    mutating func take(record: OpeningRecordDTO) { tally.add(row: record) }
 
     mutating func take(opening: MergedOpening) {
         tally.add(opening)

@@ -24,7 +24,7 @@ public struct BridgeActivity: Sendable, Codable, Equatable {
 /// traffic flow that names a bridge not in the catalog is refused, and its whole batch with it.
 public protocol BridgeStore:
     BridgeCatalogStore, EventStore, ImportCheckpointStore, SyncRunStore, OpeningModelStore, RouteStore,
-    TrafficFlowStore, StoreHealth
+    TrafficFlowStore, KeptAnswerStore, StoreHealth
 {
     /// Per bridge of the catalog, by numeric id: its stored openings and the latest of them (none: 0 and nil).
     func bridgeActivity() async throws -> [BridgeActivity]

@@ -11,6 +11,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var flows: [String: [Date: TrafficFlowDTO]] = [:]
     private var version: Int64 = 0
     private var checkpoints: [String: ImportCheckpoint] = [:]
+    private var keptAnswers: [String: KeptAnswer] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -144,6 +145,12 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func removeRoute(named name: String) -> Bool { storedRoutes.removeValue(forKey: name) != nil }
 
     public func historyVersion() -> Int64 { version }
+
+    public func keepAnswer(_ body: Data, named name: String, historyVersion: Int64) {
+        keptAnswers[name] = KeptAnswer(historyVersion: historyVersion, body: body)
+    }
+
+    public func keptAnswer(named name: String) -> KeptAnswer? { keptAnswers[name] }
 
     public func foldOpeningRecords<State: Sendable>(
         bridgeIDs: [String]?, into initial: State,

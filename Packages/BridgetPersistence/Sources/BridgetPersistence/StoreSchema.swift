@@ -177,6 +177,18 @@ enum StoreSchema {
                 CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v10: kept answers") { db in
+            // Answers derived from the history (the pages' figures, a backtest), each with the history version it
+            // was computed from: readers at that version read them instead of the history. Not history themselves,
+            // so keeping one bumps no version.
+            try db.execute(sql: """
+                CREATE TABLE kept_answers (
+                    name            TEXT PRIMARY KEY,
+                    history_version INTEGER NOT NULL,
+                    body            BLOB NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }

@@ -21,7 +21,7 @@ public enum StoreConformance {
     /// A part of the boundary: one protocol and the checks of its promises.
     public enum Part: String, CaseIterable, Sendable, CustomStringConvertible {
         /// One protocol's promises, named after the data it keeps.
-        case bridgeCatalog, events, importCheckpoints, syncRuns, openingModels, routes, trafficFlows, health
+        case bridgeCatalog, events, importCheckpoints, syncRuns, openingModels, routes, trafficFlows, keptAnswers, health
         /// `BridgeStore`'s own requirement: the catalog's bridges with their stored openings.
         case bridgeActivity
 
@@ -35,6 +35,7 @@ public enum StoreConformance {
             case .openingModels: "OpeningModelStore"
             case .routes: "RouteStore"
             case .trafficFlows: "TrafficFlowStore"
+            case .keptAnswers: "KeptAnswerStore"
             case .health: "StoreHealth"
             case .bridgeActivity: "BridgeStore.bridgeActivity"
             }
@@ -50,6 +51,7 @@ public enum StoreConformance {
             case .openingModels: try await checkOpeningModels { try await makeStore() }
             case .routes: try await checkRoutes { try await makeStore() }
             case .trafficFlows: try await checkTrafficFlows { try await makeStore() }
+            case .keptAnswers: try await checkKeptAnswers { try await makeStore() }
             case .health: try await checkHealth { try await makeStore() }
             case .bridgeActivity: try await checkBridgeActivity(makeStore: makeStore)
             }

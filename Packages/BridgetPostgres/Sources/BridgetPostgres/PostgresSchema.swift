@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// The PostgreSQL schema, as versioned migrations recorded in `bridget_schema`. Never edit a shipped migration: add
-/// one. The tables mirror the SQLite store's at its version 9, with times as whole milliseconds since 1970.
+/// one. The tables mirror the SQLite store's at its version 10, with times as whole milliseconds since 1970.
 enum PostgresSchema {
     /// The advisory lock class of every lock Bridget takes: "BRDG" in ASCII, as the SQLite store's application id.
     static let lockClass: Int32 = 0x4252_4447
@@ -108,6 +108,13 @@ enum PostgresSchema {
             PRIMARY KEY (bridge_id, observed_ms)
         );
         """),
+        ("kept answers", """
+        CREATE TABLE kept_answers (
+            name            text COLLATE "C" PRIMARY KEY,
+            history_version bigint NOT NULL,  -- the history version the answer was computed from
+            body            bytea NOT NULL
+        );
+        """),
     ]
 
     /// The newest version this build knows.
@@ -116,7 +123,7 @@ enum PostgresSchema {
     /// The tables the migrations make, `bridget_schema` included: what a Bridget schema may hold.
     static let tableNames: Set<String> = [
         "bridget_schema", "bridges", "events", "history_version", "sync_runs", "import_checkpoints", "opening_models",
-        "routes", "traffic_flows",
+        "routes", "traffic_flows", "kept_answers",
     ]
 
     /// Brings the settings' schema to the latest version in one transaction, holding a lock so that processes

@@ -85,7 +85,7 @@ struct Site: Sendable {
 
     /// The stored bridges with their activity, or the provider's catalog before any sync.
     func bridgeList() async throws -> [BridgeActivity] {
-        let activity = try await store.bridgeActivity()
+        let activity = try await figures().activity
         if !activity.isEmpty { return activity }
         let known = try await store.bridges()
         return (known.isEmpty ? BridgeCatalog.seattle.bridges : known).map { BridgeActivity(bridge: $0, openings: 0, lastOpening: nil) }
@@ -169,20 +169,18 @@ struct Site: Sendable {
     func bridgePage(_ item: BridgeActivity) async throws -> String {
         let clock = context.assembly.clock
         let bridge = item.bridge
-        // One read of the bridge's history, kept as counts: the statistics and the durations' histogram.
-        let processor = context.assembly.makeProcessor(store: store)
-        let tallies = try await processor.tallies(in: HistoryScope(bridgeIDs: [bridge.id]))
-        let statistics = OpeningStatistics.compute(bridges: [bridge], tallies: tallies, generatedAt: now,
-                                                   mergeGap: context.assembly.configuration.mergeGap)
-        let figures = statistics.bridges.first { $0.bridgeID == bridge.id }
-        let weeks = Double(max(statistics.days, 1)) / 7
-        let heatmap = SVGCharts.heatmap(id: "heatmap", counts: figures?.hourOfWeek ?? Array(repeating: Array(repeating: 0, count: 24), count: 7),
+        // The bridge's kept counts, over its own span: statistics, heatmap, months and durations, no history read.
+        let tally = try await figures().tallies[bridge.id]
+        let span = tally.span
+        let statistics = OpeningStatistics.statistics(for: bridge, tally: tally, span: span)
+        let weeks = Double(max(span.days, 1)) / 7
+        let heatmap = SVGCharts.heatmap(id: "heatmap", counts: statistics.hourOfWeek,
                                         weeks: weeks, zone: clock.zone.identifier)
-        let months = (figures?.monthlyTrend ?? [:]).sorted { $0.key < $1.key }
+        let months = statistics.monthlyTrend.sorted { $0.key < $1.key }
             .map { (label: $0.key, value: Double($0.value)) }
         let monthly = SVGCharts.bars(id: "months", title: "Openings per month", unit: "openings",
                                      values: months, labelEvery: max(months.count / 8, 1))
-        let durations = tallies[bridge.id].durations
+        let durations = tally.durations
         var bins: [(label: String, value: Double)] = []
         if let longest = durations.maxMinutes {
             let width = max(LinearScale.tickStep(span: min(longest, 120), count: 12), 1)
@@ -202,8 +200,8 @@ struct Site: Sendable {
             "<tr><td>\(escapedHTML(clock.display(event.openedAt)))</td><td class=\"number\">"
                 + "\(escapedHTML(event.durationMinutes.map { SVGCharts.number($0) } ?? "–"))</td></tr>"
         }.joined(separator: "\n")
-        let summary = figures.flatMap { $0.openings > 0 ? $0 : nil }.map { figures in
-            "\(figures.openings) openings from \(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), "
+        let summary = (statistics.openings > 0 ? statistics : nil).map { figures in
+            "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
                 + (figures.medianMinutes.map { ", lasting \(SVGCharts.number($0)) minutes at the median" } ?? "") + "."
         } ?? "No openings of this bridge are stored yet."
@@ -268,22 +266,17 @@ struct Site: Sendable {
     /// quarters, tested on the last), as a reliability diagram and each bridge's skill.
     func qualityPage() async throws -> String {
         var body = "<p><a href=\"\(homeHref(top: true))\">← All bridges</a></p><h1>How far to trust a forecast</h1>"
-        let clock = context.assembly.clock
-        let first = try await store.events(matching: EventQuery(limit: 1, status: .observed)).first
-        let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
-        guard let first, let last else {
+        let result: BacktestDTO
+        switch try await qualityBacktest() {
+        case .noOpenings:
             return page(title: "Forecast quality – Bridget", top: true,
                         body: body + "<p class=\"empty\">No openings are stored yet, so no forecast can be tested.</p>")
-        }
-        let firstDay = LocalDay(containing: first.openedAt, time: clock).number
-        let lastDay = LocalDay(containing: last.openedAt, time: clock).number
-        guard lastDay - firstDay >= 7 else {
+        case .tooShort:
             return page(title: "Forecast quality – Bridget", top: true,
                         body: body + "<p class=\"empty\">Less than a week of history is stored: too little to test on.</p>")
+        case .tested(let backtest):
+            result = backtest
         }
-        let train = firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4)
-        let result = try await context.assembly.makeProcessor(store: store)
-            .backtest(trainUntil: train, testUntil: nil, in: .everything)
         guard let window = result.windows.first else {
             return page(title: "Forecast quality – Bridget", top: true, body: body + "<p class=\"empty\">Nothing to test.</p>")
         }

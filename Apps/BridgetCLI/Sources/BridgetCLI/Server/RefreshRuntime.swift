@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// The refresher as `serve` and `watch` run it: syncs of the configured provider into `store` on the configured
 /// schedule, each run logged (one line when it starts, one when it ends) and counted in the metrics. As a service of
@@ -27,6 +28,21 @@ struct RefreshRuntime: Service {
         let lastSuccess = Gauge(label: "bridget_last_refresh_success_timestamp_seconds")
         self.store = store
         provider = pipeline.provider.name
+        // What the pages need of a changed history, kept before anyone asks so they render from it: in the
+        // background after the sync is reported (the next one is scheduled meanwhile), one at a time. One cut short
+        // (a shutdown, a failure) costs the next page the work, never a wrong page.
+        let keeping = OneAtATime()
+        let keepFigures: @Sendable () -> Void = {
+            guard keeping.begin() else { return }
+            Task {
+                defer { keeping.end() }
+                do {
+                    try await Site(context: context, store: store, now: context.assembly.now()).keepFigures()
+                } catch {
+                    logger.warning("refresh: the pages' figures were not kept (the next page computes them): \(error)")
+                }
+            }
+        }
         refresher = Refresher(
             schedule: RefreshSchedule(settings, clock: clock), jitter: TimeInterval(settings.jitterMinutes) * 60,
             backoff: RefreshBackoff(initial: settings.backoffInitial, maximum: settings.backoffMaximum),
@@ -42,6 +58,7 @@ struct RefreshRuntime: Service {
                 case .started:
                     logger.info("refresh: syncing")
                 case .succeeded(let report):
+                    if report.inserted + report.updated > 0 { keepFigures() }
                     rows.increment(by: report.inserted + report.updated)
                     lastSuccess.record(report.finishedAt.timeIntervalSince1970)
                     logger.info("""
@@ -72,5 +89,15 @@ struct RefreshRuntime: Service {
         let refresher = self.refresher
         await cancelWhenGracefulShutdown { await refresher.run(lastSuccess: last) }
     }
+}
+/// A flag for work that runs once at a time: `begin()` is true only when none is under way.
+final class OneAtATime: Sendable {
+    private let busy = Mutex(false)
+
+    /// Marks the work under way; false when it already was.
+    func begin() -> Bool { busy.withLock { busy in defer { busy = true }; return !busy } }
+
+    /// Marks the work done.
+    func end() { busy.withLock { $0 = false } }
 }
 #endif
