@@ -377,6 +377,22 @@ struct ServeTests {
         #expect(state?.lastSync?.status == "succeeded" && state?.refresh == "every 10 min")
         #expect(state?.nextRefresh.map { $0 > Date() } == true)
         #expect(count() == expected.events.count)
+        // After a sync that changed the history, the refresher keeps what the pages need of it, in the background.
+        var keptAtVersion = 0
+        let keptBy = Date().addingTimeInterval(60)
+        while Date() < keptBy, keptAtVersion < 2 {
+            try await Task.sleep(for: .milliseconds(250))
+            var waiting = Configuration()
+            waiting.busyMode = .timeout(10) // the server writes meanwhile
+            let queue = try DatabaseQueue(path: bridget.storePath, configuration: waiting)
+            keptAtVersion = try await queue.read { db in
+                try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM kept_answers WHERE history_version = (SELECT version FROM history_version)
+                    """) ?? 0
+            }
+            try queue.close()
+        }
+        #expect(keptAtVersion == 2, "the pages' figures and backtest kept at the history's version")
         let (againExit, againLog) = again.stop()
         #expect(againExit == 0, "\(againLog)")
 
