@@ -10,8 +10,9 @@ actor PagedHistory: EventHistory {
     private(set) var largestPage = 0
     private(set) var reads = 0
 
-    init(_ records: [OpeningRecordDTO], pageSize: Int) {
-        self.records = records.sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
+    /// A history of `records`, sorted by bridge then opening as the port promises unless `breaksTheOrder`.
+    init(_ records: [OpeningRecordDTO], pageSize: Int, breaksTheOrder: Bool = false) {
+        self.records = breaksTheOrder ? records : records.sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }
         self.pageSize = pageSize
     }
 
@@ -31,23 +32,6 @@ actor PagedHistory: EventHistory {
             largestPage = max(largestPage, page.count)
             try update(&state, page)
         }
-        return state
-    }
-}
-
-/// A history that breaks the port's promise: one bridge's records out of time order.
-struct UnorderedHistory: EventHistory {
-    func bridges() -> [BridgeInfoDTO] { BridgeCatalog.seattle.bridges }
-    func deleteEvents(openedBefore cutoff: Date) -> Int { 0 }
-    func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
-
-    func foldOpeningRecords<State: Sendable>(
-        bridgeIDs: [String]?, into initial: State,
-        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
-    ) throws -> State {
-        var state = initial
-        try update(&state, [OpeningRecordDTO(bridgeID: "3", openedAt: 2_000_000, closedAt: nil, openWall: 2_000_000),
-                            OpeningRecordDTO(bridgeID: "3", openedAt: 1_000_000, closedAt: nil, openWall: 1_000_000)])
         return state
     }
 }
@@ -157,7 +141,10 @@ struct StreamingAnalysisTests {
     @Test("a history out of order is refused, not silently merged wrong")
     func unorderedHistoryIsRefused() async throws {
         await #expect(throws: AnalysisError.unorderedHistory(bridgeID: "3")) {
-            try await SerialProcessor(history: UnorderedHistory()).generateStatistics()
+            let history = PagedHistory([OpeningRecordDTO(bridgeID: "3", openedAt: 2_000_000, closedAt: nil, openWall: 2_000_000),
+                                        OpeningRecordDTO(bridgeID: "3", openedAt: 1_000_000, closedAt: nil, openWall: 1_000_000)],
+                                       pageSize: 1, breaksTheOrder: true)
+            _ = try await SerialProcessor(history: history).generateStatistics()
         }
         #expect(AnalysisError.unorderedHistory(bridgeID: "3").code == "analysis.unordered-history")
     }

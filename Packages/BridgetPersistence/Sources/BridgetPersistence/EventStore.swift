@@ -114,3 +114,36 @@ extension EventStore {
 /// How many lean records a store hands to a fold at once: big enough that the per-page cost vanishes, small enough
 /// (about 200 KB) that holding one costs nothing.
 public let openingRecordPageSize = 4_096
+
+/// A fold's pages as a store fills them: records appended one at a time, handed to `update` a full page at a time
+/// (and the rest by `finish()`), one page buffer reused throughout. For implementations of `foldOpeningRecords`.
+public struct OpeningRecordPages<State: Sendable> {
+    private var state: State
+    private var page: [OpeningRecordDTO] = []
+    private let update: (inout State, [OpeningRecordDTO]) throws -> Void
+
+    /// Pages folded into `initial` by `update`.
+    public init(into initial: State, _ update: @escaping (inout State, [OpeningRecordDTO]) throws -> Void) {
+        state = initial
+        self.update = update
+        page.reserveCapacity(openingRecordPageSize)
+    }
+
+    /// Adds a record; a full page goes to `update`.
+    public mutating func append(_ record: OpeningRecordDTO) throws {
+        page.append(record)
+        if page.count == openingRecordPageSize { try flush() }
+    }
+
+    /// Hands the last page to `update` and returns the state.
+    public mutating func finish() throws -> State {
+        try flush()
+        return state
+    }
+
+    private mutating func flush() throws {
+        guard !page.isEmpty else { return }
+        try update(&state, page)
+        page.removeAll(keepingCapacity: true)
+    }
+}

@@ -160,11 +160,9 @@ public actor InMemoryBridgeStore: BridgeStore {
         let records = eventsByKey.values
             .filter { $0.status == .observed && wanted?.contains($0.bridgeID) ?? true }
             .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }.compactMap(OpeningRecordDTO.init)
-        var state = initial
-        for start in stride(from: 0, to: records.count, by: openingRecordPageSize) {
-            try update(&state, Array(records[start..<min(start + openingRecordPageSize, records.count)]))
-        }
-        return state
+        var pages = OpeningRecordPages(into: initial, update)
+        for record in records { try pages.append(record) }
+        return try pages.finish()
     }
 
     public func upsertTrafficFlows(_ flows: [TrafficFlowDTO]) throws {

@@ -159,9 +159,10 @@ extension SQLiteBridgeStore: EventStore {
                 """)
             if let bridgeIDs { try statement.setArguments(StatementArguments(bridgeIDs)) }
             let handle = statement.sqliteStatement
-            var state = initial
-            var page: [OpeningRecordDTO] = []
-            page.reserveCapacity(openingRecordPageSize)
+            // The caller's errors come back as thrown, not described as the store's failure.
+            var pages = OpeningRecordPages(into: initial) { state, page in
+                do { try update(&state, page) } catch { throw PassedThrough(error: error) }
+            }
             var bridgeID = ""
             while true {
                 let code = sqlite3_step(handle)
@@ -186,17 +187,10 @@ extension SQLiteBridgeStore: EventStore {
                     throw StoreError.corruptEvent(detail: "no opened_at or open_local")
                 }
                 RawColumn.reuse(&bridgeID, handle, 0)
-                page.append(OpeningRecordDTO(bridgeID: bridgeID, openedAt: openedAt,
-                                             closedAt: try time(2, "closed_at", instant: true), openWall: openWall))
-                if page.count == openingRecordPageSize {
-                    do { try update(&state, page) } catch { throw PassedThrough(error: error) }
-                    page.removeAll(keepingCapacity: true)
-                }
+                try pages.append(OpeningRecordDTO(bridgeID: bridgeID, openedAt: openedAt,
+                                                  closedAt: try time(2, "closed_at", instant: true), openWall: openWall))
             }
-            if !page.isEmpty {
-                do { try update(&state, page) } catch { throw PassedThrough(error: error) }
-            }
-            return state
+            return try pages.finish()
         }
     }
 

@@ -236,23 +236,16 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 WHERE status IS NULL AND (\(bridgeIDs == nil) OR bridge_id = ANY(\(bridgeIDs ?? [])))
                 ORDER BY bridge_id, opened_ms
                 """, logger: logger)
-            var state = initial
-            var page: [OpeningRecordDTO] = []
-            page.reserveCapacity(openingRecordPageSize)
+            var pages = OpeningRecordPages(into: initial, update)
             for try await (bridgeID, opened, closed, openLocal) in rows.decode((String, Int64, Int64?, String).self) {
                 guard let wall = FloatingTimestamp(openLocal)?.wallClockSeconds else {
                     throw StoreError.corruptEvent(detail: "an unreadable open_local '\(openLocal)'")
                 }
-                page.append(OpeningRecordDTO(
+                try pages.append(OpeningRecordDTO(
                     bridgeID: bridgeID, openedAt: opened.floorDivided(by: 1000),
                     closedAt: closed?.floorDivided(by: 1000), openWall: wall))
-                if page.count == openingRecordPageSize {
-                    try update(&state, page)
-                    page.removeAll(keepingCapacity: true)
-                }
             }
-            if !page.isEmpty { try update(&state, page) }
-            return state
+            return try pages.finish()
         }
     }
 
