@@ -92,20 +92,22 @@ struct EventRowBinding {
         bytes.reserveCapacity(256)
     }
 
-    /// Lays out `event`, replacing the previous one.
-    mutating func load(_ event: BridgeEventDTO) {
+    /// Lays out the event at `event`, replacing the previous one. The event is read in place, through a pointer:
+    /// passed as a value, every event was copied first (its strings retained, then released), a visible share of an
+    /// import.
+    mutating func load(_ event: UnsafePointer<BridgeEventDTO>) {
         bytes.removeSubrange(1...)
-        texts[0] = append(event.bridgeID)
-        texts[1] = appendTimestamp(event.openedAt)
-        texts[2] = append(event.bridgeName)
-        texts[3] = append(event.openLocal)
-        if let closedAt = event.closedAt { texts[4] = appendTimestamp(closedAt) } else { texts[4] = nil }
-        texts[5] = append(event.closeLocal)
-        status = event.status == .observed ? nil : append(event.status.rawValue) // v9: observed is NULL
-        recordID = append(event.recordID)
-        minutesOpen = event.minutesOpen
-        recordVersion = event.recordVersion
-        reals = (event.durationMinutes, event.latitude, event.longitude)
+        texts[0] = append(event.pointee.bridgeID)
+        texts[1] = appendTimestamp(event.pointee.openedAt)
+        texts[2] = append(event.pointee.bridgeName)
+        texts[3] = append(event.pointee.openLocal)
+        if let closedAt = event.pointee.closedAt { texts[4] = appendTimestamp(closedAt) } else { texts[4] = nil }
+        texts[5] = append(event.pointee.closeLocal)
+        status = event.pointee.status == .observed ? nil : append(event.pointee.status.rawValue) // v9: observed is NULL
+        recordID = append(event.pointee.recordID)
+        minutesOpen = event.pointee.minutesOpen
+        recordVersion = event.pointee.recordVersion
+        reals = (event.pointee.durationMinutes, event.pointee.latitude, event.pointee.longitude)
     }
 
     /// Binds the loaded event to `statement` and steps it to completion.

@@ -41,25 +41,34 @@ extension SQLiteBridgeStore: EventStore {
             defer {
                 for statement in [insert, update, newerStored, removeEarlier] { RawStatement.clearBindings(statement) }
             }
-            for event in events {
-                row.load(event)
-                // A replaced record counts once, as updated: the store holds one opening for it, as before, changed.
-                var replaced = false
-                if event.recordID != nil {
-                    if try row.hasRow(newerStored, db) {
-                        counts.unchanged += 1
+            // Each event is read where it lies, through a pointer: passed as a value, every event was copied first
+            // (its strings retained, then released).
+            try events.withUnsafeBufferPointer { events in
+                for index in events.indices {
+                    row.load(events.baseAddress! + index)
+                    // A replaced record counts once, as updated: the store holds one opening for it, as before,
+                    // changed.
+                    var replaced = false
+                    if events[index].recordID != nil {
+                        if try row.hasRow(newerStored, db) {
+                            counts.unchanged += 1
+                            continue
+                        }
+                        try row.run(removeEarlier, db)
+                        replaced = sqlite3_changes(db.sqliteConnection) > 0
+                    }
+                    try row.run(insert, db)
+                    if sqlite3_changes(db.sqliteConnection) == 1 {
+                        if replaced { counts.updated += 1 } else { counts.inserted += 1 }
                         continue
                     }
-                    try row.run(removeEarlier, db)
-                    replaced = sqlite3_changes(db.sqliteConnection) > 0
+                    try row.run(update, db)
+                    if replaced || sqlite3_changes(db.sqliteConnection) == 1 {
+                        counts.updated += 1
+                    } else {
+                        counts.unchanged += 1
+                    }
                 }
-                try row.run(insert, db)
-                if sqlite3_changes(db.sqliteConnection) == 1 {
-                    if replaced { counts.updated += 1 } else { counts.inserted += 1 }
-                    continue
-                }
-                try row.run(update, db)
-                if replaced || sqlite3_changes(db.sqliteConnection) == 1 { counts.updated += 1 } else { counts.unchanged += 1 }
             }
             if counts.inserted + counts.updated > 0 {
                 try db.execute(sql: "UPDATE history_version SET version = version + 1")

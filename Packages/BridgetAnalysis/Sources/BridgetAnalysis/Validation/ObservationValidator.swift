@@ -79,25 +79,28 @@ public struct ObservationValidator: Sendable {
         var seen = Set<EventKey>()
         seen.reserveCapacity(observations.count)
         var positions = PositionMemo()
-        // By index, passing each element where it lies: a copy of an observation (its strings retained, its
-        // readings moved) per record was a visible share of an import.
-        for index in observations.indices {
-            let result = if let firstPass, index < firstPass.count, !mayDependOnBatch(observations[index]) {
-                firstPass[index]
-            } else {
-                validate(observations[index], taken: seen, positions: &positions)
-            }
-            switch result {
-            case .success(let event):
-                if seen.insert(event.key).inserted {
-                    outcome.events.append(event)
+        // Each record is read where it lies, through a pointer: passed as a value, every record was copied first
+        // (its strings and source retained, then released), a visible share of an import.
+        observations.withUnsafeBufferPointer { records in
+            for index in records.indices {
+                let record = records.baseAddress! + index
+                let result = if let firstPass, index < firstPass.count, !mayDependOnBatch(record.pointee.opened) {
+                    firstPass[index]
                 } else {
-                    outcome.rejected.append(RejectedObservation(reason: .duplicateInBatch, index: index,
-                                                                source: observations[index].source))
+                    validate(record, taken: seen, positions: &positions)
                 }
-            case .failure(let reason):
-                outcome.rejected.append(RejectedObservation(reason: reason, index: index,
-                                                            source: observations[index].source))
+                switch consume result {
+                case .success(let event):
+                    if seen.insert(event.key).inserted {
+                        outcome.events.append(event)
+                    } else {
+                        outcome.rejected.append(RejectedObservation(reason: .duplicateInBatch, index: index,
+                                                                    source: record.pointee.source))
+                    }
+                case .failure(let reason):
+                    outcome.rejected.append(RejectedObservation(reason: reason, index: index,
+                                                                source: record.pointee.source))
+                }
             }
         }
         return outcome
@@ -107,46 +110,55 @@ public struct ObservationValidator: Sendable {
     /// batch, so an ambiguous reading can take its other occurrence.
     public func validate(_ observation: OpeningObservation, taken: Set<EventKey> = []) -> Result<BridgeEventDTO, RejectionReason> {
         var positions = PositionMemo(remembering: false)
-        return validate(observation, taken: taken, positions: &positions)
+        return withUnsafePointer(to: observation) { validate($0, taken: taken, positions: &positions) }
     }
 
     /// Each record validated on its own (every rule except duplicates, as `validate(_:taken:)` with nothing taken):
     /// a first pass for `validate(_:firstPass:)`, computed a chunk at a time by concurrent tasks.
     public func firstPass(_ observations: ArraySlice<OpeningObservation>) -> [Result<BridgeEventDTO, RejectionReason>] {
         var positions = PositionMemo()
-        return observations.map { validate($0, taken: [], positions: &positions) }
+        return observations.withUnsafeBufferPointer { records in
+            records.indices.map { validate(records.baseAddress! + $0, taken: [], positions: &positions) }
+        }
     }
 
     /// Whether a record's instant can depend on the records before it: only a local opening reading near an offset
     /// change can take its second occurrence when the first is taken.
     public func mayDependOnBatch(_ observation: OpeningObservation) -> Bool {
-        guard case .value(.local(let reading)) = observation.opened else { return false }
+        mayDependOnBatch(observation.opened)
+    }
+
+    private func mayDependOnBatch(_ opened: ObservedField<TimeReading>) -> Bool {
+        guard case .value(.local(let reading)) = opened else { return false }
         return clock.nearOffsetChange(reading)
     }
 
-    private func validate(_ observation: OpeningObservation, taken: Set<EventKey>, positions memo: inout PositionMemo)
-        -> Result<BridgeEventDTO, RejectionReason>
+    /// Validates the record at `record` (read in place; see `validate(_:firstPass:)`).
+    private func validate(_ record: UnsafePointer<OpeningObservation>, taken: Set<EventKey>,
+                          positions memo: inout PositionMemo) -> Result<BridgeEventDTO, RejectionReason>
     {
-        if let defect = observation.defect { return .failure(defect) }
-        guard let id = observation.bridgeID, let bridge = catalog.bridge(id: id) else { return .failure(.unknownBridgeID) }
-        guard let name = observation.bridgeName, !name.isEmpty else { return .failure(.emptyName) }
-        guard case .value(let opening) = observation.opened else { return .failure(.unparseableOpenTime) }
+        if let defect = record.pointee.defect { return .failure(defect) }
+        guard let id = record.pointee.bridgeID, let bridge = catalog.bridge(id: id) else {
+            return .failure(.unknownBridgeID)
+        }
+        guard let name = record.pointee.bridgeName, !name.isEmpty else { return .failure(.emptyName) }
+        guard case .value(let opening) = record.pointee.opened else { return .failure(.unparseableOpenTime) }
         var closing: TimeReading?
-        switch observation.closed {
+        switch record.pointee.closed {
         case .absent: break
         case .value(let reading): closing = reading
         case .unreadable: return .failure(.unparseableCloseTime)
         }
         // Read early because it helps choose among ambiguous instants; judged later, in rule order.
-        let minutes = observation.durationMinutes.value.flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
+        let minutes = record.pointee.durationMinutes.value.flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
 
         guard let (openedAt, closedAt) = instants(
             open: opening, close: closing, minutes: minutes, bridgeID: bridge.id, taken: taken)
         else { return .failure(.closeBeforeOpen) }
-        let range = observation.status == .planned ? plannedOpenings : acceptedOpenings
+        let range = record.pointee.status == .planned ? plannedOpenings : acceptedOpenings
         guard range.contains(openedAt) else { return .failure(.openTimeOutOfRange) }
         var minutesOpen: Int?
-        switch observation.durationMinutes {
+        switch record.pointee.durationMinutes {
         case .absent: break
         case .unreadable: return .failure(.unparseableMinutesOpen)
         case .value:
@@ -159,7 +171,7 @@ public struct ObservationValidator: Sendable {
         }
         var latitude: Double?
         var longitude: Double?
-        switch (observation.latitude, observation.longitude) {
+        switch (record.pointee.latitude, record.pointee.longitude) {
         case (.absent, .absent):
             break
         case (.value(let lat), .value(let lon)):
@@ -180,10 +192,10 @@ public struct ObservationValidator: Sendable {
         }
         return .success(BridgeEventDTO(
             bridgeID: bridge.id, bridgeName: name, openedAt: openedAt,
-            openLocal: observation.openedText ?? localText(opening, at: openedAt), closedAt: closedAt,
-            closeLocal: closing.map { observation.closedText ?? localText($0, at: closedAt ?? openedAt) },
-            minutesOpen: minutesOpen, latitude: latitude, longitude: longitude, status: observation.status,
-            recordID: observation.recordID, recordVersion: observation.recordVersion))
+            openLocal: record.pointee.openedText ?? localText(opening, at: openedAt), closedAt: closedAt,
+            closeLocal: closing.map { record.pointee.closedText ?? localText($0, at: closedAt ?? openedAt) },
+            minutesOpen: minutesOpen, latitude: latitude, longitude: longitude, status: record.pointee.status,
+            recordID: record.pointee.recordID, recordVersion: record.pointee.recordVersion))
     }
 
     /// The local reading kept beside an instant: the source's own, or the instant read on the source's clock.

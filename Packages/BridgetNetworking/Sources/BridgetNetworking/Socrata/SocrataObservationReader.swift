@@ -31,27 +31,38 @@ public struct SocrataObservationReader: Sendable {
     /// The observations of rows, in order; the rows are kept once, as the observations' records.
     public mutating func observations<Rows: Sequence<SocrataRow>>(_ rows: Rows) -> [OpeningObservation] {
         let table = SocrataRecordTable(Array(rows))
-        return table.rows.indices.map { observation(table.rows[$0], source: SourceRecord(table, index: $0)) }
+        // Each row is read where it lies, through a pointer: passed as a value, every row was copied first (its
+        // strings retained, then released), a visible share of an import.
+        return table.rows.withUnsafeBufferPointer { rows in
+            rows.indices.map { observation(rows.baseAddress! + $0, source: SourceRecord(table, index: $0)) }
+        }
     }
 
     private mutating func observation(_ row: SocrataRow, source: SourceRecord) -> OpeningObservation {
-        let id = row.entityid.map { Self.trimmed($0, newlines: false) }
-        var observation = OpeningObservation(
-            bridgeID: id, bridgeName: row.entityname.map { Self.trimmed($0, newlines: true) },
-            opened: Self.reading(row.opendatetime), closed: Self.reading(row.closedatetime),
-            durationMinutes: Self.number(row.minutesopen.map { Self.trimmed($0, newlines: false) }),
-            source: source)
-        (observation.latitude, observation.longitude) = position(row, bridgeID: id ?? "")
-        if case .value = observation.opened { observation.openedText = row.opendatetime }
-        if case .value = observation.closed { observation.closedText = row.closedatetime }
+        withUnsafePointer(to: row) { observation($0, source: source) }
+    }
+
+    private mutating func observation(_ row: UnsafePointer<SocrataRow>, source: SourceRecord) -> OpeningObservation {
+        let id = row.pointee.entityid.map { Self.trimmed($0, newlines: false) }
+        let opened = Self.reading(row.pointee.opendatetime)
+        let closed = Self.reading(row.pointee.closedatetime)
+        let duration = Self.number(row.pointee.minutesopen.map { Self.trimmed($0, newlines: false) })
+        let (latitude, longitude) = position(row, bridgeID: id ?? "")
         // The name and the id are kept as texts, so they are scanned; every other field is parsed strictly, and
         // one that holds a control character does not parse: only then is the whole row scanned, so the reason is
         // the control character whatever else the row breaks. (Scanning every field of every row cost a visible
         // share of a sync.)
-        if Self.inside(row.entityname, .whitespaceAndNewlines) || Self.inside(row.entityid, .whitespace)
-            || (observation.hasUnreadableField && Self.holdsControlCharacter(row)) {
-            observation.defect = .controlCharacter
-        }
+        let unreadable = opened.isUnreadable || closed.isUnreadable || duration.isUnreadable
+            || latitude.isUnreadable || longitude.isUnreadable
+        let holdsControlCharacter = Self.inside(row.pointee.entityname, .whitespaceAndNewlines)
+            || Self.inside(row.pointee.entityid, .whitespace) || (unreadable && Self.holdsControlCharacter(row.pointee))
+        // Built once from its parts: an observation read back while being built was copied whole.
+        var observation = OpeningObservation(
+            bridgeID: id, bridgeName: row.pointee.entityname.map { Self.trimmed($0, newlines: true) }, opened: opened,
+            closed: closed, durationMinutes: duration, latitude: latitude, longitude: longitude,
+            defect: holdsControlCharacter ? .controlCharacter : nil, source: source)
+        if case .value = opened { observation.openedText = row.pointee.opendatetime }
+        if case .value = closed { observation.closedText = row.pointee.closedatetime }
         return observation
     }
 
@@ -67,19 +78,21 @@ public struct SocrataObservationReader: Sendable {
         SourceRecord(fields: row.fields)
     }
 
-    private mutating func position(_ row: SocrataRow, bridgeID: String)
+    private mutating func position(_ record: UnsafePointer<SocrataRow>, bridgeID: String)
         -> (ObservedField<Double>, ObservedField<Double>)
     {
-        if row.latitude == nil, row.longitude == nil { return (.absent, .absent) }
+        if record.pointee.latitude == nil, record.pointee.longitude == nil { return (.absent, .absent) }
         let index = coordinates.firstIndex { $0.bridgeID == bridgeID }
-        if let index, coordinates[index].latitude == row.latitude, coordinates[index].longitude == row.longitude {
+        if let index, coordinates[index].latitude == record.pointee.latitude,
+           coordinates[index].longitude == record.pointee.longitude
+        {
             return coordinates[index].read
         }
-        let read = (Self.number(row.latitude), Self.number(row.longitude))
+        let read = (Self.number(record.pointee.latitude), Self.number(record.pointee.longitude))
         if let index {
-            coordinates[index] = (bridgeID, row.latitude, row.longitude, read)
+            coordinates[index] = (bridgeID, record.pointee.latitude, record.pointee.longitude, read)
         } else {
-            coordinates.append((bridgeID, row.latitude, row.longitude, read))
+            coordinates.append((bridgeID, record.pointee.latitude, record.pointee.longitude, read))
         }
         return read
     }
@@ -184,15 +197,11 @@ extension SocrataObservationReader {
     }
 }
 
-extension OpeningObservation {
-    /// Whether a field was present but could not be read.
-    var hasUnreadableField: Bool {
-        func unreadable<Value>(_ field: ObservedField<Value>) -> Bool {
-            if case .unreadable = field { return true }
-            return false
-        }
-        return unreadable(opened) || unreadable(closed) || unreadable(durationMinutes) || unreadable(latitude)
-            || unreadable(longitude)
+extension ObservedField {
+    /// Whether the field was present but could not be read.
+    var isUnreadable: Bool {
+        if case .unreadable = self { return true }
+        return false
     }
 }
 
