@@ -6,6 +6,8 @@ struct ProcessResult {
     let status: Int32
     let stdout: String
     let stderr: String
+    /// From the process's start to its exit (not the wait for a turn to run it: `ProcessTurns`).
+    let seconds: Double
 }
 
 /// Runs the built `bridget` executable in its own temporary home, as a user would.
@@ -37,7 +39,7 @@ struct BridgetProcess {
 
     /// Runs `bridget` with arguments; the environment holds only what a clean shell would, plus `environment`.
     /// `executable` runs another program the same way (e.g. `script`, to give bridget a terminal).
-    func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) throws
+    func run(_ arguments: [String], environment: [String: String] = [:], executable: String? = nil) async throws
         -> ProcessResult
     {
         let process = Process()
@@ -58,14 +60,18 @@ struct BridgetProcess {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        let seconds = try await ProcessTurns.shared.run {
+            let started = ContinuousClock.now
+            try await process.runToExit()
+            let elapsed = ContinuousClock.now - started
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
         try out.close()
         try err.close()
         return ProcessResult(
             status: process.terminationStatus,
             stdout: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+            stderr: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "", seconds: seconds)
     }
 
     /// A config over a fixed range of sample data, stored in this home's `store.sqlite`.

@@ -25,7 +25,7 @@ struct Browser {
     }
 
     /// Runs Chromium on `url` with `arguments`; its standard output and error.
-    private func run(_ arguments: [String], home: String) throws -> (String, String) {
+    private func run(_ arguments: [String], home: String) async throws -> (String, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
@@ -37,27 +37,31 @@ struct Browser {
         _ = FileManager.default.createFile(atPath: err, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        try process.run()
         // A browser that hangs is ended: the test then fails on what it did not get.
-        let deadline = DispatchTime.now() + 90
-        DispatchQueue.global().asyncAfter(deadline: deadline) { if process.isRunning { process.terminate() } }
-        process.waitUntilExit()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(90))
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        try await process.runToExit()
         return ((try? String(contentsOfFile: out, encoding: .utf8)) ?? "", (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
 
     /// The page's DOM once loaded, and its console.
-    func load(_ url: String, home: String) throws -> Load {
-        let (dom, log) = try run(["--dump-dom", url], home: home)
+    func load(_ url: String, home: String) async throws -> Load {
+        let (dom, log) = try await run(["--dump-dom", url], home: home)
         return Load(dom: dom, console: log.split(separator: "\n").filter { $0.contains(":CONSOLE(") }.map(String.init))
     }
 
     /// A PNG of the page at `width`×`height`, written to `path`.
-    func screenshot(_ url: String, to path: String, width: Int = 1100, height: Int = 1400, home: String) throws {
-        _ = try run(["--window-size=\(width),\(height)", "--screenshot=\(path)", url], home: home)
+    func screenshot(_ url: String, to path: String, width: Int = 1100, height: Int = 1400, home: String)
+        async throws
+    {
+        _ = try await run(["--window-size=\(width),\(height)", "--screenshot=\(path)", url], home: home)
     }
 
     /// How many distinct colours a PNG holds (Python's zlib decodes it; 8-bit RGB or RGBA, the filters of PNG).
-    static func distinctColours(_ path: String) throws -> Int {
+    static func distinctColours(_ path: String) async throws -> Int {
         let script = #"""
         import sys, zlib, struct
         data = open(sys.argv[1], 'rb').read()
@@ -86,11 +90,12 @@ struct Browser {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", script, path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Int(String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let out = path + ".colours"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        try await process.runToExit()
+        let output = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+        return Int(output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 }

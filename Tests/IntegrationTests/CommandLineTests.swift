@@ -7,17 +7,17 @@ import Testing
 /// The assembled `bridget` executable, as a user meets it.
 @Suite("bridget executable")
 struct CommandLineTests {
-    @Test func versionAndHelp() throws {
+    @Test func versionAndHelp() async throws {
         let bridget = BridgetProcess()
-        let version = try bridget.run(["--version"])
+        let version = try await bridget.run(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout == "bridget 0.1.0\n")
-        let help = try bridget.run(["--help"])
+        let help = try await bridget.run(["--help"])
         #expect(help.status == 0)
         for word in ["sync", "bridges", "events", "stats", "config", "BRIDGET_CONFIG", "78 bad configuration", "doctor", "cache"] {
             #expect(help.stdout.contains(word), "help mentions \(word)")
         }
-        let unknown = try bridget.run(["frobnicate"])
+        let unknown = try await bridget.run(["frobnicate"])
         #expect(unknown.status == 64)
     }
 
@@ -27,35 +27,35 @@ struct CommandLineTests {
         ("provider:\n  kind: nonsense\n", ["bridget.yaml:2", "provider.kind", "nonsense", "valid: sample"]),
         ("provider: [unclosed\n", ["malformed YAML"]),
     ])
-    func badConfiguration(_ yaml: String, _ expected: [String]) throws {
+    func badConfiguration(_ yaml: String, _ expected: [String]) async throws {
         let bridget = BridgetProcess()
         let path = try bridget.write("bridget.yaml", yaml)
         for arguments in [["--config", path, "stats"], ["config", "validate", path]] {
-            let result = try bridget.run(arguments)
+            let result = try await bridget.run(arguments)
             #expect(result.status == 78)
             #expect(result.stdout.isEmpty)
             for fragment in expected { #expect(result.stderr.contains(fragment), "\(fragment) in \(result.stderr)") }
         }
-        let viaEnvironment = try bridget.run(["stats"], environment: ["BRIDGET_CONFIG": path])
+        let viaEnvironment = try await bridget.run(["stats"], environment: ["BRIDGET_CONFIG": path])
         #expect(viaEnvironment.status == 78)
     }
 
     @Test("syncing twice stores the same rows; the file passes integrity_check")
-    func syncTwice() throws {
+    func syncTwice() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig()
-        let first = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let first = try await bridget.run(["sync", "--config", config, "--format", "json"])
         let firstReport = try decodeJSON(SyncSummary.self, first.stdout)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(firstReport.inserted > 1_500)
         #expect(firstReport.fetched == firstReport.inserted + firstReport.rejected)
 
-        let second = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let second = try await bridget.run(["sync", "--config", config, "--format", "json"])
         let secondReport = try decodeJSON(SyncSummary.self, second.stdout)
         #expect(secondReport.inserted == 0 && secondReport.updated == 0)
 
         let queue = try DatabaseQueue(path: bridget.storePath)
-        let (integrity, events, runs) = try queue.read { db in
+        let (integrity, events, runs) = try await queue.read { db in
             (try String.fetchOne(db, sql: "PRAGMA integrity_check"),
              try Int.fetchOne(db, sql: "SELECT count(*) FROM events"),
              try Int.fetchOne(db, sql: "SELECT count(*) FROM sync_runs WHERE status = 'succeeded'"))
@@ -64,23 +64,23 @@ struct CommandLineTests {
         #expect(events == firstReport.inserted)
         #expect(runs == 2)
 
-        let table = try bridget.run(["sync", "--config", config])
+        let table = try await bridget.run(["sync", "--config", config])
         #expect(table.status == 0)
         #expect(table.stdout.contains("inserted") && table.stdout.contains("Newest stored opening: 2026-06-30"))
     }
 
     @Test("stats --format json agrees exactly with SQL over the stored events")
-    func statsAgreeWithSQL() throws {
+    func statsAgreeWithSQL() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 120, mergeGapMinutes: 0) // one row, one opening: plain SQL agrees
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let result = try bridget.run(["stats", "--config", config, "--format", "json"])
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let result = try await bridget.run(["stats", "--config", config, "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         let stats = try decodeJSON(StatisticsDTO.self, result.stdout)
         #expect(stats.bridges.count == 7)
 
         let queue = try DatabaseQueue(path: bridget.storePath)
-        try queue.read { db in
+        try await queue.read { db in
             let days = try Int.fetchOne(db, sql: """
                 SELECT CAST(julianday(max(substr(open_local, 1, 10))) - julianday(min(substr(open_local, 1, 10))) AS INTEGER) + 1
                 FROM events
@@ -117,101 +117,101 @@ struct CommandLineTests {
                 #expect(bridge.busiestHourOpenings == (busiest?["n"] ?? 0))
             }
         }
-        let table = try bridget.run(["stats", "--config", config])
+        let table = try await bridget.run(["stats", "--config", config])
         #expect(table.stdout.contains("Fremont") && table.stdout.contains("busiest_hour"))
-        let heatmap = try bridget.run(["stats", "--config", config, "--heatmap"])
+        let heatmap = try await bridget.run(["stats", "--config", config, "--heatmap"])
         #expect(heatmap.status == 0 && heatmap.stdout.contains("Fremont (") && heatmap.stdout.contains("Legend"))
         #expect(heatmap.stdout.components(separatedBy: "\nMon  ").count == 8 && !heatmap.stdout.contains("\u{1B}"))
-        let csv = try bridget.run(["stats", "--config", config, "--format", "csv"])
+        let csv = try await bridget.run(["stats", "--config", config, "--format", "csv"])
         #expect(csv.stdout.split(separator: "\n").count == 8)
     }
 
     @Test("events and bridges print table, CSV and JSON; filters apply")
-    func eventsAndBridges() throws {
+    func eventsAndBridges() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 14)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
 
-        let csv = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
+        let csv = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
         let lines = csv.stdout.split(separator: "\n")
         #expect(lines.first == "bridge_id,bridge,opened,closed,minutes,minutes_open,status,open_local,close_local")
         #expect(lines.count == 6)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("3,Fremont,") })
 
         // Half-open: --until names the first day left out.
-        let json = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
+        let json = try await bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
                                     "--limit", "0", "--format", "json"])
         let events = try decodeJSON([EventSummary].self, json.stdout)
         #expect(!events.isEmpty)
         #expect(events.allSatisfy { $0.openLocal.hasPrefix("2026-06-29") })
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.openedAt >= $1.openedAt })
 
-        let table = try bridget.run(["events", "--config", config, "--limit", "3"])
+        let table = try await bridget.run(["events", "--config", config, "--limit", "3"])
         #expect(table.stdout.contains("PDT"))
 
-        let bridges = try bridget.run(["bridges", "--config", config, "--format", "json"])
+        let bridges = try await bridget.run(["bridges", "--config", config, "--format", "json"])
         let activity = try decodeJSON([BridgeActivitySummary].self, bridges.stdout)
         #expect(activity.map(\.bridge.id) == ["1", "2", "3", "4", "6", "21", "29"])
-        let stats = try decodeJSON(StatisticsDTO.self, try bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
+        let stats = try decodeJSON(StatisticsDTO.self, try await bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
         #expect(activity.map(\.openings).reduce(0, +) == stats.totalRows)
         #expect(stats.totalOpenings < stats.totalRows) // fragments merged
 
-        let unknown = try bridget.run(["events", "--config", config, "--bridge", "Aurora"])
+        let unknown = try await bridget.run(["events", "--config", config, "--bridge", "Aurora"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("no bridge named 'Aurora'") && unknown.stderr.contains("Fremont (3)"))
-        let badTime = try bridget.run(["events", "--config", config, "--since", "soon"])
+        let badTime = try await bridget.run(["events", "--config", config, "--since", "soon"])
         #expect(badTime.status == 64)
-        let backwards = try bridget.run(["events", "--config", config, "--since", "2026-06-10", "--until", "2026-06-01"])
+        let backwards = try await bridget.run(["events", "--config", config, "--since", "2026-06-10", "--until", "2026-06-01"])
         #expect(backwards.status == 64 && backwards.stderr.contains("is not before"))
-        let negative = try bridget.run(["events", "--config", config, "--limit", "-1"])
+        let negative = try await bridget.run(["events", "--config", config, "--limit", "-1"])
         #expect(negative.status == 64 && negative.stderr.contains("--limit must be 0"))
     }
 
     @Test("predict answers from the model built at sync; prune removes history and the model follows")
-    func predictAndPrune() throws {
+    func predictAndPrune() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 120)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let rush = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40",
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let rush = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40",
                                     "--format", "json"])
         #expect(rush.status == 0, "\(rush.stderr)")
         let forecast = try decodeJSON(PredictionSummary.self, rush.stdout)
         #expect(forecast.forecast.chanceOfOpening < 0.03 && forecast.forecast.baseChanceOfOpening > 0.05)
         #expect(forecast.lastSimilarSlots.count == 5)
-        let table = try bridget.run(["predict", "--config", config, "--bridge", "3", "--at", "2026-06-30 13:00",
+        let table = try await bridget.run(["predict", "--config", config, "--bridge", "3", "--at", "2026-06-30 13:00",
                                      "--window", "1h"])
         #expect(table.stdout.contains("chance of an opening in the next 60 min") && table.stdout.contains("Last similar slots"))
-        let badWindow = try bridget.run(["predict", "--config", config, "--bridge", "3", "--window", "forever"])
+        let badWindow = try await bridget.run(["predict", "--config", config, "--bridge", "3", "--window", "forever"])
         #expect(badWindow.status == 64)
 
-        let prune = try bridget.run(["prune", "--config", config, "--before", "2026-06-01", "--format", "json"])
+        let prune = try await bridget.run(["prune", "--config", config, "--before", "2026-06-01", "--format", "json"])
         #expect(prune.status == 0)
         #expect(prune.stdout.contains("\"removed\"") && !prune.stdout.contains("\"removed\" : 0"))
-        let stats = try decodeJSON(StatisticsDTO.self, try bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
+        let stats = try decodeJSON(StatisticsDTO.self, try await bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
         #expect(stats.firstDay == "2026-06-01")
-        let after = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 13:00",
+        let after = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 13:00",
                                      "--format", "json"])
         #expect(after.status == 0 && after.stdout.contains("\"history\" : \"2026-06-01 to 2026-06-30\""))
     }
 
     @Test("routes: add, list, score with alternatives, best time, favourites, remove")
-    func routes() throws {
+    func routes() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 120)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let add = try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let add = try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
                                    "--via", "Montlake@22"])
         #expect(add.status == 0 && add.stdout.contains("saved route commute with 2 crossings"))
-        #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", "Aurora@3"]).status == 64)
-        #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", "Fremont"]).status == 64)
+        #expect(try await bridget.run(["route", "add", "x", "--config", config, "--via", "Aurora@3"]).status == 64)
+        #expect(try await bridget.run(["route", "add", "x", "--config", config, "--via", "Fremont"]).status == 64)
         for bad in ["Fremont@inf", "Fremont@nan", "Fremont@-3", "Fremont@99999"] { // inf once trapped converting to Int64
-            #expect(try bridget.run(["route", "add", "x", "--config", config, "--via", bad]).status == 64, "\(bad)")
+            #expect(try await bridget.run(["route", "add", "x", "--config", config, "--via", bad]).status == 64, "\(bad)")
         }
-        #expect(try bridget.run(["route", "favorite", "commute", "--config", config]).status == 0)
-        let list = try bridget.run(["route", "list", "--config", config])
+        #expect(try await bridget.run(["route", "favorite", "commute", "--config", config]).status == 0)
+        let list = try await bridget.run(["route", "list", "--config", config])
         #expect(list.stdout.contains("★") && list.stdout.contains("Fremont/Ballard@8 → Montlake@22"))
 
-        let score = try bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 13:00",
+        let score = try await bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 13:00",
                                      "--format", "json"])
         #expect(score.status == 0, "\(score.stderr)")
         let parsed = try decodeJSON(RouteScoreDTO.self, score.stdout)
@@ -221,7 +221,7 @@ struct CommandLineTests {
         #expect(abs(parsed.totalExpectedDelayMinutes - bestDelay) < 1e-9)
         #expect(parsed.crossings[0].options.allSatisfy { $0.expectedDelayMinutes >= parsed.crossings[0].best.expectedDelayMinutes })
 
-        let best = try bridget.run(["route", "best-time", "commute", "--config", config, "--between", "16:00", "18:30",
+        let best = try await bridget.run(["route", "best-time", "commute", "--config", config, "--between", "16:00", "18:30",
                                     "--date", "2026-06-30", "--step", "10m", "--top", "0", "--format", "json"])
         let ranked = try decodeJSON([RouteScoreDTO].self, best.stdout)
         #expect(ranked.count == 16)
@@ -232,22 +232,22 @@ struct CommandLineTests {
         let rest = ranked.dropFirst(tied.count)
         #expect(rest.allSatisfy { ($0.totalExpectedDelayMinutes - least) * 60 >= 10 })
         #expect(zip(rest, rest.dropFirst()).allSatisfy { $0.totalExpectedDelayMinutes <= $1.totalExpectedDelayMinutes })
-        #expect(try bridget.run(["route", "best-time", "commute", "--config", config, "--between", "18:00", "16:00"]).status == 64)
+        #expect(try await bridget.run(["route", "best-time", "commute", "--config", config, "--between", "18:00", "16:00"]).status == 64)
 
-        #expect(try bridget.run(["route", "remove", "commute", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "score", "commute", "--config", config]).status == 64)
+        #expect(try await bridget.run(["route", "remove", "commute", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "score", "commute", "--config", config]).status == 64)
     }
 
     @Test("cascades and anomalies print and parse")
-    func patterns() throws {
+    func patterns() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 90)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let cascades = try bridget.run(["cascades", "--config", config, "--within", "20m", "--all", "--format", "json"])
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let cascades = try await bridget.run(["cascades", "--config", config, "--within", "20m", "--all", "--format", "json"])
         #expect(cascades.status == 0, "\(cascades.stderr)")
         let parsed = try decodeJSON([CascadeDTO].self, cascades.stdout)
         // Without --all, only the pairs at least 3 standard deviations above chance.
-        let significant = try decodeJSON([CascadeDTO].self, try bridget.run(
+        let significant = try decodeJSON([CascadeDTO].self, try await bridget.run(
             ["cascades", "--config", config, "--within", "20m", "--format", "json"]).stdout)
         #expect(significant == parsed.filter { $0.zScore >= 3 } && significant.count < parsed.count)
         #expect(parsed.count == 42 && parsed.allSatisfy { $0.withinMinutes == 20 && $0.count >= 5 })
@@ -256,49 +256,49 @@ struct CommandLineTests {
         let lifts: [Double] = parsed.map(\.lift)
         let meanLift: Double = lifts.reduce(0, +) / Double(lifts.count)
         #expect(abs(meanLift - 1) < 0.1)
-        let anomalies = try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "json"])
+        let anomalies = try await bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "json"])
         let found = try decodeJSON([AnomalyDTO].self, anomalies.stdout)
         #expect(!found.isEmpty && found.allSatisfy { !$0.reasons.isEmpty })
-        #expect(try bridget.run(["anomalies", "--config", config]).stdout.contains("anomalies in all"))
-        let patterns = try bridget.run(["patterns", "--config", config, "--bridge", "Fremont", "--format", "json"])
+        #expect(try await bridget.run(["anomalies", "--config", config]).stdout.contains("anomalies in all"))
+        let patterns = try await bridget.run(["patterns", "--config", config, "--bridge", "Fremont", "--format", "json"])
         let analysis = try decodeJSON(TrafficAnalysisDTO.self, patterns.stdout)
         #expect(analysis.openingsByHour.count == 24 && analysis.peakHours.count == 3)
         #expect((analysis.congestionCorrelation ?? 0) > 0.1) // the sample traffic rises in hours with openings
-        #expect(try bridget.run(["patterns", "--config", config, "--bridge", "3"]).stdout.contains("Congestion correlation"))
+        #expect(try await bridget.run(["patterns", "--config", config, "--bridge", "3"]).stdout.contains("Congestion correlation"))
     }
 
     @Test("a corrupt store file gives exit 74 and is left untouched")
-    func corruptStore() throws {
+    func corruptStore() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig()
         let garbage = Data(repeating: 0x7A, count: 4_096)
         try garbage.write(to: URL(fileURLWithPath: bridget.storePath))
-        let result = try bridget.run(["sync", "--config", config])
+        let result = try await bridget.run(["sync", "--config", config])
         #expect(result.status == 74)
         #expect(result.stderr.contains("is not a SQLite database"), "\(result.stderr)")
         #expect(FileManager.default.contents(atPath: bridget.storePath) == garbage)
     }
 
     @Test("environment overrides reach the executable; the in-memory example needs no file")
-    func overridesAndMemory() throws {
+    func overridesAndMemory() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 5)
         let elsewhere = bridget.home + "/elsewhere.sqlite"
-        let result = try bridget.run(["sync", "--config", config], environment: ["BRIDGET_STORE_PATH": elsewhere])
+        let result = try await bridget.run(["sync", "--config", config], environment: ["BRIDGET_STORE_PATH": elsewhere])
         #expect(result.status == 0)
         #expect(FileManager.default.fileExists(atPath: elsewhere))
         #expect(!FileManager.default.fileExists(atPath: bridget.storePath))
-        let bad = try bridget.run(["sync", "--config", config], environment: ["BRIDGET_SYNC_BATCH_SIZE": "lots"])
+        let bad = try await bridget.run(["sync", "--config", config], environment: ["BRIDGET_SYNC_BATCH_SIZE": "lots"])
         #expect(bad.status == 78 && bad.stderr.contains("BRIDGET_SYNC_BATCH_SIZE"))
 
         let example = repositoryRoot.appendingPathComponent("Config/examples/in-memory.yaml").path
-        let memory = try bridget.run(["stats", "--config", example, "--format", "json"])
+        let memory = try await bridget.run(["stats", "--config", example, "--format", "json"])
         #expect(memory.status == 0, "\(memory.stderr)")
         #expect(try decodeJSON(StatisticsDTO.self, memory.stdout).totalOpenings > 1_000)
         let written = FileManager.default.subpaths(atPath: bridget.home) ?? []
         #expect(written.filter { $0.hasSuffix(".sqlite") } == ["elsewhere.sqlite"], "\(written)")
 
-        let show = try bridget.run(["config", "show", "--config", config, "--format", "json"])
+        let show = try await bridget.run(["config", "show", "--config", config, "--format", "json"])
         #expect(show.status == 0)
         #expect(show.stdout.contains("\"provider.sample.seed\"") && show.stdout.contains("bridget.yaml:5"))
     }
@@ -377,7 +377,7 @@ struct InterruptTests {
             process.interrupt()
         }
         interrupter.start()
-        process.waitUntilExit()
+        await process.exited()
         let committed = committedRows.withLock { $0 }
         #expect(process.terminationStatus == 130)
         let queue = try DatabaseQueue(path: bridget.storePath)

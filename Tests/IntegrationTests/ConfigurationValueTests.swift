@@ -6,11 +6,11 @@ import Testing
 @Suite("bridget executable: configuration values")
 struct ConfigurationValueTests {
     /// Runs `config validate` on a file and `stats` with it; both must refuse it the same way.
-    func expectRefused(_ yaml: String, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRefused(_ yaml: String, _ fragments: [String], sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let bridget = BridgetProcess()
         let path = try bridget.write("bridget.yaml", yaml)
         for arguments in [["config", "validate", path], ["--config", path, "stats"]] {
-            let result = try bridget.run(arguments)
+            let result = try await bridget.run(arguments)
             #expect(result.status == 78, "\(arguments): \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
             #expect(result.stdout.isEmpty, sourceLocation: sourceLocation)
             for fragment in fragments {
@@ -31,8 +31,8 @@ struct ConfigurationValueTests {
         ("store:\n  kind: sqlite\n  path: \"/tmp/a\\0b.sqlite\"\n", ["bridget.yaml:3", "store.path", "NUL", "'/tmp/a\\0b.sqlite'"]),
         ("cache:\n  path: \"/tmp/\\0\"\n", ["bridget.yaml:2", "cache.path", "NUL"]),
     ])
-    func valuesThatFailLater(_ yaml: String, _ fragments: [String]) throws {
-        try expectRefused(yaml, fragments)
+    func valuesThatFailLater(_ yaml: String, _ fragments: [String]) async throws {
+        try await expectRefused(yaml, fragments)
     }
 
     @Test("the same values from BRIDGET_* variables are refused, naming the variable", arguments: [
@@ -42,17 +42,17 @@ struct ConfigurationValueTests {
         ("BRIDGET_PROVIDER_LIVE_DATASET", "gm8h_9449"),
         ("BRIDGET_PROVIDER_LIVE_DATASET", "gm8h-9449\n"),
     ])
-    func environmentValuesThatFailLater(_ variable: String, _ value: String) throws {
+    func environmentValuesThatFailLater(_ variable: String, _ value: String) async throws {
         let bridget = BridgetProcess()
         for arguments in [["config", "validate"], ["stats"]] {
-            let result = try bridget.run(arguments, environment: [variable: value])
+            let result = try await bridget.run(arguments, environment: [variable: value])
             #expect(result.status == 78, "\(arguments): \(result.stdout)\(result.stderr)")
             #expect(result.stderr.contains("$\(variable)"), "\(result.stderr)")
         }
     }
 
     @Test("good values of the checked keys still pass")
-    func goodValuesPass() throws {
+    func goodValuesPass() async throws {
         let bridget = BridgetProcess()
         let path = try bridget.write("bridget.yaml", """
             provider:
@@ -62,9 +62,9 @@ struct ConfigurationValueTests {
             store:
               path: ~/bridget data/é.sqlite
             """)
-        let result = try bridget.run(["config", "validate", path])
+        let result = try await bridget.run(["config", "validate", path])
         #expect(result.status == 0, "\(result.stderr)")
-        let overridden = try bridget.run(["config", "validate", path], environment: [
+        let overridden = try await bridget.run(["config", "validate", path], environment: [
             "BRIDGET_PROVIDER_LIVE_BASE_URL": "https://data.seattle.gov", "BRIDGET_PROVIDER_LIVE_DATASET": "gm8h-9449",
         ])
         #expect(overridden.status == 0, "\(overridden.stderr)")

@@ -7,10 +7,10 @@ import Testing
 @Suite("bridget executable: one grammar, trustworthy output")
 struct GrammarAndOutputTests {
     /// A synced sample store of `days` days ending 2026-06-30 (a Tuesday), with the clock of the sample's end.
-    func synced(days: Int = 60) throws -> (BridgetProcess, String) {
+    func synced(days: Int = 60) async throws -> (BridgetProcess, String) {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: days)
-        let sync = try bridget.run(["sync", "--config", config])
+        let sync = try await bridget.run(["sync", "--config", config])
         #expect(sync.status == 0, "\(sync.stderr)")
         return (bridget, config)
     }
@@ -25,47 +25,47 @@ struct GrammarAndOutputTests {
     }
 
     @Test("events: CSV, JSON and a piped table carry every matching row; a --limit that holds rows back says so")
-    func eventsCarryEverything() throws {
-        let (bridget, config) = try synced()
+    func eventsCarryEverything() async throws {
+        let (bridget, config) = try await synced()
         let fremont = try storedCount(bridget, "SELECT count(*) FROM events WHERE bridge_id = '3'")
         #expect(fremont > 20)
-        let all = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "csv"])
+        let all = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "csv"])
         #expect(all.status == 0 && csv(all.stdout).count == fremont + 1 && all.stderr.isEmpty, "\(all.stderr)")
-        let json = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "json"])
+        let json = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "json"])
         #expect(try decodeJSON([EventRow].self, json.stdout).count == fremont)
         // A table written to a file (not a terminal) is not cut at 20 either.
-        let table = try bridget.run(["events", "--config", config, "--bridge", "Fremont"])
+        let table = try await bridget.run(["events", "--config", config, "--bridge", "Fremont"])
         #expect(table.stdout.split(separator: "\n").count == fremont + 2)
-        let limited = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
+        let limited = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", "5", "--format", "csv"])
         #expect(csv(limited.stdout).count == 6)
         #expect(limited.stderr == "note: more openings match than the 5 listed; --limit 0 lists them all\n")
         // The largest --limit is all of them, not an overflow (one more is asked for, to know whether more exist).
-        let huge = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", String(Int.max),
+        let huge = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--limit", String(Int.max),
                                     "--format", "csv"])
         #expect(huge.status == 0 && csv(huge.stdout).count == fremont + 1, "\(huge.stderr)")
     }
 
     @Test("--bridge repeats the same way in events, export and anomalies; only those bridges come back")
-    func repeatedBridges() throws {
-        let (bridget, config) = try synced()
+    func repeatedBridges() async throws {
+        let (bridget, config) = try await synced()
         let expected = try storedCount(bridget, "SELECT count(*) FROM events WHERE bridge_id IN ('3', '4')")
-        let events = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--bridge", "Montlake",
+        let events = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--bridge", "Montlake",
                                       "--format", "json"])
         let rows = try decodeJSON([EventRow].self, events.stdout)
         #expect(rows.count == expected && Set(rows.map(\.bridgeID)) == ["3", "4"])
         #expect(zip(rows, rows.dropFirst()).allSatisfy { $0.openedAt >= $1.openedAt }) // merged, newest first
-        let export = try bridget.run(["export", "--config", config, "--bridge", "3", "--bridge", "Montlake",
+        let export = try await bridget.run(["export", "--config", config, "--bridge", "3", "--bridge", "Montlake",
                                       "--format", "csv"])
         #expect(csv(export.stdout).count == expected + 1)
-        let anomalies = try bridget.run(["anomalies", "--config", config, "--bridge", "3", "--bridge", "4",
+        let anomalies = try await bridget.run(["anomalies", "--config", config, "--bridge", "3", "--bridge", "4",
                                          "--limit", "0", "--format", "json"])
         struct Anomaly: Decodable { let bridgeID: String }
         #expect(try decodeJSON([Anomaly].self, anomalies.stdout).allSatisfy { ["3", "4"].contains($0.bridgeID) })
     }
 
     @Test("stats and cascades take the same --bridge/--since/--until: figures from those openings only")
-    func analysisFilters() throws {
-        let (bridget, config) = try synced(days: 90)
+    func analysisFilters() async throws {
+        let (bridget, config) = try await synced(days: 90)
         let rows = try storedCount(bridget, """
             SELECT count(*) FROM events WHERE bridge_id IN ('3', '4')
               AND opened_at >= '2026-05-01T07:00:00.000Z' AND opened_at < '2026-06-01T07:00:00.000Z'
@@ -78,7 +78,7 @@ struct GrammarAndOutputTests {
             let bridges: [Bridge]
         }
         for processor in ["serial", "parallel"] {
-            let result = try bridget.run(["stats", "--config", config, "--bridge", "Fremont", "--bridge", "Montlake",
+            let result = try await bridget.run(["stats", "--config", config, "--bridge", "Fremont", "--bridge", "Montlake",
                                           "--since", "2026-05-01", "--until", "2026-06-01", "--format", "json"],
                                          environment: ["BRIDGET_PROCESSOR_KIND": processor])
             #expect(result.status == 0, "\(result.stderr)")
@@ -86,7 +86,7 @@ struct GrammarAndOutputTests {
             #expect(stats.totalRows == rows && stats.bridges.map(\.bridgeID) == ["3", "4"], "\(processor)")
             #expect(stats.firstDay?.hasPrefix("2026-05") == true && stats.lastDay?.hasPrefix("2026-05") == true)
         }
-        let cascades = try bridget.run(["cascades", "--config", config, "--bridge", "3", "--bridge", "4", "--bridge", "2",
+        let cascades = try await bridget.run(["cascades", "--config", config, "--bridge", "3", "--bridge", "4", "--bridge", "2",
                                         "--since", "2026-05-01", "--all", "--min-count", "1", "--format", "json"])
         struct Pair: Decodable { let fromBridgeID: String; let toBridgeID: String }
         let pairs = try decodeJSON([Pair].self, cascades.stdout)
@@ -94,25 +94,25 @@ struct GrammarAndOutputTests {
     }
 
     @Test("--since is inclusive and --until exclusive everywhere: a day is --since D --until D+1")
-    func halfOpenRanges() throws {
-        let (bridget, config) = try synced()
+    func halfOpenRanges() async throws {
+        let (bridget, config) = try await synced()
         let day = try storedCount(bridget, "SELECT count(*) FROM events WHERE open_local LIKE '2026-06-29T%'")
-        let events = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
+        let events = try await bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
                                       "--format", "json"])
         let rows = try decodeJSON([EventRow].self, events.stdout)
         #expect(rows.count == day && rows.allSatisfy { $0.openLocal.hasPrefix("2026-06-29T") })
-        let export = try bridget.run(["export", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
+        let export = try await bridget.run(["export", "--config", config, "--since", "2026-06-29", "--until", "2026-06-30",
                                       "--format", "csv"])
         #expect(csv(export.stdout).count == day + 1)
-        let empty = try bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-29"])
+        let empty = try await bridget.run(["events", "--config", config, "--since", "2026-06-29", "--until", "2026-06-29"])
         #expect(empty.status == 64 && empty.stderr.contains("the range is empty")
                 && empty.stderr.contains("--until is exclusive"), "\(empty.stderr)")
     }
 
     @Test("every time form is accepted where a time is read: 17:40, 7:00, now, 30d, +2h")
-    func timeForms() throws {
-        let (bridget, config) = try synced()
-        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+    func timeForms() async throws {
+        let (bridget, config) = try await synced()
+        #expect(try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
                                  "--via", "Montlake@22"]).status == 0)
         for arguments in [["predict", "--bridge", "Fremont", "--at", "17:40"],
                           ["predict", "--bridge", "Fremont", "--at", "+2h"],
@@ -121,18 +121,18 @@ struct GrammarAndOutputTests {
                           ["events", "--since", "30d", "--until", "now"],
                           ["export", "--since", "2026-06-01 07:00", "--until", "2026-06-02"],
                           ["prune", "--before", "3650d"]] {
-            let result = try bridget.run(arguments + ["--config", config])
+            let result = try await bridget.run(arguments + ["--config", config])
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
         }
-        let bad = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "teatime"])
+        let bad = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "teatime"])
         #expect(bad.status == 64 && bad.stderr.contains("--at 'teatime' is not a time")
                 && bad.stderr.contains("a time of day (17:40, 7:05)"), "\(bad.stderr)")
     }
 
     @Test("predict --on mon-fri answers one row per weekday at that time, in CSV with ids, instants and raw numbers")
-    func recurringSlot() throws {
-        let (bridget, config) = try synced()
-        let result = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-07-06 17:40",
+    func recurringSlot() async throws {
+        let (bridget, config) = try await synced()
+        let result = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-07-06 17:40",
                                       "--on", "mon-fri", "--format", "csv"])
         #expect(result.status == 0, "\(result.stderr)")
         let records = csv(result.stdout)
@@ -145,18 +145,18 @@ struct GrammarAndOutputTests {
         #expect(rows.map { $0[2] } == ["2026-07-07T00:40:00Z", "2026-07-08T00:40:00Z", "2026-07-09T00:40:00Z",
                                        "2026-07-10T00:40:00Z", "2026-07-11T00:40:00Z"])
         #expect(rows.allSatisfy { $0[0] == "3" && $0[5...9].allSatisfy { Double($0) != nil } })
-        let weekdays = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-07-06 17:40",
+        let weekdays = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-07-06 17:40",
                                         "--weekdays"])
         #expect(weekdays.stdout.contains("Mon 2026-07-06") && weekdays.stdout.contains("Fri 2026-07-10")
                 && !weekdays.stdout.contains("Sat") && weekdays.stdout.contains("on average a"), "\(weekdays.stdout)")
     }
 
     @Test("predict tells the wait if the bridge is open on arrival, beside the expected delay; one local form in JSON")
-    func predictWait() throws {
-        let (bridget, config) = try synced()
-        let table = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40"])
+    func predictWait() async throws {
+        let (bridget, config) = try await synced()
+        let table = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40"])
         #expect(table.stdout.contains("expected delay") && table.stdout.contains("wait if it is open on arrival"))
-        let json = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40",
+        let json = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-06-30 17:40",
                                     "--format", "json"])
         struct Output: Decodable {
             struct Forecast: Decodable { let at: String; let expectedDelayMinutes: Double; let chanceOpenOnArrival: Double }
@@ -177,11 +177,11 @@ struct GrammarAndOutputTests {
     }
 
     @Test("route score and anomalies CSV: one row per fact with ids, instants and raw numbers")
-    func machineForms() throws {
-        let (bridget, config) = try synced(days: 90)
-        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+    func machineForms() async throws {
+        let (bridget, config) = try await synced(days: 90)
+        #expect(try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
                                  "--via", "Montlake@22"]).status == 0)
-        let score = csv(try bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 16:50",
+        let score = csv(try await bridget.run(["route", "score", "commute", "--config", config, "--depart", "2026-06-30 16:50",
                                          "--format", "csv"]).stdout)
         #expect(score.first == ["route", "depart", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge", "best",
                                 "chance_open_on_arrival", "chance_of_opening", "expected_delay_minutes",
@@ -192,7 +192,7 @@ struct GrammarAndOutputTests {
         #expect(score.dropFirst().map { $0[5] } == ["3", "2", "4"]) // Fremont or Ballard, then Montlake
         #expect(score.dropFirst().filter { $0[7] == "true" }.count == 2) // one best per crossing
         #expect(score.dropFirst().allSatisfy { $0[8...11].allSatisfy { Double($0) != nil } && !$0.joined().contains("%") })
-        let anomalies = csv(try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"]).stdout)
+        let anomalies = csv(try await bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"]).stdout)
         #expect(anomalies.first == ["bridge_id", "bridge", "opened_at", "open_local", "duration_minutes", "reasons",
                                     "p99_minutes", "slot_chance"])
         #expect(anomalies.count > 1 && anomalies.dropFirst().allSatisfy { row in
@@ -210,10 +210,10 @@ struct GrammarAndOutputTests {
             + "z_score", [0, 2], [4, 5, 6, 7, 8]),
         (["route", "list"], "route,favorite,crossing,minutes_from_start,bridge_ids", [0, 4], [2, 3]),
     ])
-    func csvForms(_ command: [String], _ header: String, _ idColumns: [Int], _ numberColumns: [Int]) throws {
-        let (bridget, config) = try synced(days: 90)
-        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8"]).status == 0)
-        let result = try bridget.run(command + ["--config", config, "--format", "csv"])
+    func csvForms(_ command: [String], _ header: String, _ idColumns: [Int], _ numberColumns: [Int]) async throws {
+        let (bridget, config) = try await synced(days: 90)
+        #expect(try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8"]).status == 0)
+        let result = try await bridget.run(command + ["--config", config, "--format", "csv"])
         #expect(result.status == 0, "\(command): \(result.stderr)")
         let records = csv(result.stdout)
         #expect(records.first?.joined(separator: ",") == header, "\(command)")
@@ -226,19 +226,19 @@ struct GrammarAndOutputTests {
     }
 
     @Test("a command that answers for one bridge refuses a repeated --bridge instead of keeping the last")
-    func oneBridgeCommands() throws {
+    func oneBridgeCommands() async throws {
         let bridget = BridgetProcess()
         for command in [["predict"], ["patterns"]] {
-            let result = try bridget.run(command + ["--bridge", "Fremont", "--bridge", "Ballard"])
+            let result = try await bridget.run(command + ["--bridge", "Fremont", "--bridge", "Ballard"])
             #expect(result.status == 64 && result.stderr.contains("answers for one bridge at a time; --bridge was given 2 times"),
                     "\(command): \(result.stderr)")
         }
     }
 
     @Test("backtest needs no dates: the last quarter is held out, and one plain sentence judges the forecasts")
-    func backtestDefault() throws {
-        let (bridget, config) = try synced(days: 120)
-        let result = try bridget.run(["backtest", "--config", config])
+    func backtestDefault() async throws {
+        let (bridget, config) = try await synced(days: 120)
+        let result = try await bridget.run(["backtest", "--config", config])
         #expect(result.status == 0, "\(result.stderr)")
         // 120 days from 2026-03-03: the test period is the last 30, from 2026-06-01.
         #expect(result.stderr.contains("testing on the last quarter of the history, from 2026-06-01"))
@@ -247,34 +247,34 @@ struct GrammarAndOutputTests {
     }
 
     @Test("backtest takes the history filters: --bridge scores those bridges, --until is --test-until; a late cut says why")
-    func backtestFilters() throws {
-        let (bridget, config) = try synced(days: 120)
+    func backtestFilters() async throws {
+        let (bridget, config) = try await synced(days: 120)
         struct Result: Decodable {
             struct Window: Decodable { struct Score: Decodable { let bridgeID: String? }; let bridges: [Score] }
             let testFrom: String
             let testUntil: String
             let windows: [Window]
         }
-        let one = try bridget.run(["backtest", "--config", config, "--bridge", "Fremont", "--format", "json"])
+        let one = try await bridget.run(["backtest", "--config", config, "--bridge", "Fremont", "--format", "json"])
         #expect(try decodeJSON(Result.self, one.stdout).windows.allSatisfy { $0.bridges.map(\.bridgeID) == ["3"] })
-        let viaUntil = try decodeJSON(Result.self, try bridget.run(
+        let viaUntil = try decodeJSON(Result.self, try await bridget.run(
             ["backtest", "--config", config, "--train-until", "2026-06-01", "--until", "2026-06-15", "--format", "json"]).stdout)
-        let viaTest = try decodeJSON(Result.self, try bridget.run(
+        let viaTest = try decodeJSON(Result.self, try await bridget.run(
             ["backtest", "--config", config, "--train-until", "2026-06-01", "--test-until", "2026-06-15", "--format", "json"]).stdout)
         #expect(viaUntil.testUntil == "2026-06-15" && viaTest.testUntil == "2026-06-15" && viaUntil.testFrom == "2026-06-01")
-        let late = try bridget.run(["backtest", "--config", config, "--train-until", "2027-01-01"])
+        let late = try await bridget.run(["backtest", "--config", config, "--train-until", "2027-01-01"])
         #expect(late.status == 64 && late.stderr.contains("is after the stored history (2026-03-03 to 2026-06-30)"),
                 "\(late.stderr)")
     }
 
     @Test("an empty store says so and says to sync, wherever an answer needs history")
-    func emptyStore() throws {
+    func emptyStore() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig()
         // A store that exists and holds nothing (prune writes one).
-        #expect(try bridget.run(["prune", "--config", config, "--before", "2000-01-01"]).status == 0)
+        #expect(try await bridget.run(["prune", "--config", config, "--before", "2000-01-01"]).status == 0)
         for arguments in [["predict", "--bridge", "3"], ["backtest"], ["cascades"], ["anomalies"], ["patterns", "--bridge", "3"]] {
-            let result = try bridget.run(arguments + ["--config", config])
+            let result = try await bridget.run(arguments + ["--config", config])
             #expect(result.status == 66, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("holds no openings yet") && result.stderr.contains("run `bridget sync`"),
                     "\(arguments): \(result.stderr)")
@@ -282,57 +282,57 @@ struct GrammarAndOutputTests {
     }
 
     @Test("a local time the clocks skip or repeat is answered by one rule, and the answer says so")
-    func daylightSavingRule() throws {
-        let (bridget, config) = try synced()
-        let gap = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2027-03-14 02:30",
+    func daylightSavingRule() async throws {
+        let (bridget, config) = try await synced()
+        let gap = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2027-03-14 02:30",
                                    "--format", "json"])
         #expect(gap.status == 0 && gap.stderr.contains("does not exist") && gap.stderr.contains("03:30 PDT"))
         struct Output: Decodable { let atLocal: String }
         #expect(try decodeJSON(Output.self, gap.stdout).atLocal == "2027-03-14T03:30:00")
-        let twice = try bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-11-01 01:30"])
+        let twice = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at", "2026-11-01 01:30"])
         #expect(twice.stderr.contains("occurs twice") && twice.stderr.contains("01:30 PDT"), "\(twice.stderr)")
     }
 
     @Test("best-time: delays within 10 seconds tie and the earliest departure ranks first; skipped local times are left out")
-    func bestTimeTiesAndGaps() throws {
-        let (bridget, config) = try synced()
-        #expect(try bridget.run(["route", "add", "night", "--config", config, "--via", "Fremont@5"]).status == 0)
+    func bestTimeTiesAndGaps() async throws {
+        let (bridget, config) = try await synced()
+        #expect(try await bridget.run(["route", "add", "night", "--config", config, "--via", "Fremont@5"]).status == 0)
         // At night the chance of a delay is nearly nil: every departure ties, so time order decides.
-        let night = try bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
+        let night = try await bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
                                      "--between", "0:30", "4:00", "--step", "30m", "--top", "0", "--format", "csv"])
         #expect(night.status == 0, "\(night.stderr)")
         let departures = csv(night.stdout).dropFirst().map { $0[3] }
         #expect(departures == ["2027-03-14T00:30:00", "2027-03-14T01:00:00", "2027-03-14T01:30:00",
                                "2027-03-14T03:00:00", "2027-03-14T03:30:00", "2027-03-14T04:00:00"])
         #expect(night.stderr.contains("02:00, 02:30 do not exist on 2027-03-14"), "\(night.stderr)")
-        let table = try bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
+        let table = try await bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
                                      "--between", "0:30", "4:00", "--step", "30m"])
         #expect(table.stdout.contains("6 departures are within 10 seconds of the least delay: a tie, listed earliest first")
                 && table.stdout.contains("Left out: 02:00, 02:30"), "\(table.stdout)")
     }
 
     @Test("patterns count the week from Monday, as the heatmap; bridges and stats name rows against openings")
-    func weeksAndRows() throws {
-        let (bridget, config) = try synced()
-        let patterns = try bridget.run(["patterns", "--config", config, "--bridge", "Fremont"])
+    func weeksAndRows() async throws {
+        let (bridget, config) = try await synced()
+        let patterns = try await bridget.run(["patterns", "--config", config, "--bridge", "Fremont"])
         #expect(patterns.stdout.contains("By weekday: Mon "), "\(patterns.stdout)")
         let rows = try storedCount(bridget, "SELECT count(*) FROM events")
-        let bridges = try bridget.run(["bridges", "--config", config])
+        let bridges = try await bridget.run(["bridges", "--config", config])
         #expect(bridges.stdout.contains("\(rows) stored rows. A row is one record of the source; `bridget stats` counts openings"))
-        let stats = try bridget.run(["stats", "--config", config])
+        let stats = try await bridget.run(["stats", "--config", config])
         #expect(stats.stdout.contains("from \(rows) stored rows: rows of a bridge less than 2 min apart are one opening."),
                 "\(stats.stdout)")
     }
 
     @Test("review mends: anomalies carry every row, filters that match nothing say so, arrivals cross the spring gap")
-    func reviewMends() throws {
-        let (bridget, config) = try synced()
-        let all = try bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"])
-        let piped = try bridget.run(["anomalies", "--config", config, "--format", "csv"])
+    func reviewMends() async throws {
+        let (bridget, config) = try await synced()
+        let all = try await bridget.run(["anomalies", "--config", config, "--limit", "0", "--format", "csv"])
+        let piped = try await bridget.run(["anomalies", "--config", config, "--format", "csv"])
         #expect(csv(piped.stdout).count == csv(all.stdout).count && csv(all.stdout).count > 21, "\(piped.stderr)")
-        let nothing = try bridget.run(["stats", "--config", config, "--since", "2030-01-01"])
+        let nothing = try await bridget.run(["stats", "--config", config, "--since", "2030-01-01"])
         #expect(nothing.stdout.contains("No stored opening matches --bridge, --since and --until."), "\(nothing.stdout)")
-        let june = try bridget.run(["patterns", "--config", config, "--bridge", "Fremont", "--since", "2026-06-01",
+        let june = try await bridget.run(["patterns", "--config", config, "--bridge", "Fremont", "--since", "2026-06-01",
                                     "--until", "2026-06-02", "--format", "json"])
         struct Patterns: Decodable { let openings: Int }
         let count = try storedCount(bridget, "SELECT count(*) FROM events WHERE bridge_id = '3' AND open_local LIKE '2026-06-01T%'")
@@ -340,49 +340,49 @@ struct GrammarAndOutputTests {
         for (days, message) in [([",", "--on"], "names no weekday"), (["sat", "--on", "--weekdays"], "not both")] {
             var arguments = ["predict", "--config", config, "--bridge", "3", days[1], days[0]]
             if days.count == 3 { arguments.append(days[2]) }
-            let refused = try bridget.run(arguments)
+            let refused = try await bridget.run(arguments)
             #expect(refused.status == 64 && refused.stderr.contains(message), "\(arguments): \(refused.stderr)")
         }
         // Time passes in seconds: leaving at 01:55 on the spring-forward day, 8 minutes on, arrives at 03:03.
-        #expect(try bridget.run(["route", "add", "gap", "--config", config, "--via", "Fremont@8"]).status == 0)
-        let score = try bridget.run(["route", "score", "gap", "--config", config, "--depart", "2027-03-14 01:55",
+        #expect(try await bridget.run(["route", "add", "gap", "--config", config, "--via", "Fremont@8"]).status == 0)
+        let score = try await bridget.run(["route", "score", "gap", "--config", config, "--depart", "2027-03-14 01:55",
                                      "--format", "json"])
         struct Score: Decodable { struct Crossing: Decodable { let arrival: String }; let crossings: [Crossing] }
         #expect(try decodeJSON(Score.self, score.stdout).crossings.first?.arrival == "2027-03-14T03:03:00", "\(score.stderr)")
-        let compare = try bridget.run(["route", "compare", "gap", "gap2", "--config", config, "--date", "2027-03-14",
+        let compare = try await bridget.run(["route", "compare", "gap", "gap2", "--config", config, "--date", "2027-03-14",
                                        "--between", "1:30", "3:30", "--step", "30m"])
         #expect(compare.status == 64) // gap2 does not exist
-        #expect(try bridget.run(["route", "add", "gap2", "--config", config, "--via", "Ballard@8"]).status == 0)
-        let both = try bridget.run(["route", "compare", "gap", "gap2", "--config", config, "--date", "2027-03-14",
+        #expect(try await bridget.run(["route", "add", "gap2", "--config", config, "--via", "Ballard@8"]).status == 0)
+        let both = try await bridget.run(["route", "compare", "gap", "gap2", "--config", config, "--date", "2027-03-14",
                                     "--between", "1:30", "3:30", "--step", "30m"])
         #expect(both.stdout.contains("Left out: 02:00, 02:30, which the clocks skip on 2027-03-14."), "\(both.stdout)")
         // route import takes bridge names as route add does, and an empty list.
         let named = try bridget.write("named.yaml", "routes:\n  - name: named\n    crossings:\n      - bridges: [Fremont]\n        minutes: 5\n")
-        #expect(try bridget.run(["route", "import", named, "--config", config]).status == 0)
-        let shown = try bridget.run(["route", "show", "named", "--config", config, "--format", "csv"])
+        #expect(try await bridget.run(["route", "import", named, "--config", config]).status == 0)
+        let shown = try await bridget.run(["route", "show", "named", "--config", config, "--format", "csv"])
         #expect(shown.stdout == "route,favorite,crossing,minutes_from_start,bridge_ids\nnamed,false,1,5.0,3\n", "\(shown.stdout)")
         let empty = try bridget.write("empty.yaml", "routes:\n")
-        #expect(try bridget.run(["route", "import", empty, "--config", config]).stdout.contains("imported 0 routes"))
+        #expect(try await bridget.run(["route", "import", empty, "--config", config]).stdout.contains("imported 0 routes"))
     }
 
     @Test("an unknown command gets the nearest name and exit 64, at the top, after help, and below")
-    func unknownCommands() throws {
+    func unknownCommands() async throws {
         let bridget = BridgetProcess()
-        let stat = try bridget.run(["stat"])
+        let stat = try await bridget.run(["stat"])
         #expect(stat.status == 64 && stat.stderr.hasPrefix("error: 'stat' is not a command of `bridget`; did you mean 'stats'?"))
-        let help = try bridget.run(["help", "nosuch"])
+        let help = try await bridget.run(["help", "nosuch"])
         #expect(help.status == 64 && help.stderr.contains("'nosuch' is not a command") && help.stdout.isEmpty)
-        let nested = try bridget.run(["route", "scroe", "commute"])
+        let nested = try await bridget.run(["route", "scroe", "commute"])
         #expect(nested.status == 64 && nested.stderr.contains("did you mean 'score'?"))
-        #expect(try bridget.run(["help", "stats"]).status == 0)
+        #expect(try await bridget.run(["help", "stats"]).status == 0)
     }
 
     @Test("a table on a 60-column terminal fits it, names what it left out, and shows 20 rows; a pipe gets them all")
-    func tablesFitTheTerminal() throws {
-        let (bridget, config) = try synced()
+    func tablesFitTheTerminal() async throws {
+        let (bridget, config) = try await synced()
         // A real terminal: util-linux `script` runs the command on a pseudo-terminal (Debian's bsdutils, always there).
         let command = "COLUMNS=60 '\(BridgetProcess.executable)' events --config '\(config)' --bridge Fremont"
-        let result = try bridget.run(["-q", "-e", "-c", command, "/dev/null"], executable: "/usr/bin/script")
+        let result = try await bridget.run(["-q", "-e", "-c", command, "/dev/null"], executable: "/usr/bin/script")
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.replacingOccurrences(of: "\r", with: "").split(separator: "\n")
         let table = lines.filter { !$0.hasPrefix("note:") }
@@ -396,12 +396,12 @@ struct GrammarAndOutputTests {
     }
 
     @Test("help on a 60-column terminal never splits an example command: continuation lines are indented")
-    func helpExamplesFit() throws {
+    func helpExamplesFit() async throws {
         let bridget = BridgetProcess()
         let commands = [[], ["sync"], ["import"], ["export"], ["events"], ["predict"], ["route"], ["route", "add"],
                         ["backtest"], ["anomalies"], ["cascades"], ["stats"], ["bridges"]]
         for command in commands {
-            let help = try bridget.run(command + ["--help"], environment: ["COLUMNS": "60"])
+            let help = try await bridget.run(command + ["--help"], environment: ["COLUMNS": "60"])
             #expect(help.status == 0)
             let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false)
             for (line, next) in zip(lines, lines.dropFirst()) where line.hasPrefix("  bridget ") {
@@ -412,10 +412,10 @@ struct GrammarAndOutputTests {
     }
 
     @Test("help prints each default once")
-    func helpDefaults() throws {
+    func helpDefaults() async throws {
         let bridget = BridgetProcess()
         for command in [["predict"], ["cascades"], ["anomalies"], ["events"], ["route", "best-time"], ["backtest"]] {
-            let help = try bridget.run(command + ["--help"])
+            let help = try await bridget.run(command + ["--help"])
             #expect(help.status == 0)
             let joined = help.stdout.replacingOccurrences(of: "\n", with: " ")
                 .split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")

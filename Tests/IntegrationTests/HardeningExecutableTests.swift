@@ -38,7 +38,7 @@ struct HardeningExecutableTests {
     // MARK: 15. Rejected rows are kept
 
     @Test("import --rejects appends each rejected row as received, with its reason and line; --verbose shows examples")
-    func importKeepsRejectedRows() throws {
+    func importKeepsRejectedRows() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig()
         let good = #"{"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2026-05-01T10:00:00.000","closedatetime":"2026-05-01T10:05:00.000","minutesopen":"5","latitude":"47.647664","longitude":"-122.349775"}"#
@@ -47,7 +47,7 @@ struct HardeningExecutableTests {
         let file = try bridget.write("rows.ndjson", [good, unknown, good.replacingOccurrences(of: "10:0", with: "13:0"),
                                                      backwards].joined(separator: "\n") + "\n")
         let rejects = bridget.home + "/rejects.ndjson"
-        let result = try bridget.run(["import", file, "--config", config, "--rejects", rejects, "--verbose"])
+        let result = try await bridget.run(["import", file, "--config", config, "--rejects", rejects, "--verbose"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("rejected: unknown-bridge-id") && result.stdout.contains("rejected: close-before-open"))
         let lines = try rejectLines(rejects)
@@ -62,20 +62,20 @@ struct HardeningExecutableTests {
         #expect(result.stderr.contains("2 rejected rows appended to \(rejects)"))
 
         // A second run appends: what the first run kept stays.
-        let again = try bridget.run(["import", file, "--config", config, "--rejects", rejects])
+        let again = try await bridget.run(["import", file, "--config", config, "--rejects", rejects])
         #expect(again.status == 0)
         #expect(try rejectLines(rejects).count == 4)
         #expect(!again.stderr.contains("e.g.:")) // examples only with --verbose
     }
 
     @Test("sync keeps rejected rows in sync.rejects_path, one line per rejected row, with the page they came from")
-    func syncKeepsRejectedRows() throws {
+    func syncKeepsRejectedRows() async throws {
         let bridget = BridgetProcess()
         _ = try bridget.sampleConfig(invalidRate: 0.02)
         let rejects = bridget.home + "/sync-rejects.ndjson"
         let config = try bridget.write("bridget.yaml", try String(contentsOfFile: bridget.home + "/bridget.yaml", encoding: .utf8)
             + "\nsync:\n  rejects_path: \(rejects)\n")
-        let result = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let result = try await bridget.run(["sync", "--config", config, "--format", "json"])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try decodeJSON(SyncSummary.self, result.stdout)
         #expect(report.rejected > 0)
@@ -83,39 +83,39 @@ struct HardeningExecutableTests {
         #expect(lines.count == report.rejected)
         #expect(lines.allSatisfy { $0.origin.provider == "sample" && $0.origin.page != nil && $0.origin.index != nil })
         #expect(Set(lines.map(\.reason)).isSubset(of: Set(RejectionReason.allCases.map(\.rawValue))))
-        let folder = try bridget.run(["sync", "--config", config, "--rejects", bridget.home])
+        let folder = try await bridget.run(["sync", "--config", config, "--rejects", bridget.home])
         #expect(folder.status == 64 && folder.stderr.contains("is a folder, not a file"))
     }
 
     // MARK: 8. Terminal escapes in data
 
     @Test("control characters in stored names reach no terminal raw; JSON and CSV keep them exactly")
-    func terminalEscapesAreShownNotObeyed() throws {
+    func terminalEscapesAreShownNotObeyed() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 20, invalidRate: 0)
-        #expect(try bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
         let hostile = "Fre\u{1B}[31mmont\u{1B}]0;pwned\u{07}\r\nX\u{202E}"
         let queue = try DatabaseQueue(path: bridget.storePath)
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(sql: """
                 UPDATE events SET entity_name = ? WHERE bridge_id = '3'
                   AND opened_at = (SELECT max(opened_at) FROM events WHERE bridge_id = '3')
                 """, arguments: [hostile])
         }
         try queue.close()
-        let table = try bridget.run(["events", "--config", config, "--bridge", "3", "--limit", "3"])
+        let table = try await bridget.run(["events", "--config", config, "--bridge", "3", "--limit", "3"])
         #expect(table.status == 0, "\(table.stderr)")
         for raw in ["\u{1B}", "\u{07}", "\r", "\u{202E}"] { #expect(!table.stdout.contains(raw)) }
         #expect(table.stdout.contains(#"Fre\e[31mmont\e]0;pwned\u{7}\r\nX\u{202E}"#), "\(table.stdout)")
         #expect(table.stdout.split(separator: "\n").count == 5) // header, rule and three rows: no line broken
 
-        let json = try bridget.run(["events", "--config", config, "--bridge", "3", "--limit", "1", "--format", "json"])
+        let json = try await bridget.run(["events", "--config", config, "--bridge", "3", "--limit", "1", "--format", "json"])
         let events = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
         #expect(events?.first?["bridgeName"] as? String == hostile)
-        let csv = try bridget.run(["events", "--config", config, "--bridge", "3", "--limit", "1", "--format", "csv"])
+        let csv = try await bridget.run(["events", "--config", config, "--bridge", "3", "--limit", "1", "--format", "csv"])
         #expect(csv.stdout.contains("\"" + hostile + "\""))
 
-        let unknown = try bridget.run(["events", "--config", config, "--bridge", "x\u{1B}]0;title\u{07}"])
+        let unknown = try await bridget.run(["events", "--config", config, "--bridge", "x\u{1B}]0;title\u{07}"])
         #expect(unknown.status == 64)
         #expect(!unknown.stderr.contains("\u{1B}") && unknown.stderr.contains(#"x\e]0;title\u{7}"#), "\(unknown.stderr)")
     }
@@ -123,7 +123,7 @@ struct HardeningExecutableTests {
     // MARK: 5. A token over plain HTTP
 
     @Test("an app token with a plain-http base_url elsewhere than loopback is refused; the token is never printed")
-    func tokenNeedsHTTPS() throws {
+    func tokenNeedsHTTPS() async throws {
         let bridget = BridgetProcess()
         let token = "tok-\(UUID().uuidString)"
         let config = try bridget.write("live.yaml", """
@@ -134,7 +134,7 @@ struct HardeningExecutableTests {
             store:
               path: \(bridget.home)/live.sqlite
             """)
-        let result = try bridget.run(["sync", "--config", config], environment: ["BRIDGET_APP_TOKEN": token])
+        let result = try await bridget.run(["sync", "--config", config], environment: ["BRIDGET_APP_TOKEN": token])
         #expect(result.status == 78)
         #expect(result.stderr.contains("is plain http, and an app token is set"), "\(result.stderr)")
         #expect(!result.stderr.contains(token) && !result.stdout.contains(token))
@@ -168,7 +168,7 @@ struct HardeningExecutableTests {
             """)
         // The largest resident size of any child this process has waited for, before and after: the bomb held whole,
         // as before the limit was kept while receiving, is 2 GB.
-        let result = try bridget.run(["sync", "--config", config, "--quiet"])
+        let result = try await bridget.run(["sync", "--config", config, "--quiet"])
         var usage = rusage()
         getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         #expect(result.status == 0, "\(result.stderr)")

@@ -47,19 +47,19 @@ struct ImportExportTests {
     }
 
     @Test("export then import into an empty store reproduces every row exactly, in each format")
-    func roundTrip() throws {
+    func roundTrip() async throws {
         let bridget = BridgetProcess()
         let original = bridget.home + "/original.sqlite"
-        let synced = try bridget.run(["sync", "--config", try Self.config(bridget, store: original), "--quiet"])
+        let synced = try await bridget.run(["sync", "--config", try Self.config(bridget, store: original), "--quiet"])
         #expect(synced.status == 0, "\(synced.stderr)")
         for format in ["ndjson", "csv", "json"] {
             let file = bridget.home + "/all.\(format)"
-            let exported = try bridget.run(["export", "--config", try Self.config(bridget, store: original), "--out", file])
+            let exported = try await bridget.run(["export", "--config", try Self.config(bridget, store: original), "--out", file])
             #expect(exported.status == 0, "\(exported.stderr)")
             #expect(exported.stderr.contains("rows (\(format))"))
             let copy = bridget.home + "/copy-\(format).sqlite"
             // Small batches, so batch edges fall all over the file (the repeated hour's rows stay together).
-            let imported = try bridget.run(["import", file, "--config", try Self.config(bridget, store: copy, batchSize: 97),
+            let imported = try await bridget.run(["import", file, "--config", try Self.config(bridget, store: copy, batchSize: 97),
                                             "--summary", "json"])
             #expect(imported.status == 0, "\(imported.stderr)")
             let summary = try decodeJSON(ImportSummary.self, imported.stdout)
@@ -71,18 +71,18 @@ struct ImportExportTests {
             #expect(extra == 0, "\(format): rows changed or added")
         }
         // Standard input and output, through a pipe's worth of bytes.
-        let csv = try bridget.run(["export", "--config", try Self.config(bridget, store: original), "--format", "csv",
+        let csv = try await bridget.run(["export", "--config", try Self.config(bridget, store: original), "--format", "csv",
                                    "--bridge", "Fremont", "--since", "2025-11-01"])
         #expect(csv.stdout.hasPrefix("\"entitytype\",\"entityname\",\"entityid\",\"opendatetime\",\"closedatetime\",\"minutesopen\",\"latitude\",\"longitude\"\n"))
         let fremontRows = csv.stdout.split(separator: "\n").count - 1
-        let expected = try DatabaseQueue(path: original).read { db in
+        let expected = try await DatabaseQueue(path: original).read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM events WHERE bridge_id = '3' AND open_local >= '2025-11-01'")
         }
         #expect(fremontRows == expected)
     }
 
     @Test("importing the same file twice adds nothing; invalid rows are counted by reason and never stored")
-    func idempotentAndValidated() throws {
+    func idempotentAndValidated() async throws {
         let bridget = BridgetProcess()
         let store = bridget.home + "/store.sqlite"
         let config = try Self.config(bridget, store: store, batchSize: 50)
@@ -93,19 +93,19 @@ struct ImportExportTests {
             {"entitytype":"Bridge","entityname":"Ballard","entityid":"2","opendatetime":"2025-10-01T13:00:00.000","minutesopen":4}
 
             """)
-        let first = try decodeJSON(ImportSummary.self, try bridget.run(["import", file, "--config", config, "--summary", "json"]).stdout)
+        let first = try decodeJSON(ImportSummary.self, try await bridget.run(["import", file, "--config", config, "--summary", "json"]).stdout)
         #expect(first.rowsRead == 4)
         #expect(first.inserted == 2)
         #expect(first.rejected == 2)
         #expect(first.rejectedByReason == ["close-before-open": 1, "unknown-bridge-id": 1])
-        let second = try decodeJSON(ImportSummary.self, try bridget.run(["import", file, "--config", config, "--summary", "json"]).stdout)
+        let second = try decodeJSON(ImportSummary.self, try await bridget.run(["import", file, "--config", config, "--summary", "json"]).stdout)
         #expect(second.inserted == 0 && second.updated == 0 && second.unchanged == 2)
-        let count = try DatabaseQueue(path: store).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
+        let count = try await DatabaseQueue(path: store).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }
         #expect(count == 2)
     }
 
     @Test("a text holding a NUL or another control character is rejected and counted; what is stored is what is exported")
-    func controlCharacters() throws {
+    func controlCharacters() async throws {
         let bridget = BridgetProcess()
         let store = bridget.home + "/store.sqlite"
         let config = try Self.config(bridget, store: store)
@@ -128,20 +128,20 @@ struct ImportExportTests {
             row(15, name: #"Fremont\u001b[2J"#), // a terminal's clear-screen
             row(16, name: #"Fre\tmont"#),
         ].joined(separator: "\n") + "\n")
-        let imported = try bridget.run(["import", file, "--config", config, "--summary", "json"])
+        let imported = try await bridget.run(["import", file, "--config", config, "--summary", "json"])
         #expect(imported.status == 0, "\(imported.stderr)")
         let summary = try decodeJSON(ImportSummary.self, imported.stdout)
         #expect(summary.rowsRead == 7)
         #expect(summary.inserted == 1)
         #expect(summary.rejectedByReason == ["control-character": 6])
-        let table = try bridget.run(["import", file, "--config", config])
+        let table = try await bridget.run(["import", file, "--config", config])
         #expect(table.stdout.contains("control-character"), "\(table.stdout)")
 
-        let stored = try DatabaseQueue(path: store).read { db in
+        let stored = try await DatabaseQueue(path: store).read { db in
             try String.fetchAll(db, sql: "SELECT hex(entity_name) FROM events")
         }
         #expect(stored == [Data("Fremont".utf8).map { String(format: "%02X", $0) }.joined()])
-        let exported = try bridget.run(["export", "--config", config, "--format", "ndjson"])
+        let exported = try await bridget.run(["export", "--config", config, "--format", "ndjson"])
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(exported.stdout == accepted + "\n")
 
@@ -151,7 +151,7 @@ struct ImportExportTests {
         csv.append(Data("\n".utf8))
         let csvFile = bridget.home + "/rows.csv"
         try csv.write(to: URL(fileURLWithPath: csvFile))
-        let fromCSV = try decodeJSON(ImportSummary.self, try bridget.run(["import", csvFile, "--config", config,
+        let fromCSV = try decodeJSON(ImportSummary.self, try await bridget.run(["import", csvFile, "--config", config,
                                                                           "--summary", "json"]).stdout)
         #expect(fromCSV.inserted == 0 && fromCSV.rejectedByReason == ["control-character": 1])
     }
@@ -163,7 +163,7 @@ struct ImportExportTests {
     }
 
     @Test("a malformed line stops the import with its line number; the batches before it stay, whole")
-    func malformedInput() throws {
+    func malformedInput() async throws {
         let bridget = BridgetProcess()
         let store = bridget.home + "/store.sqlite"
         var lines: [String] = []
@@ -174,28 +174,28 @@ struct ImportExportTests {
         }
         lines[180] = "{\"entityname\":\"Fremont\",\"entityid\":\"3\",\"opendatetime\":2025-10-01}"
         let file = try bridget.write("broken.ndjson", lines.joined(separator: "\n") + "\n")
-        let result = try bridget.run(["import", file, "--config", try Self.config(bridget, store: store, batchSize: 50)])
+        let result = try await bridget.run(["import", file, "--config", try Self.config(bridget, store: store, batchSize: 50)])
         #expect(result.status == 65)
         #expect(result.stderr.contains("broken.ndjson line 181"), "\(result.stderr)")
-        let (count, integrity) = try DatabaseQueue(path: store).read { db in
+        let (count, integrity) = try await DatabaseQueue(path: store).read { db in
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM events"), try String.fetchOne(db, sql: "PRAGMA integrity_check"))
         }
         #expect(count == 150) // three whole batches of 50; the fourth held the broken line
         #expect(integrity == "ok")
 
-        let stdin = try bridget.run(["import", "-", "--config", try Self.config(bridget, store: store)])
+        let stdin = try await bridget.run(["import", "-", "--config", try Self.config(bridget, store: store)])
         #expect(stdin.status == 64)
         #expect(stdin.stderr.contains("--format"))
-        let missing = try bridget.run(["import", bridget.home + "/nope.csv", "--config", try Self.config(bridget, store: store)])
+        let missing = try await bridget.run(["import", bridget.home + "/nope.csv", "--config", try Self.config(bridget, store: store)])
         #expect(missing.status == 66)
-        let unwritable = try bridget.run(["export", "--config", try Self.config(bridget, store: store),
+        let unwritable = try await bridget.run(["export", "--config", try Self.config(bridget, store: store),
                                           "--out", bridget.home + "/no/such/folder/x.csv"])
         #expect(unwritable.status == 73)
         #expect(unwritable.stderr.contains("no/such/folder/x.csv"))
     }
 
     @Test("a UTF-8 byte-order mark at the start of a CSV, NDJSON or JSON file is skipped")
-    func byteOrderMark() throws {
+    func byteOrderMark() async throws {
         let bridget = BridgetProcess()
         let row = #"{"entityname":"Fremont","entityid":"3","opendatetime":"2025-10-01T10:00:00.000","closedatetime":"2025-10-01T10:05:00.000"}"#
         let files = [
@@ -208,7 +208,7 @@ struct ImportExportTests {
             let path = bridget.home + "/" + name
             try Data([0xEF, 0xBB, 0xBF] + Array(text.utf8)).write(to: URL(fileURLWithPath: path))
             let store = bridget.home + "/\(name).sqlite"
-            let result = try bridget.run(["import", path, "--config", try Self.config(bridget, store: store), "--summary", "json"])
+            let result = try await bridget.run(["import", path, "--config", try Self.config(bridget, store: store), "--summary", "json"])
             #expect(result.status == 0, "\(name): \(result.stderr)")
             guard result.status == 0 else { continue }
             let summary = try decodeJSON(ImportSummary.self, result.stdout)
@@ -216,35 +216,35 @@ struct ImportExportTests {
         }
         // Only at the start: a mark inside the rows is still an error.
         let inside = try bridget.write("inside.ndjson", row + "\n\u{FEFF}" + row + "\n")
-        let result = try bridget.run(["import", inside, "--config", try Self.config(bridget, store: bridget.home + "/x.sqlite")])
+        let result = try await bridget.run(["import", inside, "--config", try Self.config(bridget, store: bridget.home + "/x.sqlite")])
         #expect(result.status == 65 && result.stderr.contains("line 2"), "\(result.stderr)")
     }
 
     @Test("a folder or a missing file is no input: exit 66, saying which, whatever its name")
-    func noInput() throws {
+    func noInput() async throws {
         let bridget = BridgetProcess()
         let config = try Self.config(bridget, store: bridget.home + "/store.sqlite")
         for folder in ["rows", "rows.csv"] {
             try FileManager.default.createDirectory(atPath: bridget.home + "/" + folder, withIntermediateDirectories: true)
             for extra in [[], ["--format", "ndjson"]] {
-                let result = try bridget.run(["import", bridget.home + "/" + folder, "--config", config] + extra)
+                let result = try await bridget.run(["import", bridget.home + "/" + folder, "--config", config] + extra)
                 #expect(result.status == 66, "\(folder) \(extra): \(result.stderr)")
                 #expect(result.stderr.contains(folder + " is a folder"), "\(result.stderr)")
             }
         }
         for missing in ["nope", "nope.csv", "nope.txt"] {
-            let result = try bridget.run(["import", bridget.home + "/" + missing, "--config", config])
+            let result = try await bridget.run(["import", bridget.home + "/" + missing, "--config", config])
             #expect(result.status == 66, "\(missing): \(result.stderr)")
             #expect(result.stderr.contains(missing) && result.stderr.contains("No such file or directory"), "\(result.stderr)")
         }
         // A file that exists but whose name says no format is still a usage error.
         let unnamed = try bridget.write("rows.txt", "")
-        #expect(try bridget.run(["import", unnamed, "--config", config]).status == 64)
+        #expect(try await bridget.run(["import", unnamed, "--config", config]).status == 64)
     }
 
     @Test("exit 66 is listed with the other exit statuses, in the help and the README")
-    func exitStatusListed() throws {
-        let help = try BridgetProcess().run(["--help"])
+    func exitStatusListed() async throws {
+        let help = try await BridgetProcess().run(["--help"])
         #expect(help.stdout.contains("66 no input"), "\(help.stdout)")
         let readme = try String(contentsOf: repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let sentence = try #require(readme.range(of: "Exit status: 0 ok,").map { String(readme[$0.lowerBound...].prefix(400)) })
@@ -252,12 +252,12 @@ struct ImportExportTests {
     }
 
     @Test("an import killed mid-file resumes after its last committed batch and ends with the exact rows")
-    func killedImportResumes() throws {
+    func killedImportResumes() async throws {
         let bridget = BridgetProcess()
         let original = bridget.home + "/original.sqlite"
-        #expect(try bridget.run(["sync", "--config", try Self.config(bridget, store: original, days: 365), "--quiet"]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", try Self.config(bridget, store: original, days: 365), "--quiet"]).status == 0)
         let file = bridget.home + "/year.ndjson"
-        #expect(try bridget.run(["export", "--config", try Self.config(bridget, store: original), "--out", file]).status == 0)
+        #expect(try await bridget.run(["export", "--config", try Self.config(bridget, store: original), "--out", file]).status == 0)
 
         let store = bridget.home + "/resumed.sqlite"
         let config = try Self.config(bridget, store: store, batchSize: 100)
@@ -272,24 +272,24 @@ struct ImportExportTests {
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, process.isRunning {
             if FileManager.default.fileExists(atPath: store),
-               let rows = try? DatabaseQueue(path: store).read({ db in
+               let rows = try? await DatabaseQueue(path: store).read({ db in
                    try Int.fetchOne(db, sql: "SELECT json_extract(state, '$.rowsRead') FROM import_checkpoints")
                }), rows >= 300 {
                 killedAt = rows
                 kill(process.processIdentifier, SIGKILL)
                 break
             }
-            usleep(2_000)
+            try await Task.sleep(for: .milliseconds(2))
         }
-        process.waitUntilExit()
+        await process.exited()
         #expect(killedAt >= 300, "the import finished before it could be killed")
-        let resumed = try bridget.run(["import", file, "--config", config, "--summary", "json"])
+        let resumed = try await bridget.run(["import", file, "--config", config, "--summary", "json"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let summary = try decodeJSON(ImportSummary.self, resumed.stdout)
         #expect(summary.resumedAfterRows >= killedAt)
         let (missing, extra, _) = try Self.differences(original, store)
         #expect(missing == 0 && extra == 0)
-        let leftover = try DatabaseQueue(path: store).read { db in
+        let leftover = try await DatabaseQueue(path: store).read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM import_checkpoints")
         }
         #expect(leftover == 0)

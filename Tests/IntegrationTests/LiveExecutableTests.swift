@@ -57,7 +57,7 @@ struct LiveExecutableTests {
     }
 
     @Test("live sync through the executable, then the cached provider with the server stopped")
-    func liveThenCached() throws {
+    func liveThenCached() async throws {
         let bridget = BridgetProcess()
         let token = "fixture-\(UUID().uuidString)"
         let (server, url) = try startServer(["--rows", "2500", "--seed", "3", "--faults", "503,429", "--token", token])
@@ -66,43 +66,43 @@ struct LiveExecutableTests {
         let env = ["FIXTURE_TOKEN": token]
         let live = try config(bridget, kind: "live", baseURL: url, store: "live")
 
-        let first = try bridget.run(["sync", "--config", live, "--format", "json"], environment: env)
+        let first = try await bridget.run(["sync", "--config", live, "--format", "json"], environment: env)
         #expect(first.status == 0, "\(first.stderr)")
         let report = try decodeJSON(SyncSummary.self, first.stdout)
         #expect(report.inserted == expected.events.count)
         #expect(report.rejected == expected.rejected.count)
 
-        let second = try bridget.run(["sync", "--config", live], environment: env)
+        let second = try await bridget.run(["sync", "--config", live], environment: env)
         #expect(second.status == 0 && second.stdout.contains("The source is unchanged"))
 
-        let doctor = try bridget.run(["doctor", "--config", live], environment: env)
+        let doctor = try await bridget.run(["doctor", "--config", live], environment: env)
         #expect(doctor.status == 0, "\(doctor.stdout)")
         #expect(doctor.stdout.contains("app token set in $FIXTURE_TOKEN"))
-        let stats = try bridget.run(["cache", "stats", "--config", live, "--format", "json"], environment: env)
+        let stats = try await bridget.run(["cache", "stats", "--config", live, "--format", "json"], environment: env)
         #expect(stats.status == 0 && stats.stdout.contains("\"entries\""))
-        let show = try bridget.run(["config", "show", "--config", live], environment: env)
+        let show = try await bridget.run(["config", "show", "--config", live], environment: env)
         for output in [first, second, doctor, stats, show] {
             #expect(!output.stdout.contains(token) && !output.stderr.contains(token))
         }
 
-        let anonymous = try bridget.run(["sync", "--config", live, "--full"])
+        let anonymous = try await bridget.run(["sync", "--config", live, "--full"])
         #expect(anonymous.status == 69)
         #expect(anonymous.stderr.contains("403") && anonymous.stderr.contains("app token"))
 
         server.terminate()
-        server.waitUntilExit()
-        let down = try bridget.run(["doctor", "--config", live], environment: env)
+        await server.exited()
+        let down = try await bridget.run(["doctor", "--config", live], environment: env)
         #expect(down.status == 1 && down.stdout.contains("problem"))
 
         let cached = try config(bridget, kind: "cached", baseURL: url, store: "offline")
-        let offline = try bridget.run(["sync", "--config", cached, "--format", "json"])
+        let offline = try await bridget.run(["sync", "--config", cached, "--format", "json"])
         #expect(offline.status == 0, "\(offline.stderr)")
         #expect(try decodeJSON(SyncSummary.self, offline.stdout).inserted == expected.events.count)
         #expect(allFiles(under: bridget.home).range(of: Data(token.utf8)) == nil)
 
-        let cleared = try bridget.run(["cache", "clear", "--config", cached])
+        let cleared = try await bridget.run(["cache", "clear", "--config", cached])
         #expect(cleared.status == 0 && cleared.stdout.contains("removed"))
-        let empty = try bridget.run(["sync", "--config", try config(bridget, kind: "cached", baseURL: url, store: "empty")])
+        let empty = try await bridget.run(["sync", "--config", try config(bridget, kind: "cached", baseURL: url, store: "empty")])
         #expect(empty.status == 69 && empty.stderr.contains("holds no pages"))
     }
 }

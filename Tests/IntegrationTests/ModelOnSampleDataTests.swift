@@ -19,7 +19,7 @@ struct ModelOnSampleDataTests {
         bridges: BridgeCatalog.seattle.bridges, events: events, mergeGap: 120, builtAt: Date())
 
     @Test("Ship Canal bridges are near-zero on weekday rush hours, and busy at midday", arguments: ["2", "3", "4", "21"])
-    func curfew(_ bridgeID: String) throws {
+    func curfew(_ bridgeID: String) async throws {
         let model = try #require(Self.models.first { $0.bridgeID == bridgeID })
         var rush: [Double] = []
         var midday: [Double] = []
@@ -36,14 +36,14 @@ struct ModelOnSampleDataTests {
     }
 
     @Test("the model knows the season: summer months scale forecasts up, winter months down")
-    func seasonFactors() {
+    func seasonFactors() async throws {
         for model in Self.models {
             #expect(model.monthFactors[6] > 1.15 && model.monthFactors[0] < 0.85, "\(model.bridgeID)")
         }
     }
 
     @Test("a backtest on held-out months beats climatology for every bridge and both windows, and is calibrated")
-    func backtestBeatsClimatology() throws {
+    func backtestBeatsClimatology() async throws {
         let october = CivilCalendar.daysFromCivil(year: 2025, month: 10, day: 1)
         let result = try Backtester(mergeGap: 120).run(
             bridges: BridgeCatalog.seattle.bridges, events: Self.events, trainUntil: october, testUntil: october + 61)
@@ -73,7 +73,7 @@ struct ModelOnSampleDataTests {
     }
 
     @Test("per-bridge rates keep the generator's order; summer is busier than winter")
-    func ratesAndSeason() throws {
+    func ratesAndSeason() async throws {
         let base = Dictionary(uniqueKeysWithValues: Self.models.map { ($0.bridgeID, $0.baseStartProbability) })
         #expect(base["3", default: 0] > base["2", default: 0])
         #expect(base["2", default: 0] > base["21", default: 0])

@@ -25,14 +25,14 @@ struct NDWExecutableTests {
     }
 
     /// The snapshot's counts (taken independently with Python by NDWSnapshotTests).
-    func expectSnapshotStored(_ bridget: BridgetProcess, _ config: String) throws {
-        let bridges = try bridget.run(["bridges", "--config", config, "--format", "json"])
+    func expectSnapshotStored(_ bridget: BridgetProcess, _ config: String) async throws {
+        let bridges = try await bridget.run(["bridges", "--config", config, "--format", "json"])
         #expect(bridges.status == 0, "\(bridges.stderr)")
         let list = try JSONDecoder().decode([Bridge].self, from: Data(bridges.stdout.utf8))
         #expect(list.count == 50)
         #expect(list.allSatisfy { $0.bridge.id.hasPrefix("NL") && $0.bridge.name.contains("° N") })
         #expect(list.map(\.openings).reduce(0, +) == 978)
-        let events = try bridget.run(["events", "--config", config, "--format", "json", "--limit", "0"])
+        let events = try await bridget.run(["events", "--config", config, "--format", "json", "--limit", "0"])
         #expect(events.status == 0, "\(events.stderr)")
         let stored = try JSONDecoder().decode([Event].self, from: Data(events.stdout.utf8))
         #expect(stored.count == 978)
@@ -41,30 +41,30 @@ struct NDWExecutableTests {
         #expect(Set(stored.compactMap(\.recordID)).count == 978)
         // Local readings in Amsterdam's time: the record opening 2023-11-23T00:01Z reads 01:01 there.
         #expect(stored.contains { $0.openLocal == "2023-11-23T01:01:00" })
-        let stats = try bridget.run(["stats", "--config", config, "--format", "json"])
+        let stats = try await bridget.run(["stats", "--config", config, "--format", "json"])
         #expect(stats.status == 0, "\(stats.stderr)")
         // Statistics describe what happened: the 7 openings under way, not the 971 announced.
         #expect(stats.stdout.contains("\"totalOpenings\" : 7"), "\(stats.stdout.prefix(400))")
     }
 
     @Test("the snapshot from a file: sync stores every record with its status, again adds nothing; bridges, events, stats")
-    func snapshotFromFile() throws {
+    func snapshotFromFile() async throws {
         let bridget = BridgetProcess()
         let config = repositoryRoot.appendingPathComponent("Config/examples/ndw-snapshot.yaml").path
-        let first = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let first = try await bridget.run(["sync", "--config", config, "--format", "json"])
         #expect(first.status == 0, "\(first.stderr)")
         let report = try decodeJSON(SyncSummary.self, first.stdout)
         #expect(report.fetched == 978 && report.inserted == 978 && report.rejected == 0)
-        let again = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let again = try await bridget.run(["sync", "--config", config, "--format", "json"])
         let second = try decodeJSON(SyncSummary.self, again.stdout)
         #expect(second.inserted == 0 && second.updated == 0 && second.unchanged == 978)
-        try expectSnapshotStored(bridget, config)
-        let table = try bridget.run(["events", "--config", config, "--limit", "3"])
+        try await expectSnapshotStored(bridget, config)
+        let table = try await bridget.run(["events", "--config", config, "--limit", "3"])
         #expect(table.stdout.contains("CET"), "\(table.stdout)") // times for people in the source's zone
     }
 
     @Test("the snapshot from a server on 127.0.0.1 (the live path: retries, cache)")
-    func snapshotFromServer() throws {
+    func snapshotFromServer() async throws {
         // The server in a process of its own (as LiveExecutableTests runs it): in this process it shared the
         // cooperative threads with the suite's busiest tests and once answered too late.
         let (server, address) = try LiveExecutableTests().startServer([
@@ -84,17 +84,17 @@ struct NDWExecutableTests {
             cache:
               path: \(bridget.home)/cache
             """)
-        let first = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let first = try await bridget.run(["sync", "--config", config, "--format", "json"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(try decodeJSON(SyncSummary.self, first.stdout).inserted == 978)
-        let again = try bridget.run(["sync", "--config", config, "--format", "json"])
+        let again = try await bridget.run(["sync", "--config", config, "--format", "json"])
         #expect(try decodeJSON(SyncSummary.self, again.stdout).unchanged == 978)
         #expect(try FileManager.default.contentsOfDirectory(atPath: bridget.home + "/cache").count >= 2) // body, meta
-        try expectSnapshotStored(bridget, config)
+        try await expectSnapshotStored(bridget, config)
     }
 
     @Test("a file that is not a gzip DATEX II feed is a clear error")
-    func notAFeed() throws {
+    func notAFeed() async throws {
         let bridget = BridgetProcess()
         let garbage = try bridget.write("feed.xml.gz", "not gzip, not xml")
         let config = try bridget.write("bad.yaml", """
@@ -105,18 +105,18 @@ struct NDWExecutableTests {
             store:
               path: \(bridget.home)/bad.sqlite
             """)
-        let result = try bridget.run(["sync", "--config", config])
+        let result = try await bridget.run(["sync", "--config", config])
         #expect(result.status == 65)
         #expect(result.stderr.contains("feed.xml.gz"), "\(result.stderr)")
 
         // A feed file over the limit is refused before it is read; a folder or a missing file is no input.
         let tooSmall = try bridget.write("small.yaml", "provider:\n  kind: ndw\n  ndw:\n    source: \(Self.snapshot.path)\n"
             + "    max_bytes: 10000\nstore:\n  path: \(bridget.home)/small.sqlite\n")
-        let over = try bridget.run(["sync", "--config", tooSmall])
+        let over = try await bridget.run(["sync", "--config", tooSmall])
         #expect(over.status == 65 && over.stderr.contains("over the limit of 10000"), "\(over.stderr)")
         let folder = try bridget.write("folder.yaml", "provider:\n  kind: ndw\n  ndw:\n    source: \(bridget.home)\n"
             + "store:\n  path: \(bridget.home)/folder.sqlite\n")
-        let notAFile = try bridget.run(["sync", "--config", folder])
+        let notAFile = try await bridget.run(["sync", "--config", folder])
         #expect(notAFile.status == 66 && notAFile.stderr.contains("not a regular file"), "\(notAFile.stderr)")
     }
 }

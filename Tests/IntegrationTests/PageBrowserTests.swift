@@ -8,17 +8,17 @@ struct PageBrowserTests {
     func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     /// Checks a loaded page set: the overview, Fremont's page and the route's, given their URLs.
-    func check(overview: String, bridge: String, route: String, browser: Browser, home: String, shots: String) throws {
+    func check(overview: String, bridge: String, route: String, browser: Browser, home: String, shots: String) async throws {
         let pages = [("overview", overview), ("bridge", bridge), ("route", route)]
         var loaded: [String: String] = [:]
         for (name, url) in pages {
-            let page = try browser.load(url, home: home)
+            let page = try await browser.load(url, home: home)
             #expect(page.console.isEmpty, "\(name): the console said \(page.console)")
             #expect(page.dom.contains("</html>"), "\(name): no page at \(url)")
             loaded[name] = page.dom
             let png = shots + "/\(name).png"
-            try browser.screenshot(url, to: png, home: home)
-            let colours = try Browser.distinctColours(png)
+            try await browser.screenshot(url, to: png, home: home)
+            let colours = try await Browser.distinctColours(png)
             #expect(colours >= 12, "\(name): the screenshot holds \(colours) colours (blank?)")
         }
         let dom = loaded.mapValues { $0 }
@@ -34,18 +34,18 @@ struct PageBrowserTests {
     }
 
     @Test("the static report in a browser: no console message, the heatmap, the rows and the best departure")
-    func report() throws {
+    func report() async throws {
         let browser = try Browser()
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 60)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "add", "commute", "--via", "Fremont/Ballard@8", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "add", "commute", "--via", "Fremont/Ballard@8", "--config", config]).status == 0)
         let out = bridget.home + "/report"
-        #expect(try bridget.run(["report", "--out", out, "--config", config]).status == 0)
-        try check(overview: "file://\(out)/index.html", bridge: "file://\(out)/bridges/3.html",
+        #expect(try await bridget.run(["report", "--out", out, "--config", config]).status == 0)
+        try await check(overview: "file://\(out)/index.html", bridge: "file://\(out)/bridges/3.html",
                   route: "file://\(out)/routes/commute.html", browser: browser, home: bridget.home, shots: bridget.home)
         // The report's links are relative: the overview's link to Fremont names the file beside it.
-        let overview = try browser.load("file://\(out)/index.html", home: bridget.home).dom
+        let overview = try await browser.load("file://\(out)/index.html", home: bridget.home).dom
         #expect(overview.contains("href=\"bridges/3.html\"") && overview.contains("href=\"routes/commute.html\""))
     }
 
@@ -55,12 +55,12 @@ struct PageBrowserTests {
         let browser = try Browser()
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 60)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "add", "commute", "--via", "Fremont/Ballard@8", "--config", config]).status == 0)
-        let server = try ServeTests.Server(bridget, config: config, log: "pages")
-        defer { _ = server.stop() }
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "add", "commute", "--via", "Fremont/Ballard@8", "--config", config]).status == 0)
+        let server = try await ServeTests.Server(bridget, config: config, log: "pages")
+        defer { server.terminate() }
         let base = server.base.absoluteString
-        try check(overview: base + "/", bridge: base + "/bridges/Fremont", route: base + "/routes/commute",
+        try await check(overview: base + "/", bridge: base + "/bridges/Fremont", route: base + "/routes/commute",
                   browser: browser, home: bridget.home, shots: bridget.home)
         let (status, headers, body) = try await server.get("/bridges/Aurora")
         #expect(status == 404 && headers["content-type"]?.hasPrefix("text/html") == true && body.contains("No such bridge"))

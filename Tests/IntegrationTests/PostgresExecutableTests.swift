@@ -29,10 +29,10 @@ struct PostgresExecutableTests {
 
     /// Runs SQL with psql as the test role; returns its unaligned output.
     @discardableResult
-    static func psql(_ sql: String) throws -> String {
+    static func psql(_ sql: String) async throws -> String {
         let (url, password, bin) = try server()
         let bridget = BridgetProcess()
-        let result = try bridget.run(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
+        let result = try await bridget.run(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", url, "-c", sql],
                                      environment: ["PGPASSWORD": password], executable: bin + "/psql")
         guard result.status == 0 else { throw ProcessFailure(message: "psql: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -61,13 +61,6 @@ struct PostgresExecutableTests {
             """)
     }
 
-    /// Runs blocking work (waiting for a process) on a thread of its own, not one of the few the async tests share.
-    static func detached<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try work() }) }.start()
-        }
-    }
-
     /// An answer without its `generatedAt` line.
     static func timeless(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("\"generatedAt\"") }
@@ -77,16 +70,17 @@ struct PostgresExecutableTests {
     static func environment() throws -> [String: String] { ["PGPASSWORD": try server().password] }
 
     @Test("after the same sync, every read answers exactly as it does from SQLite")
-    func sameAnswersAsSQLite() throws {
+    func sameAnswersAsSQLite() async throws {
         let bridget = BridgetProcess()
         let sqlite = try bridget.sampleConfig(days: 30)
         let postgres = try Self.config(bridget, schema: Self.freshSchema())
         let environment = try Self.environment()
         struct Sync: Decodable { let fetched: Int; let inserted: Int; let rejected: Int }
-        let syncs = try [sqlite, postgres].map { config in
-            let result = try bridget.run(["sync", "--config", config, "--format", "json"], environment: environment)
+        var syncs: [Sync] = []
+        for config in [sqlite, postgres] {
+            let result = try await bridget.run(["sync", "--config", config, "--format", "json"], environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
-            return try decodeJSON(Sync.self, result.stdout)
+            syncs.append(try decodeJSON(Sync.self, result.stdout))
         }
         #expect(syncs[0].inserted > 1000)
         #expect(syncs[0].fetched == syncs[1].fetched && syncs[0].inserted == syncs[1].inserted
@@ -95,8 +89,9 @@ struct PostgresExecutableTests {
                         ["stats", "--format", "json"], ["bridges", "--format", "json"], ["stats", "--heatmap", "--bridge", "3"],
                         ["export", "--format", "csv"], ["patterns", "--bridge", "3", "--format", "json"], ["anomalies", "--limit", "0", "--format", "json"]]
         {
-            let answers = try [sqlite, postgres].map { config in
-                try bridget.run(command + ["--config", config], environment: environment)
+            var answers: [ProcessResult] = []
+            for config in [sqlite, postgres] {
+                answers.append(try await bridget.run(command + ["--config", config], environment: environment))
             }
             #expect(answers[0].status == 0 && answers[1].status == 0, "\(command): \(answers[1].stderr)")
             #expect(!answers[0].stdout.isEmpty)
@@ -105,19 +100,19 @@ struct PostgresExecutableTests {
             #expect(fromSQLite == fromPostgres, "\(command) answers differently from PostgreSQL")
         }
         // A second sync changes nothing; the models build and save there.
-        let again = try bridget.run(["sync", "--config", postgres, "--format", "json"], environment: environment)
+        let again = try await bridget.run(["sync", "--config", postgres, "--format", "json"], environment: environment)
         #expect(try decodeJSON(Sync.self, again.stdout).inserted == 0)
-        let rebuild = try bridget.run(["model", "rebuild", "--config", postgres], environment: environment)
+        let rebuild = try await bridget.run(["model", "rebuild", "--config", postgres], environment: environment)
         #expect(rebuild.status == 0, "\(rebuild.stderr)")
-        let doctor = try bridget.run(["doctor", "--config", postgres], environment: environment)
+        let doctor = try await bridget.run(["doctor", "--config", postgres], environment: environment)
         #expect(doctor.status == 0, "\(doctor.stderr)")
     }
 
     @Test("a URL holding a password is refused by key and place, and the password is not repeated")
-    func passwordInURL() throws {
+    func passwordInURL() async throws {
         let bridget = BridgetProcess()
         let config = try Self.config(bridget, schema: Self.freshSchema())
-        let result = try bridget.run(["bridges", "--config", config], environment: [
+        let result = try await bridget.run(["bridges", "--config", config], environment: [
             "BRIDGET_STORE_POSTGRES_URL": "postgres://bridget:hunter2secret@127.0.0.1:5432/bridget",
         ])
         #expect(result.status == 78)
@@ -125,7 +120,7 @@ struct PostgresExecutableTests {
         #expect(!result.stderr.contains("hunter2secret") && !result.stdout.contains("hunter2secret"))
         // Nor does `config show` (table or JSON) repeat it.
         for format in ["table", "json"] {
-            let shown = try bridget.run(["config", "show", "--config", config, "--format", format], environment: [
+            let shown = try await bridget.run(["config", "show", "--config", config, "--format", format], environment: [
                 "BRIDGET_STORE_POSTGRES_URL": "postgres://bridget:hunter2secret@127.0.0.1:5432/bridget",
             ])
             #expect(shown.status == 0, "\(shown.stderr)")
@@ -135,10 +130,10 @@ struct PostgresExecutableTests {
     }
 
     @Test("a refused connection is exit 69, with the address")
-    func refused() throws {
+    func refused() async throws {
         let bridget = BridgetProcess()
         let config = try Self.config(bridget, schema: Self.freshSchema())
-        let result = try bridget.run(["bridges", "--config", config], environment: [
+        let result = try await bridget.run(["bridges", "--config", config], environment: [
             "BRIDGET_STORE_POSTGRES_URL": "postgres://bridget@127.0.0.1:1/bridget",
         ])
         #expect(result.status == 69)
@@ -146,34 +141,34 @@ struct PostgresExecutableTests {
     }
 
     @Test("a wrong password is exit 78, naming the variable but never the password")
-    func wrongPassword() throws {
+    func wrongPassword() async throws {
         let bridget = BridgetProcess()
         let config = try Self.config(bridget, schema: Self.freshSchema())
         let secret = "wrong-\(UUID().uuidString)"
-        let result = try bridget.run(["sync", "--config", config], environment: ["PGPASSWORD": secret])
+        let result = try await bridget.run(["sync", "--config", config], environment: ["PGPASSWORD": secret])
         #expect(result.status == 78)
         #expect(result.stderr.contains("refused role bridget") && result.stderr.contains("password_env"), "\(result.stderr)")
         #expect(!result.stderr.contains(secret) && !result.stdout.contains(secret))
     }
 
     @Test("a schema of another application is exit 78 and left as it was")
-    func foreignSchema() throws {
+    func foreignSchema() async throws {
         let bridget = BridgetProcess()
         let schema = Self.freshSchema()
-        try Self.psql("CREATE SCHEMA \(schema); CREATE TABLE \(schema).invoices (id int); INSERT INTO \(schema).invoices VALUES (1)")
+        try await Self.psql("CREATE SCHEMA \(schema); CREATE TABLE \(schema).invoices (id int); INSERT INTO \(schema).invoices VALUES (1)")
         let config = try Self.config(bridget, schema: schema)
-        let result = try bridget.run(["sync", "--config", config], environment: try Self.environment())
+        let result = try await bridget.run(["sync", "--config", config], environment: try Self.environment())
         #expect(result.status == 78)
         #expect(result.stderr.contains("invoices") && result.stderr.contains("store.postgres.schema"), "\(result.stderr)")
-        #expect(try Self.psql("SELECT count(*) FROM \(schema).invoices") == "1")
-        #expect(try Self.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)'") == "1")
+        await #expect(try Self.psql("SELECT count(*) FROM \(schema).invoices") == "1")
+        await #expect(try Self.psql("SELECT count(*) FROM information_schema.tables WHERE table_schema = '\(schema)'") == "1")
     }
 
     @Test("store.kind postgres without a URL is exit 78, saying what to set")
-    func noURL() throws {
+    func noURL() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.write("bare.yaml", "store:\n  kind: postgres\n")
-        let result = try bridget.run(["bridges", "--config", config])
+        let result = try await bridget.run(["bridges", "--config", config])
         #expect(result.status == 78)
         #expect(result.stderr.contains("store.postgres.url is not set"), "\(result.stderr)")
     }
@@ -188,14 +183,14 @@ struct PostgresExecutableTests {
             url: url, password: password, sslMode: .disable, schema: schema))
         let environment = try Self.environment()
         let result = try await other.withSyncLock(holder: "api-2.example pid 4121") {
-            try await Self.detached { try bridget.run(["sync", "--config", config], environment: environment) }
+            try await bridget.run(["sync", "--config", config], environment: environment)
         }
         #expect(result.status == 75)
         #expect(result.stderr.contains("another sync is running on api-2.example pid 4121"), "\(result.stderr)")
         #expect(try await other.eventCount(bridgeID: nil) == 0)
-        let after = try bridget.run(["sync", "--config", config], environment: try Self.environment())
+        let after = try await bridget.run(["sync", "--config", config], environment: try Self.environment())
         #expect(after.status == 0, "\(after.stderr)")
         #expect(try await other.eventCount(bridgeID: nil) > 1000)
-        #expect(try Self.psql("SELECT count(*) FROM \(schema).sync_runs WHERE host LIKE '% pid %'") == "1")
+        await #expect(try Self.psql("SELECT count(*) FROM \(schema).sync_runs WHERE host LIKE '% pid %'") == "1")
     }
 }

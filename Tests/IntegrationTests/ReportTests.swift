@@ -9,14 +9,14 @@ struct ReportTests {
     func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     @Test("the overview, a page per bridge (168 heatmap cells with tooltips) and per route, links relative")
-    func pages() throws {
+    func pages() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "add", "school run", "--via", "Fremont/Ballard@8", "--via", "Montlake@20",
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "add", "school run", "--via", "Fremont/Ballard@8", "--via", "Montlake@20",
                                  "--config", config]).status == 0)
         let out = bridget.home + "/report"
-        let result = try bridget.run(["report", "--out", out, "--config", config])
+        let result = try await bridget.run(["report", "--out", out, "--config", config])
         #expect(result.status == 0 && result.stdout.contains("wrote 10 pages"), "\(result.stderr)")
 
         let index = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
@@ -47,15 +47,15 @@ struct ReportTests {
     func keptFigures() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
         let out = bridget.home + "/report"
-        func fremontSays() throws -> String {
-            let result = try bridget.run(["report", "--out", out, "--config", config])
+        func fremontSays() async throws -> String {
+            let result = try await bridget.run(["report", "--out", out, "--config", config])
             #expect(result.status == 0, "\(result.stderr)")
             let page = try String(contentsOfFile: out + "/bridges/3.html", encoding: .utf8)
             return page.components(separatedBy: "bascule. ").dropFirst().first?.components(separatedBy: "</p>").first ?? ""
         }
-        let first = try fremontSays()
+        let first = try await fremontSays()
         #expect(first.contains(" openings from "), "\(first)")
         func kept() async throws -> [String: Int64] {
             let queue = try DatabaseQueue(path: bridget.storePath)
@@ -73,11 +73,11 @@ struct ReportTests {
         // so it did not read the history.
         let queue = try DatabaseQueue(path: bridget.storePath)
         try await queue.write { db in try db.execute(sql: "DELETE FROM events WHERE bridge_id = '3'") }
-        #expect(try fremontSays() == first)
+        await #expect(try fremontSays() == first)
         // The history's version moves, as every real change moves it: the figures are made again from the history.
         try await queue.write { db in try db.execute(sql: "UPDATE history_version SET version = version + 1") }
         try queue.close()
-        #expect(try fremontSays().contains("No openings of this bridge are stored yet"))
+        await #expect(try fremontSays().contains("No openings of this bridge are stored yet"))
         #expect(try await kept().count == 2)
     }
 
@@ -85,16 +85,16 @@ struct ReportTests {
     func bridgeWithoutHistory() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
         let queue = try DatabaseQueue(path: bridget.storePath)
         try await queue.write { db in
             try db.execute(sql: "DELETE FROM events WHERE bridge_id = '29'; UPDATE history_version SET version = version + 1")
         }
         try queue.close()
-        #expect(try bridget.run(["route", "add", "south", "--via", "South Park@5", "--via", "Fremont@15",
+        #expect(try await bridget.run(["route", "add", "south", "--via", "South Park@5", "--via", "Fremont@15",
                                  "--config", config]).status == 0)
         let out = bridget.home + "/report"
-        let result = try bridget.run(["report", "--out", out, "--config", config])
+        let result = try await bridget.run(["report", "--out", out, "--config", config])
         #expect(result.status == 0, "\(result.stderr)")
         let southPark = try String(contentsOfFile: out + "/bridges/29.html", encoding: .utf8)
         #expect(southPark.contains("No openings of this bridge are stored yet.") && count("<rect class=\"cell\"", in: southPark) == 168)
@@ -103,12 +103,12 @@ struct ReportTests {
     }
 
     @Test("a store with no events gives readable pages, each chart saying why it is empty")
-    func emptyStore() throws {
+    func emptyStore() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 7)
-        #expect(try bridget.run(["route", "add", "r", "--via", "Fremont@5", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "add", "r", "--via", "Fremont@5", "--config", config]).status == 0)
         let out = bridget.home + "/empty"
-        let result = try bridget.run(["report", "--out", out, "--config", config])
+        let result = try await bridget.run(["report", "--out", out, "--config", config])
         #expect(result.status == 0, "\(result.stderr)")
         let index = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
         #expect(count("no history to forecast from</text>", in: index) == 7 && index.contains("Newest stored opening: <strong>none"))
@@ -119,7 +119,7 @@ struct ReportTests {
         #expect(route.contains("nothing to score this route against"))
         let quality = try String(contentsOfFile: out + "/quality.html", encoding: .utf8)
         #expect(quality.contains("no forecast can be tested"))
-        let unwritable = try bridget.run(["report", "--out", "/proc/bridget-report", "--config", config])
+        let unwritable = try await bridget.run(["report", "--out", "/proc/bridget-report", "--config", config])
         #expect(unwritable.status == 73 && unwritable.stderr.contains("cannot write"))
     }
 }

@@ -6,17 +6,17 @@ import Testing
 /// without loss, travel as YAML, and compare.
 @Suite("bridget executable: routes kept with the settings")
 struct RouteFileTests {
-    func synced() throws -> (BridgetProcess, String) {
+    func synced() async throws -> (BridgetProcess, String) {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 60)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
         return (bridget, config)
     }
 
     @Test("a route is written to the routes file in the config folder and is still there with another store")
-    func keptWithSettings() throws {
-        let (bridget, config) = try synced()
-        let add = try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
+    func keptWithSettings() async throws {
+        let (bridget, config) = try await synced()
+        let add = try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8",
                                    "--via", "Montlake@22", "--favorite"])
         #expect(add.status == 0)
         let path = bridget.home + "/config/bridget/routes.yaml"
@@ -34,59 +34,59 @@ struct RouteFileTests {
 
             """), "\(text)")
         // Another store: the route is still listed (it was lost with store.path before).
-        let other = try bridget.run(["route", "list", "--config", config, "--format", "json"],
+        let other = try await bridget.run(["route", "list", "--config", config, "--format", "json"],
                                     environment: ["BRIDGET_STORE_PATH": bridget.home + "/other.sqlite"])
         #expect(other.status == 0 && other.stdout.contains("\"id\" : \"commute\""), "\(other.stderr)")
     }
 
     @Test("routes an earlier Bridget kept in the store are copied to the file once, and doctor names stranded ones")
-    func migration() throws {
-        let (bridget, config) = try synced()
+    func migration() async throws {
+        let (bridget, config) = try await synced()
         let queue = try DatabaseQueue(path: bridget.storePath)
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(sql: """
                 INSERT INTO routes (name, favorite, crossings) VALUES
                 ('old', 1, '[{"bridgeIDs":["3"],"minutesFromStart":5}]')
                 """)
         }
         try queue.close()
-        let list = try bridget.run(["route", "list", "--config", config, "--format", "json"])
+        let list = try await bridget.run(["route", "list", "--config", config, "--format", "json"])
         #expect(list.stdout.contains("\"id\" : \"old\"") && list.stderr.contains("copied 1 saved routes from the store"),
                 "\(list.stderr)")
-        #expect(try bridget.run(["route", "list", "--config", config]).stderr.isEmpty) // once
+        #expect(try await bridget.run(["route", "list", "--config", config]).stderr.isEmpty) // once
         // A store with a route the file lacks: doctor says so and how to copy it.
         let other = bridget.home + "/other.sqlite"
-        #expect(try bridget.run(["sync", "--config", config], environment: ["BRIDGET_STORE_PATH": other]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config], environment: ["BRIDGET_STORE_PATH": other]).status == 0)
         let otherQueue = try DatabaseQueue(path: other)
-        try otherQueue.write { db in
+        try await otherQueue.write { db in
             try db.execute(sql: """
                 INSERT INTO routes (name, favorite, crossings) VALUES ('stranded', 0, '[{"bridgeIDs":["4"],"minutesFromStart":3}]')
                 """)
         }
         try otherQueue.close()
-        let doctor = try bridget.run(["doctor", "--config", config], environment: ["BRIDGET_STORE_PATH": other])
+        let doctor = try await bridget.run(["doctor", "--config", config], environment: ["BRIDGET_STORE_PATH": other])
         #expect(doctor.stdout.contains("holds 1 more (stranded)")
                 && doctor.stdout.contains("bridget route import --from-store"), "\(doctor.stdout)")
-        let exported = try bridget.run(["route", "export", "--from-store", "--config", config],
+        let exported = try await bridget.run(["route", "export", "--from-store", "--config", config],
                                        environment: ["BRIDGET_STORE_PATH": other])
         #expect(exported.stdout.contains("name: \"stranded\""))
-        let adopted = try bridget.run(["route", "import", "--from-store", "--config", config],
+        let adopted = try await bridget.run(["route", "import", "--from-store", "--config", config],
                                       environment: ["BRIDGET_STORE_PATH": other])
         #expect(adopted.status == 0 && adopted.stdout.contains("imported 1 routes from the store"), "\(adopted.stderr)")
-        let healed = try bridget.run(["doctor", "--config", config], environment: ["BRIDGET_STORE_PATH": other])
+        let healed = try await bridget.run(["doctor", "--config", config], environment: ["BRIDGET_STORE_PATH": other])
         #expect(healed.stdout.contains("2 saved routes in"), "\(healed.stdout)")
         // A route removed after its store was copied in stays removed: doctor does not offer it back.
-        #expect(try bridget.run(["route", "remove", "stranded", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "remove", "old", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "remove", "stranded", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "remove", "old", "--config", config]).status == 0)
         for store in [other, bridget.storePath] {
-            let after = try bridget.run(["doctor", "--config", config], environment: ["BRIDGET_STORE_PATH": store])
+            let after = try await bridget.run(["doctor", "--config", config], environment: ["BRIDGET_STORE_PATH": store])
             #expect(after.stdout.contains("0 saved routes in") && !after.stdout.contains("more ("), "\(after.stdout)")
         }
     }
 
     @Test("routes saved by many processes at once are all kept; a name is trimmed; a linked file is written through")
-    func concurrentAndLinked() throws {
-        let (bridget, config) = try synced()
+    func concurrentAndLinked() async throws {
+        let (bridget, config) = try await synced()
         let folder = bridget.home + "/dotfiles"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: bridget.home + "/config/bridget", withIntermediateDirectories: true)
@@ -105,9 +105,9 @@ struct RouteFileTests {
             return process
         }
         for process in processes { try process.run() }
-        for process in processes { process.waitUntilExit() }
+        for process in processes { await process.exited() }
         #expect(processes.allSatisfy { $0.terminationStatus == 0 })
-        let listed = try bridget.run(["route", "list", "--config", config, "--format", "csv"]).stdout
+        let listed = try await bridget.run(["route", "list", "--config", config, "--format", "csv"]).stdout
         #expect((1...8).allSatisfy { listed.contains("\nr\($0),") }, "\(listed)")
         // The link is still a link, its target holds the routes and keeps its mode.
         let link = try FileManager.default.destinationOfSymbolicLink(atPath: bridget.home + "/config/bridget/routes.yaml")
@@ -116,57 +116,57 @@ struct RouteFileTests {
         let mode = try FileManager.default.attributesOfItem(atPath: folder + "/routes.yaml")[.posixPermissions] as? Int
         #expect(mode == 0o600)
         // A name given with spaces around it is saved, found and removed trimmed.
-        #expect(try bridget.run(["route", "add", " padded ", "--config", config, "--via", "Fremont@3"]).status == 0)
-        #expect(try bridget.run(["route", "add", "padded", "--config", config, "--via", "Fremont@4"]).status == 0)
-        #expect(try bridget.run(["route", "remove", " padded ", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "list", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "add", " padded ", "--config", config, "--via", "Fremont@3"]).status == 0)
+        #expect(try await bridget.run(["route", "add", "padded", "--config", config, "--via", "Fremont@4"]).status == 0)
+        #expect(try await bridget.run(["route", "remove", " padded ", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "list", "--config", config]).status == 0)
     }
 
     @Test("export and import are YAML round trips; a bad file or an unknown bridge changes nothing")
-    func exportImport() throws {
-        let (bridget, config) = try synced()
-        #expect(try bridget.run(["route", "add", "a", "--config", config, "--via", "Fremont@5"]).status == 0)
-        #expect(try bridget.run(["route", "add", "b", "--config", config, "--via", "Ballard/Fremont@4", "--via", "Montlake@20"]).status == 0)
-        let yaml = try bridget.run(["route", "export", "--config", config]).stdout
+    func exportImport() async throws {
+        let (bridget, config) = try await synced()
+        #expect(try await bridget.run(["route", "add", "a", "--config", config, "--via", "Fremont@5"]).status == 0)
+        #expect(try await bridget.run(["route", "add", "b", "--config", config, "--via", "Ballard/Fremont@4", "--via", "Montlake@20"]).status == 0)
+        let yaml = try await bridget.run(["route", "export", "--config", config]).stdout
         let saved = try bridget.write("routes-copy.yaml", yaml)
-        #expect(try bridget.run(["route", "remove", "a", "--config", config]).status == 0)
-        #expect(try bridget.run(["route", "remove", "b", "--config", config]).status == 0)
-        let back = try bridget.run(["route", "import", saved, "--config", config])
+        #expect(try await bridget.run(["route", "remove", "a", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "remove", "b", "--config", config]).status == 0)
+        let back = try await bridget.run(["route", "import", saved, "--config", config])
         #expect(back.status == 0 && back.stdout.contains("imported 2 routes (2 new, 0 replaced)"), "\(back.stderr)")
-        #expect(try bridget.run(["route", "export", "--config", config]).stdout == yaml)
+        #expect(try await bridget.run(["route", "export", "--config", config]).stdout == yaml)
 
         let garbled = try bridget.write("garbled.yaml", "routes:\n  - name: x\n    crossings: 7\n")
-        let refused = try bridget.run(["route", "import", garbled, "--config", config])
+        let refused = try await bridget.run(["route", "import", garbled, "--config", config])
         #expect(refused.status == 65 && refused.stderr.contains("\(garbled) is not a routes file"), "\(refused.stderr)")
         let unknown = try bridget.write("unknown.yaml", "routes:\n  - name: x\n    crossings:\n      - bridges: ['99']\n        minutes: 3\n")
-        let rejected = try bridget.run(["route", "import", unknown, "--config", config])
+        let rejected = try await bridget.run(["route", "import", unknown, "--config", config])
         #expect(rejected.status == 64 && rejected.stderr.contains("names bridge '99'"), "\(rejected.stderr)")
-        #expect(try bridget.run(["route", "export", "--config", config]).stdout == yaml) // unchanged
+        #expect(try await bridget.run(["route", "export", "--config", config]).stdout == yaml) // unchanged
         // A damaged routes file is reported with its path, never overwritten silently.
         let file = bridget.home + "/config/bridget/routes.yaml"
         try "routes: [oops".write(toFile: file, atomically: true, encoding: .utf8)
-        let damaged = try bridget.run(["route", "add", "c", "--config", config, "--via", "Fremont@5"])
+        let damaged = try await bridget.run(["route", "add", "c", "--config", config, "--via", "Fremont@5"])
         #expect(damaged.status == 65 && damaged.stderr.contains("the routes file \(file) is not a routes file"))
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "routes: [oops")
     }
 
     @Test("route compare says which route is better when, and CSV has one row per route and departure")
-    func compare() throws {
-        let (bridget, config) = try synced()
-        #expect(try bridget.run(["route", "add", "north", "--config", config, "--via", "Fremont@5"]).status == 0)
-        #expect(try bridget.run(["route", "add", "south", "--config", config, "--via", "Lower Spokane St@5",
+    func compare() async throws {
+        let (bridget, config) = try await synced()
+        #expect(try await bridget.run(["route", "add", "north", "--config", config, "--via", "Fremont@5"]).status == 0)
+        #expect(try await bridget.run(["route", "add", "south", "--config", config, "--via", "Lower Spokane St@5",
                                  "--via", "1st Ave South@12"]).status == 0)
-        let table = try bridget.run(["route", "compare", "north", "south", "--config", config, "--date", "2026-06-30",
+        let table = try await bridget.run(["route", "compare", "north", "south", "--config", config, "--date", "2026-06-30",
                                      "--between", "7:00", "9:00", "--step", "15m"])
         #expect(table.status == 0, "\(table.stderr)")
         #expect(table.stdout.contains("On 2026-06-30 (America/Los_Angeles time): ")
                 && (table.stdout.contains(" is better from ") || table.stdout.contains("they tie")), "\(table.stdout)")
-        let csv = try bridget.run(["route", "compare", "north", "south", "--config", config, "--date", "2026-06-30",
+        let csv = try await bridget.run(["route", "compare", "north", "south", "--config", config, "--date", "2026-06-30",
                                    "--between", "7:00", "9:00", "--step", "15m", "--format", "csv"])
         let lines = csv.stdout.split(separator: "\n")
         #expect(lines.first == "depart,depart_local,route,expected_delay_minutes,better" && lines.count == 1 + 9 * 2)
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("2026-06-30T1") && $0.contains("Z,2026-06-30T0") })
-        #expect(try bridget.run(["route", "compare", "north", "north", "--config", config, "--between", "7:00", "9:00"])
+        #expect(try await bridget.run(["route", "compare", "north", "north", "--config", config, "--between", "7:00", "9:00"])
                 .status == 64)
     }
 }

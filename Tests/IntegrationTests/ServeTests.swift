@@ -18,7 +18,9 @@ struct ServeTests {
         let base: URL
         let stderrPath: String
 
-        init(_ bridget: BridgetProcess, config: String, environment: [String: String] = [:], log: String = "serve") throws {
+        init(_ bridget: BridgetProcess, config: String, environment: [String: String] = [:], log: String = "serve")
+            async throws
+        {
             let outPath = bridget.home + "/\(log).out"
             stderrPath = bridget.home + "/\(log).err"
             _ = FileManager.default.createFile(atPath: outPath, contents: nil)
@@ -36,7 +38,7 @@ struct ServeTests {
                 let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
                 port = text.split(separator: "\n").first { $0.hasPrefix("listening on http://127.0.0.1:") }
                     .map { String($0.split(separator: ":").last ?? "") }
-                if port == nil { Thread.sleep(forTimeInterval: 0.05) }
+                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
             }
             guard let port, !port.isEmpty else {
                 process.terminate()
@@ -65,10 +67,15 @@ struct ServeTests {
             return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
         }
 
-        /// SIGTERM, then the exit status and what the server logged.
-        func stop() -> (Int32, String) {
+        /// SIGTERM, not waiting for the exit: for a `defer`, which cannot wait.
+        func terminate() {
             if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+        }
+
+        /// SIGTERM, then the exit status and what the server logged.
+        func stop() async -> (Int32, String) {
+            if process.isRunning { process.terminate() }
+            await process.exited()
             return (process.terminationStatus, log)
         }
 
@@ -82,9 +89,9 @@ struct ServeTests {
     func endpoints() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let cliBridges = try bridget.run(["bridges", "--config", config, "--format", "json"]).stdout
-        let server = try Server(bridget, config: config)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let cliBridges = try await bridget.run(["bridges", "--config", config, "--format", "json"]).stdout
+        let server = try await Server(bridget, config: config)
 
         let (status, headers, body) = try await server.get("/v1/bridges")
         #expect(status == 200 && headers["content-type"] == "application/json")
@@ -96,7 +103,7 @@ struct ServeTests {
 
         // GeoJSON for a map: the same answer as the CLI's, one Point a bridge, longitude first.
         let (geoStatus, geoHeaders, geo) = try await server.get("/v1/bridges?format=geojson")
-        let cliGeo = try bridget.run(["bridges", "--config", config, "--format", "geojson"]).stdout
+        let cliGeo = try await bridget.run(["bridges", "--config", config, "--format", "geojson"]).stdout
         #expect(geoStatus == 200 && geoHeaders["content-type"] == "application/geo+json" && geo == cliGeo)
         struct Collection: Decodable {
             struct Feature: Decodable {
@@ -147,19 +154,19 @@ struct ServeTests {
         let (_, statusHeaders, _) = try await server.get("/v1/status")
         let statusTag = try #require(statusHeaders["etag"])
         #expect(try await server.get("/v1/status", headers: ["If-None-Match": statusTag]).0 == 304)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
         let (afterSync, _, _) = try await server.get("/v1/status", headers: ["If-None-Match": statusTag])
         #expect(afterSync == 200)
 
         // A sync that stores more changes the answers the server kept: a longer history, the same store.
         let longer = try bridget.sampleConfig(days: 45, endDate: "2026-07-15")
-        #expect(try bridget.run(["sync", "--config", longer]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", longer]).status == 0)
         try await Task.sleep(for: .milliseconds(1_100)) // another process's sync shows within a second
         let (_, _, grown) = try await server.get("/v1/bridges")
-        let cliGrown = try bridget.run(["bridges", "--config", longer, "--format", "json"]).stdout
+        let cliGrown = try await bridget.run(["bridges", "--config", longer, "--format", "json"]).stdout
         #expect(grown == cliGrown && grown != cliBridges, "a kept answer outlived the sync")
 
-        let (exit, log) = server.stop()
+        let (exit, log) = await server.stop()
         #expect(exit == 0, "SIGTERM should drain and exit 0: \(log)")
         #expect(log.contains("request=\(requestID)") && log.contains("GET /v1/bridges 200"))
         #expect(log.components(separatedBy: "\n").filter { $0.contains(" GET /") }.count == 18, "\(log)")
@@ -169,9 +176,9 @@ struct ServeTests {
     func answers() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let server = try Server(bridget, config: config)
-        defer { _ = server.stop() }
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let server = try await Server(bridget, config: config)
+        defer { server.terminate() }
         func json(_ text: String) throws -> NSObject {
             try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSObject)
         }
@@ -191,12 +198,12 @@ struct ServeTests {
             #expect(events.count == 50)
             path = "/v1/bridges/Fremont/events?limit=50&cursor=\(next)"
         }
-        let cli = try bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "json"]).stdout
+        let cli = try await bridget.run(["events", "--config", config, "--bridge", "Fremont", "--format", "json"]).stdout
         let cliEvents = try json(cli) as? NSArray
         #expect(pages > 1 && (collected as NSArray) == cliEvents, "pages: \(pages)")
 
         let (statsStatus, _, statsBody) = try await server.get("/v1/stats?bridge=3&bridge=Ballard&since=2026-06-15")
-        let cliStats = try bridget.run(["stats", "--config", config, "--bridge", "3", "--bridge", "Ballard", "--since",
+        let cliStats = try await bridget.run(["stats", "--config", config, "--bridge", "3", "--bridge", "Ballard", "--since",
                                         "2026-06-15", "--format", "json"]).stdout
         func withoutTime(_ text: String) throws -> NSDictionary {
             var object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
@@ -207,7 +214,7 @@ struct ServeTests {
         #expect(statsStatus == 200 && api == local)
 
         let (forecastStatus, _, forecastBody) = try await server.get("/v1/bridges/3/forecast?at=2026-06-30T17:40&window=20m")
-        let cliForecast = try bridget.run(["predict", "--config", config, "--bridge", "3", "--at", "2026-06-30 17:40",
+        let cliForecast = try await bridget.run(["predict", "--config", config, "--bridge", "3", "--at", "2026-06-30 17:40",
                                            "--window", "20m", "--format", "json"]).stdout
         let (apiForecast, localForecast) = (try json(forecastBody), try json(cliForecast))
         #expect(forecastStatus == 200 && apiForecast == localForecast, "\(forecastBody)")
@@ -225,9 +232,9 @@ struct ServeTests {
     func routes() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
         let token = "tok-\(UUID().uuidString)"
-        let server = try Server(bridget, config: config, environment: ["BRIDGET_API_TOKEN": token])
+        let server = try await Server(bridget, config: config, environment: ["BRIDGET_API_TOKEN": token])
         let auth = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
         let body = #"{"crossings": [{"bridgeIDs": ["Fremont", "2"], "minutesFromStart": 8}, {"bridgeIDs": ["Montlake"], "minutesFromStart": 20}]}"#
 
@@ -256,23 +263,23 @@ struct ServeTests {
         // Reads equal the CLI's --format json on the same routes file.
         let list = try await server.get("/v1/routes")
         #expect(list.0 == 200 && list.1["cache-control"] == "max-age=0")
-        #expect(list.2 == (try bridget.run(["route", "list", "--config", config, "--format", "json"]).stdout))
+        #expect(list.2 == (try await bridget.run(["route", "list", "--config", config, "--format", "json"]).stdout))
         let one = try await server.get("/v1/routes/commute")
-        #expect(one.2 == (try bridget.run(["route", "show", "commute", "--config", config, "--format", "json"]).stdout))
+        #expect(one.2 == (try await bridget.run(["route", "show", "commute", "--config", config, "--format", "json"]).stdout))
         let missing = try await server.get("/v1/routes/nowhere")
         #expect(missing.0 == 404 && missing.2.contains("/unknown-route") && missing.2.contains("commute"))
         let score = try await server.get("/v1/routes/commute/score?depart=2026-06-30T17:40")
-        let cliScore = try bridget.run(["route", "score", "commute", "--depart", "2026-06-30 17:40", "--config", config,
+        let cliScore = try await bridget.run(["route", "score", "commute", "--depart", "2026-06-30 17:40", "--config", config,
                                         "--format", "json"]).stdout
         #expect(score.0 == 200 && score.2 == cliScore, "\(score.2)")
         let best = try await server.get("/v1/routes/commute/best-time?between=16:00&and=18:00&step=15m&date=2026-06-30&top=3")
-        let cliBest = try bridget.run(["route", "best-time", "commute", "--between", "16:00", "18:00", "--step", "15m",
+        let cliBest = try await bridget.run(["route", "best-time", "commute", "--between", "16:00", "18:00", "--step", "15m",
                                        "--date", "2026-06-30", "--top", "3", "--config", config, "--format", "json"]).stdout
         #expect(best.0 == 200 && best.2 == cliBest, "\(best.2)")
         let noAnd = try await server.get("/v1/routes/commute/best-time?between=16:00")
         #expect(noAnd.0 == 400 && noAnd.2.contains("Bad query parameter 'and'"))
         let heatmap = try await server.get("/v1/stats/heatmap?bridge=Fremont")
-        let cliHeatmap = try bridget.run(["stats", "--heatmap", "--bridge", "Fremont", "--config", config, "--format", "json"])
+        let cliHeatmap = try await bridget.run(["stats", "--heatmap", "--bridge", "Fremont", "--config", config, "--format", "json"])
         #expect(heatmap.0 == 200 && heatmap.2 == cliHeatmap.stdout && heatmap.2.contains("America/Los_Angeles"))
 
         let deleted = try await server.send("DELETE", "/v1/routes/commute", headers: auth)
@@ -286,15 +293,15 @@ struct ServeTests {
                 "\(metrics.2)")
         #expect(metrics.2.contains("http_server_request_duration_bucket"))
 
-        let (exit, log) = server.stop()
+        let (exit, log) = await server.stop()
         #expect(exit == 0)
         #expect(log.contains("PUT /v1/routes/commute 201") && !log.contains(token), "the token reached the log")
 
         // No token configured: writes are off (403), whatever is sent.
-        let closed = try Server(bridget, config: config, log: "closed")
+        let closed = try await Server(bridget, config: config, log: "closed")
         let forbidden = try await closed.send("PUT", "/v1/routes/commute", headers: auth, body: body)
         #expect(forbidden.0 == 403 && forbidden.2.contains("/forbidden") && forbidden.2.contains("BRIDGET_API_TOKEN"))
-        _ = closed.stop()
+        _ = await closed.stop()
     }
 
     @Test("the refresher under serve: SIGTERM mid-sync commits, records cancelled, exits 0; the next start resumes to the exact count")
@@ -327,7 +334,7 @@ struct ServeTests {
         // Never synced: the refresher starts at once. Once a batch is committed, the next page hangs, and SIGTERM
         // comes while the sync waits for it: the shutdown always lands inside a sync, however loaded the machine.
         // Watched from a thread of its own (the suite's other tests can hold every cooperative thread for seconds).
-        let first = try Server(bridget, config: config, log: "first")
+        let first = try await Server(bridget, config: config, log: "first")
         let outcome = Mutex<(committed: Int, hanging: Bool)>((0, false))
         let watcher = Thread {
             let deadline = Date().addingTimeInterval(90)
@@ -341,9 +348,9 @@ struct ServeTests {
         while !watcher.isFinished { try await Task.sleep(for: .milliseconds(50)) }
         let (committed, hanging) = outcome.withLock { $0 }
         #expect(committed > 0 && hanging, "no batch was committed, or the sync ended before the hanging page")
-        let second = try bridget.run(["watch", "--config", config])
+        let second = try await bridget.run(["watch", "--config", config])
         #expect(second.status == 75 && second.stderr.contains("already refreshing"), "\(second.stderr)")
-        let (exit, log) = first.stop()
+        let (exit, log) = await first.stop()
         #expect(exit == 0, "\(log)")
         let queue = try DatabaseQueue(path: bridget.storePath)
         let (integrity, status, stored) = try await queue.read { db in
@@ -358,7 +365,7 @@ struct ServeTests {
         #expect(log.contains("recorded cancelled"), "\(log)")
 
         // The next start resumes (the last run did not succeed, so it is due at once) and ends with every row.
-        let again = try Server(bridget, config: config, log: "again")
+        let again = try await Server(bridget, config: config, log: "again")
         struct Status: Decodable {
             struct Run: Decodable { let status: String }
             let lastSync: Run?
@@ -393,11 +400,11 @@ struct ServeTests {
             try queue.close()
         }
         #expect(keptAtVersion == 2, "the pages' figures and backtest kept at the history's version")
-        let (againExit, againLog) = again.stop()
+        let (againExit, againLog) = await again.stop()
         #expect(againExit == 0, "\(againLog)")
 
         // watch --once: one sync now, with the lock, then exit.
-        let once = try bridget.run(["watch", "--once", "--config", config])
+        let once = try await bridget.run(["watch", "--once", "--config", config])
         #expect(once.status == 0 && once.stderr.contains("synced"), "\(once.stderr)")
     }
 
@@ -406,8 +413,8 @@ struct ServeTests {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 7)
         let token = "t-\(UUID().uuidString)"
-        let server = try Server(bridget, config: config, environment: ["BRIDGET_API_TOKEN": token])
-        defer { _ = server.stop() }
+        let server = try await Server(bridget, config: config, environment: ["BRIDGET_API_TOKEN": token])
+        defer { server.terminate() }
         #expect(try await server.get("/v1/bridges").2.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]")
         let (forecast, _, forecastBody) = try await server.get("/v1/bridges/3/forecast")
         #expect(forecast == 404 && forecastBody.contains("/no-history"), "\(forecastBody)")
@@ -421,18 +428,18 @@ struct ServeTests {
     }
 
     @Test("a port in use or an address that cannot be listened on is a clear error, exit 69, not a crash")
-    func cannotListen() throws {
+    func cannotListen() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 7)
-        let first = try Server(bridget, config: config, log: "first")
-        defer { _ = first.stop() }
+        let first = try await Server(bridget, config: config, log: "first")
+        defer { first.terminate() }
         let port = try #require(first.base.port)
-        let taken = try bridget.run(["serve", "--config", config, "--port", String(port)])
+        let taken = try await bridget.run(["serve", "--config", config, "--port", String(port)])
         #expect(taken.status == 69 && taken.stderr.contains("cannot listen on 127.0.0.1:\(port)")
                 && taken.stderr.contains("choose another --port"), "\(taken.stderr)")
-        let unknown = try bridget.run(["serve", "--config", config, "--host", "999.1.1.1", "--port", "0"])
+        let unknown = try await bridget.run(["serve", "--config", config, "--host", "999.1.1.1", "--port", "0"])
         #expect(unknown.status == 69 && unknown.stderr.contains("cannot listen on 999.1.1.1:0"), "\(unknown.stderr)")
-        let empty = try bridget.run(["serve", "--config", config, "--port", "0"], environment: ["BRIDGET_SERVE_HOST": " "])
+        let empty = try await bridget.run(["serve", "--config", config, "--port", "0"], environment: ["BRIDGET_SERVE_HOST": " "])
         #expect(empty.status == 64 && empty.stderr.contains("address to listen on is empty"), "\(empty.stderr)")
     }
 
@@ -440,20 +447,20 @@ struct ServeTests {
     func notReady() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 7)
-        #expect(try bridget.run(["sync", "--config", config]).status == 0)
-        let server = try Server(bridget, config: config)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let server = try await Server(bridget, config: config)
         // The store file is replaced by garbage under the running server.
         try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: bridget.storePath))
         try? FileManager.default.removeItem(atPath: bridget.storePath + "-wal")
         try? FileManager.default.removeItem(atPath: bridget.storePath + "-shm")
         let (status, headers, _) = try await server.get("/readyz")
-        _ = server.stop()
+        _ = await server.stop()
         #expect(status == 503 && headers["content-type"] == "application/problem+json", "got \(status)")
     }
     #else
     @Test("a bridget built without the Server trait says how to get `serve`, exit 69")
-    func withoutTheTrait() throws {
-        let result = try BridgetProcess().run(["serve"])
+    func withoutTheTrait() async throws {
+        let result = try await BridgetProcess().run(["serve"])
         #expect(result.status == 69 && result.stderr.contains("swift build --traits Server"))
     }
     #endif

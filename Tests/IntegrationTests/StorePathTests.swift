@@ -25,9 +25,9 @@ struct StorePathTests {
     static let goodRow = #"{"entitytype":"Bridge","entityname":"Fremont","entityid":"3","opendatetime":"2026-06-01T10:00:00.000","closedatetime":"2026-06-01T10:05:00.000","minutesopen":"5","latitude":"47.64760208129883","longitude":"-122.3497314453125"}"#
 
     /// Runs `bridget` with the store at `store`, and `arguments` plus the test's sample config.
-    static func run(_ bridget: BridgetProcess, _ arguments: [String], store: String) throws -> ProcessResult {
+    static func run(_ bridget: BridgetProcess, _ arguments: [String], store: String) async throws -> ProcessResult {
         let config = try bridget.sampleConfig(days: 30)
-        return try bridget.run(arguments + ["--config", config], environment: ["BRIDGET_STORE_PATH": store])
+        return try await bridget.run(arguments + ["--config", config], environment: ["BRIDGET_STORE_PATH": store])
     }
 
     static func sideFiles(_ path: String) -> [String] {
@@ -75,7 +75,7 @@ struct StorePathTests {
 
     @Test("another application's SQLite file is refused by every command, byte for byte unchanged, no file beside it",
           arguments: Foreign.allCases)
-    func foreignDatabase(_ kind: Foreign) throws {
+    func foreignDatabase(_ kind: Foreign) async throws {
         let bridget = BridgetProcess()
         _ = try bridget.write("rows.ndjson", Self.goodRow + "\n")
         let path = bridget.home + "/history.sqlite"
@@ -83,7 +83,7 @@ struct StorePathTests {
         #expect(Self.sideFiles(path).isEmpty)
         let original = try #require(FileManager.default.contents(atPath: path))
         for command in Self.storeCommands {
-            let result = try Self.run(bridget, command, store: path)
+            let result = try await Self.run(bridget, command, store: path)
             let said = result.stderr + result.stdout // doctor reports on standard output
             #expect(result.status != 0, "\(command): succeeded")
             if command != ["doctor"] { #expect(result.status == 78, "\(command): exit \(result.status)") }
@@ -94,17 +94,17 @@ struct StorePathTests {
             #expect(Self.sideFiles(path).isEmpty, "\(command) left \(Self.sideFiles(path))")
         }
         let expected = kind == .ownApplicationID ? "application_id 1296652368" : "application_id 0"
-        let stats = try Self.run(bridget, ["stats"], store: path)
+        let stats = try await Self.run(bridget, ["stats"], store: path)
         #expect(stats.stderr.contains(expected), "\(stats.stderr)")
     }
 
     @Test("a new store is marked as Bridget's; one made before the mark opens and is marked, its own additions kept")
-    func markedAndLegacyStores() throws {
+    func markedAndLegacyStores() async throws {
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 14)
-        #expect(try bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
         let queue = try DatabaseQueue(path: bridget.storePath)
-        let (mark, pageSize, journal) = try queue.read { db in
+        let (mark, pageSize, journal) = try await queue.read { db in
             (try Int32.fetchOne(db, sql: "PRAGMA application_id"), try Int.fetchOne(db, sql: "PRAGMA page_size"),
              try String.fetchOne(db, sql: "PRAGMA journal_mode"))
         }
@@ -113,17 +113,17 @@ struct StorePathTests {
         #expect(journal == "wal")
 
         // As a store made before the mark: no application_id; and an index of the user's own, which is no table.
-        let events = try queue.writeWithoutTransaction { db in
+        let events = try await queue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA application_id = 0")
             try db.execute(sql: "CREATE INDEX users_own ON events (entity_name)")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             return try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? -1
         }
         try queue.close()
-        let stats = try bridget.run(["stats", "--config", config, "--format", "json"])
+        let stats = try await bridget.run(["stats", "--config", config, "--format", "json"])
         #expect(stats.status == 0, "\(stats.stderr)")
         let after = try DatabaseQueue(path: bridget.storePath)
-        let (markAfter, eventsAfter, index) = try after.read { db in
+        let (markAfter, eventsAfter, index) = try await after.read { db in
             (try Int32.fetchOne(db, sql: "PRAGMA application_id"), try Int.fetchOne(db, sql: "SELECT count(*) FROM events"),
              try String.fetchOne(db, sql: "SELECT name FROM sqlite_master WHERE name = 'users_own'"))
         }
@@ -131,11 +131,11 @@ struct StorePathTests {
         #expect(markAfter == Self.bridgetApplicationID)
         #expect(eventsAfter == events)
         #expect(index == "users_own")
-        #expect(try bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
     }
 
     @Test("a store path that is a folder, a device or not SQLite says so, and the path is left as it was")
-    func notAFile() throws {
+    func notAFile() async throws {
         let bridget = BridgetProcess()
         _ = try bridget.write("rows.ndjson", Self.goodRow + "\n")
         let folder = bridget.home + "/a-folder"
@@ -150,7 +150,7 @@ struct StorePathTests {
         for (path, status, message) in cases {
             for command in [["sync"], ["import", "rows.ndjson"], ["stats"], ["events"], ["route", "list"],
                             ["export", "--out", "-"]] {
-                let result = try Self.run(bridget, command, store: path)
+                let result = try await Self.run(bridget, command, store: path)
                 #expect(result.status == status, "\(path) \(command): exit \(result.status): \(result.stderr)")
                 #expect(result.stderr.contains(message), "\(path) \(command): \(result.stderr)")
                 for misleading in ["free disk space", "needs an upgrade", "disk I/O error", "read-only"] {
@@ -164,7 +164,7 @@ struct StorePathTests {
     }
 
     @Test("every command that only reads reads a store on a read-only disk; one that writes says it cannot")
-    func readOnlyStore() throws {
+    func readOnlyStore() async throws {
         // Not skipped where a read-only disk cannot be had: a test that cannot run fails with the reason.
         guard ReadOnlyMount.isAvailable else {
             Issue.record("cannot mount a read-only tmpfs here: it needs root and the right to mount (CI runs as root)")
@@ -172,16 +172,16 @@ struct StorePathTests {
         }
         let bridget = BridgetProcess()
         let config = try bridget.sampleConfig(days: 30)
-        #expect(try bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
-        #expect(try bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8"]).status == 0)
+        #expect(try await bridget.run(["sync", "--config", config, "--quiet"]).status == 0)
+        #expect(try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont/Ballard@8"]).status == 0)
         // Two stores: one marked, one as made before the mark (read as it is, since it cannot be marked there).
         let legacy = bridget.home + "/legacy.sqlite"
         let queue = try DatabaseQueue(path: bridget.storePath)
-        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
         try queue.close()
         try FileManager.default.copyItem(atPath: bridget.storePath, toPath: legacy)
         let legacyQueue = try DatabaseQueue(path: legacy)
-        try legacyQueue.writeWithoutTransaction { db in
+        try await legacyQueue.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA application_id = 0")
             try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -197,15 +197,15 @@ struct StorePathTests {
                             ["doctor"], ["stats"], ["events"], ["bridges"], ["export", "--out", "-"],
                             ["predict", "--bridge", "Fremont", "--at", "2026-06-30 13:00"], ["cascades"], ["anomalies"],
                             ["patterns", "--bridge", "Fremont"], ["backtest", "--train-until", "2026-06-20"]] {
-                let result = try bridget.run(command + ["--config", config], environment: ["BRIDGET_STORE_PATH": store])
+                let result = try await bridget.run(command + ["--config", config], environment: ["BRIDGET_STORE_PATH": store])
                 #expect(result.status == 0, "\(store) \(command): exit \(result.status): \(result.stderr)")
                 #expect(result.stderr.contains("cannot be written: reading it as it is"), "\(command): \(result.stderr)")
             }
-            let list = try bridget.run(["route", "list", "--config", config, "--format", "json"],
+            let list = try await bridget.run(["route", "list", "--config", config, "--format", "json"],
                                        environment: ["BRIDGET_STORE_PATH": store])
             #expect(list.stdout.contains("\"commute\""), "\(list.stdout)")
             for command in [["route", "add", "other", "--via", "Fremont@5"], ["sync"], ["model", "rebuild"]] {
-                let result = try bridget.run(command + ["--config", config], environment: ["BRIDGET_STORE_PATH": store])
+                let result = try await bridget.run(command + ["--config", config], environment: ["BRIDGET_STORE_PATH": store])
                 #expect(result.status == 74, "\(store) \(command): exit \(result.status): \(result.stderr)")
             }
             #expect(FileManager.default.contents(atPath: store) == before)
