@@ -39,7 +39,8 @@ public struct OpeningObservation: Sendable, Hashable {
     /// Creates an observation.
     public init(
         bridgeID: String?, bridgeName: String?, opened: ObservedField<TimeReading>,
-        closed: ObservedField<TimeReading> = .absent, durationMinutes: ObservedField<Double> = .absent,
+        closed: ObservedField<TimeReading> = .absent, openedText: String? = nil, closedText: String? = nil,
+        durationMinutes: ObservedField<Double> = .absent,
         latitude: ObservedField<Double> = .absent, longitude: ObservedField<Double> = .absent,
         status: OpeningStatus = .observed, recordID: String? = nil, recordVersion: Int? = nil,
         defect: RejectionReason? = nil, source: SourceRecord = SourceRecord()
@@ -48,6 +49,8 @@ public struct OpeningObservation: Sendable, Hashable {
         self.bridgeName = bridgeName
         self.opened = opened
         self.closed = closed
+        self.openedText = openedText
+        self.closedText = closedText
         self.durationMinutes = durationMinutes
         self.latitude = latitude
         self.longitude = longitude

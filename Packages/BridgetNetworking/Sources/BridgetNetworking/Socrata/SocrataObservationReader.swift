@@ -57,13 +57,12 @@ public struct SocrataObservationReader: Sendable {
         let holdsControlCharacter = Self.inside(row.pointee.entityname, .whitespaceAndNewlines)
             || Self.inside(row.pointee.entityid, .whitespace) || (unreadable && Self.holdsControlCharacter(row.pointee))
         // Built once from its parts: an observation read back while being built was copied whole.
-        var observation = OpeningObservation(
+        return OpeningObservation(
             bridgeID: id, bridgeName: row.pointee.entityname.map { Self.trimmed($0, newlines: true) }, opened: opened,
-            closed: closed, durationMinutes: duration, latitude: latitude, longitude: longitude,
-            defect: holdsControlCharacter ? .controlCharacter : nil, source: source)
-        if case .value = opened { observation.openedText = row.pointee.opendatetime }
-        if case .value = closed { observation.closedText = row.pointee.closedatetime }
-        return observation
+            closed: closed, openedText: opened.value == nil ? nil : row.pointee.opendatetime,
+            closedText: closed.value == nil ? nil : row.pointee.closedatetime, durationMinutes: duration,
+            latitude: latitude, longitude: longitude, defect: holdsControlCharacter ? .controlCharacter : nil,
+            source: source)
     }
 
     /// Whether a row's opening reading lies near one of `clock`'s offset changes, where its instant can depend on
