@@ -26,20 +26,34 @@ extension SQLiteBridgeStore: EventStore {
                        OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10
                        OR status IS NOT ?11 OR record_id IS NOT ?12 OR record_version IS NOT ?13)
                 """)
-            // Only for events with a record id (never Socrata's): is a later version stored, and the earlier
-            // versions at another opening, which the incoming one replaces. A NULL version is older than any.
+            // Only for events with a record id (never Socrata's), found through event_records (v11): is a later
+            // version stored, and the earlier versions at another opening, which the incoming one replaces (a NULL
+            // version is older than any); then the record's opening is listed.
             let newerStored = try db.cachedStatement(sql: """
-                SELECT 1 FROM events
-                WHERE record_id = ?12 AND (record_version > ?13 OR (?13 IS NULL AND record_version IS NOT NULL))
+                SELECT 1 FROM event_records AS r
+                JOIN events AS e
+                  ON e.bridge_id = r.bridge_id AND e.opened_at = r.opened_at AND e.record_id = r.record_id
+                WHERE r.record_id = ?12
+                  AND (e.record_version > ?13 OR (?13 IS NULL AND e.record_version IS NOT NULL))
                 LIMIT 1
                 """)
             let removeEarlier = try db.cachedStatement(sql: """
-                DELETE FROM events WHERE record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
+                DELETE FROM events
+                WHERE (bridge_id, opened_at) IN (SELECT bridge_id, opened_at FROM event_records WHERE record_id = ?12)
+                  AND record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
+                """)
+            let forgetEarlier = try db.cachedStatement(sql: """
+                DELETE FROM event_records WHERE record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
+                """)
+            let listRecord = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO event_records (record_id, bridge_id, opened_at) VALUES (?12, ?1, ?2)
                 """)
             var counts = UpsertCounts()
             var row = EventRowBinding()
             defer {
-                for statement in [insert, update, newerStored, removeEarlier] { RawStatement.clearBindings(statement) }
+                for statement in [insert, update, newerStored, removeEarlier, forgetEarlier, listRecord] {
+                    RawStatement.clearBindings(statement)
+                }
             }
             // Each event is read where it lies, through a pointer: passed as a value, every event was copied first
             // (its strings retained, then released).
@@ -56,6 +70,8 @@ extension SQLiteBridgeStore: EventStore {
                         }
                         try row.run(removeEarlier, db)
                         replaced = sqlite3_changes(db.sqliteConnection) > 0
+                        try row.run(forgetEarlier, db)
+                        try row.run(listRecord, db)
                     }
                     try row.run(insert, db)
                     if sqlite3_changes(db.sqliteConnection) == 1 {
@@ -146,6 +162,8 @@ extension SQLiteBridgeStore: EventStore {
         try await write("delete old events") { db in
             try db.execute(sql: "DELETE FROM events WHERE opened_at < ?", arguments: [StoredTimestamp.text(cutoff)])
             let removed = db.changesCount
+            try db.execute(sql: "DELETE FROM event_records WHERE opened_at < ?",
+                           arguments: [StoredTimestamp.text(cutoff)])
             if removed > 0 { try db.execute(sql: "UPDATE history_version SET version = version + 1") }
             return removed
         }

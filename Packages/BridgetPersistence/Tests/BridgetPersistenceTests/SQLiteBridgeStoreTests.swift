@@ -34,7 +34,7 @@ struct SQLiteBridgeStoreTests {
             #expect(row["duration_minutes"] as Double == 4)
             #expect(row["status"] as String? == nil) // observed (v9)
             #expect(row["record_id"] as String? == nil)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 10)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 11)
         }
     }
 
@@ -123,12 +123,13 @@ struct SQLiteBridgeStoreTests {
             let queue = try DatabaseQueue(path: path, configuration: waiting)
             try await queue.writeWithoutTransaction { db in
                 try db.execute(sql: """
-                    DROP INDEX events_by_record;
+                    DROP TABLE event_records;
                     ALTER TABLE events DROP COLUMN record_version;
                     ALTER TABLE events DROP COLUMN record_id;
                     ALTER TABLE events DROP COLUMN status;
                     DELETE FROM grdb_migrations WHERE identifier IN ('v8: event status and record versions',
-                                                                     'v9: observed openings store no status');
+                                                                     'v9: observed openings store no status',
+                                                                     'v11: record ids beside the events');
                     """)
                 if !marked { try db.execute(sql: "PRAGMA application_id = 0") }
             }
@@ -169,7 +170,9 @@ struct SQLiteBridgeStoreTests {
                 DROP TABLE events_v9;
                 CREATE INDEX events_by_time ON events (opened_at);
                 CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
-                DELETE FROM grdb_migrations WHERE identifier = 'v9: observed openings store no status';
+                DROP TABLE event_records;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v9: observed openings store no status',
+                                                                 'v11: record ids beside the events');
                 """)
         }
         #expect(try await queue.read { try String.fetchAll($0, sql: "SELECT status FROM events ORDER BY status") }
@@ -185,6 +188,38 @@ struct SQLiteBridgeStoreTests {
                 == [nil, "planned"])
         #expect(try await migrated.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
         try migrated.close()
+    }
+
+    @Test("a v10 store (record ids in a partial index) migrates: its records are listed and still replaced")
+    func migratesTheV10Schema() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let first = StoreFixture.record("ndw-1", version: 1, minute: 10)
+        try await Self.store(at: path, with: [StoreFixture.event(minute: 0), first])
+        var waiting = Configuration()
+        waiting.busyMode = .timeout(10)
+        let queue = try DatabaseQueue(path: path, configuration: waiting)
+        try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: """
+                DROP TABLE event_records;
+                CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+                DELETE FROM grdb_migrations WHERE identifier = 'v11: record ids beside the events';
+                """)
+        }
+        try queue.close()
+        let store = try SQLiteBridgeStore(path: path)
+        let migrated = try DatabaseQueue(path: path, configuration: waiting)
+        #expect(try await migrated.read { try String.fetchAll($0, sql: "SELECT record_id FROM event_records") }
+                == ["ndw-1"])
+        #expect(try await migrated.read {
+            try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'events_by_record'")
+        } == 0)
+        try migrated.close()
+        // The listed record is found: an older version is left, a newer one at another opening replaces it.
+        #expect(try await store.upsertEvents([StoreFixture.record("ndw-1", version: 0, minute: 30)])
+                == UpsertCounts(unchanged: 1))
+        let moved = StoreFixture.record("ndw-1", version: 2, minute: 20)
+        #expect(try await store.upsertEvents([moved]) == UpsertCounts(updated: 1))
+        #expect(Set(try await store.allEvents()) == [StoreFixture.event(minute: 0), moved])
     }
 
     @Test("read-only: reads the store as it is and writes nothing; a missing or outdated store is refused")
