@@ -17,6 +17,29 @@ struct SQLiteBridgeStoreTests {
         return store
     }
 
+    /// A queue on a store's file with a busy timeout: the store just written may still be checkpointing its log in
+    /// the background.
+    static func waitingQueue(_ path: String) throws -> DatabaseQueue {
+        var waiting = Configuration()
+        waiting.busyMode = .timeout(10)
+        return try DatabaseQueue(path: path, configuration: waiting)
+    }
+
+    /// A new store file holding an observed opening (minute 0) and a planned record, `ndw-1` version 1 (minute 10).
+    static func storeWithRecord() async throws -> (path: String, record: BridgeEventDTO) {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let record = StoreFixture.record("ndw-1", version: 1, minute: 10)
+        try await store(at: path, with: [StoreFixture.event(minute: 0), record])
+        return (path, record)
+    }
+
+    /// Rewrites a store's file with `sql` (outside a transaction), as an earlier schema would have left it.
+    static func rewrite(_ path: String, _ sql: String) async throws {
+        let queue = try waitingQueue(path)
+        try await queue.writeWithoutTransaction { try $0.execute(sql: sql) }
+        try queue.close()
+    }
+
     @Test("the file is WAL, sound, and readable with plain SQL")
     func schemaAndPragmas() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"
@@ -116,24 +139,16 @@ struct SQLiteBridgeStoreTests {
         for marked in [true, false] {
             let path = TemporaryFolder().path + "/store.sqlite"
             try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
-            // Back to v7 as v7 wrote it: no index, no columns, no v8 in the list of migrations. (With a busy
-            // timeout: the store just written may still be checkpointing its log in the background.)
-            var waiting = Configuration()
-            waiting.busyMode = .timeout(10)
-            let queue = try DatabaseQueue(path: path, configuration: waiting)
-            try await queue.writeWithoutTransaction { db in
-                try db.execute(sql: """
-                    DROP TABLE event_records;
-                    ALTER TABLE events DROP COLUMN record_version;
-                    ALTER TABLE events DROP COLUMN record_id;
-                    ALTER TABLE events DROP COLUMN status;
-                    DELETE FROM grdb_migrations WHERE identifier IN ('v8: event status and record versions',
-                                                                     'v9: observed openings store no status',
-                                                                     'v11: record ids beside the events');
-                    """)
-                if !marked { try db.execute(sql: "PRAGMA application_id = 0") }
-            }
-            try queue.close()
+            // Back to v7 as v7 wrote it: no record table, no columns, no v8 in the list of migrations.
+            try await Self.rewrite(path, """
+                DROP TABLE event_records;
+                ALTER TABLE events DROP COLUMN record_version;
+                ALTER TABLE events DROP COLUMN record_id;
+                ALTER TABLE events DROP COLUMN status;
+                DELETE FROM grdb_migrations WHERE identifier IN ('v8: event status and record versions',
+                                                                 'v9: observed openings store no status',
+                                                                 'v11: record ids beside the events');
+                """ + (marked ? "" : "PRAGMA application_id = 0;"))
             let store = try SQLiteBridgeStore(path: path)
             #expect(try await store.allEvents() == [StoreFixture.event(minute: 0)])
             #expect(try await store.openingRecords().count == 1)
@@ -146,35 +161,29 @@ struct SQLiteBridgeStoreTests {
 
     @Test("a v8 store (status written 'observed' under a CHECK) migrates: its rows kept, observed stored as NULL")
     func migratesTheV8Schema() async throws {
-        let path = TemporaryFolder().path + "/store.sqlite"
-        let planned = StoreFixture.record("ndw-1", version: 1, minute: 10)
-        try await Self.store(at: path, with: [StoreFixture.event(minute: 0), planned])
-        var waiting = Configuration()
-        waiting.busyMode = .timeout(10)
-        let queue = try DatabaseQueue(path: path, configuration: waiting)
+        let (path, planned) = try await Self.storeWithRecord()
         // The events table as v8 left it.
-        try await queue.writeWithoutTransaction { db in
-            try db.execute(sql: """
-                ALTER TABLE events RENAME TO events_v9;
-                CREATE TABLE events (
-                    bridge_id TEXT NOT NULL REFERENCES bridges(id), opened_at TEXT NOT NULL, entity_name TEXT NOT NULL,
-                    open_local TEXT NOT NULL, closed_at TEXT, close_local TEXT, minutes_open INTEGER,
-                    duration_minutes REAL, latitude REAL, longitude REAL,
-                    status TEXT NOT NULL DEFAULT 'observed' CHECK (status IN ('observed', 'planned')),
-                    record_id TEXT, record_version INTEGER,
-                    PRIMARY KEY (bridge_id, opened_at), CHECK (closed_at IS NULL OR closed_at >= opened_at)
-                ) WITHOUT ROWID;
-                INSERT INTO events SELECT bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
-                    minutes_open, duration_minutes, latitude, longitude, coalesce(status, 'observed'), record_id,
-                    record_version FROM events_v9;
-                DROP TABLE events_v9;
-                CREATE INDEX events_by_time ON events (opened_at);
-                CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
-                DROP TABLE event_records;
-                DELETE FROM grdb_migrations WHERE identifier IN ('v9: observed openings store no status',
-                                                                 'v11: record ids beside the events');
-                """)
-        }
+        try await Self.rewrite(path, """
+            ALTER TABLE events RENAME TO events_v9;
+            CREATE TABLE events (
+                bridge_id TEXT NOT NULL REFERENCES bridges(id), opened_at TEXT NOT NULL, entity_name TEXT NOT NULL,
+                open_local TEXT NOT NULL, closed_at TEXT, close_local TEXT, minutes_open INTEGER,
+                duration_minutes REAL, latitude REAL, longitude REAL,
+                status TEXT NOT NULL DEFAULT 'observed' CHECK (status IN ('observed', 'planned')),
+                record_id TEXT, record_version INTEGER,
+                PRIMARY KEY (bridge_id, opened_at), CHECK (closed_at IS NULL OR closed_at >= opened_at)
+            ) WITHOUT ROWID;
+            INSERT INTO events SELECT bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
+                minutes_open, duration_minutes, latitude, longitude, coalesce(status, 'observed'), record_id,
+                record_version FROM events_v9;
+            DROP TABLE events_v9;
+            CREATE INDEX events_by_time ON events (opened_at);
+            CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+            DROP TABLE event_records;
+            DELETE FROM grdb_migrations WHERE identifier IN ('v9: observed openings store no status',
+                                                             'v11: record ids beside the events');
+            """)
+        let queue = try Self.waitingQueue(path)
         #expect(try await queue.read { try String.fetchAll($0, sql: "SELECT status FROM events ORDER BY status") }
                 == ["observed", "planned"])
         try queue.close()
@@ -183,7 +192,7 @@ struct SQLiteBridgeStoreTests {
         #expect(try await store.events(matching: EventQuery(status: .observed)) == [StoreFixture.event(minute: 0)])
         #expect(try await store.events(matching: EventQuery(status: .planned)) == [planned])
         #expect(try await store.openingRecords().count == 1)
-        let migrated = try DatabaseQueue(path: path, configuration: waiting)
+        let migrated = try Self.waitingQueue(path)
         #expect(try await migrated.read { try String?.fetchAll($0, sql: "SELECT status FROM events ORDER BY status") }
                 == [nil, "planned"])
         #expect(try await migrated.read { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
@@ -192,22 +201,14 @@ struct SQLiteBridgeStoreTests {
 
     @Test("a v10 store (record ids in a partial index) migrates: its records are listed and still replaced")
     func migratesTheV10Schema() async throws {
-        let path = TemporaryFolder().path + "/store.sqlite"
-        let first = StoreFixture.record("ndw-1", version: 1, minute: 10)
-        try await Self.store(at: path, with: [StoreFixture.event(minute: 0), first])
-        var waiting = Configuration()
-        waiting.busyMode = .timeout(10)
-        let queue = try DatabaseQueue(path: path, configuration: waiting)
-        try await queue.writeWithoutTransaction { db in
-            try db.execute(sql: """
-                DROP TABLE event_records;
-                CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
-                DELETE FROM grdb_migrations WHERE identifier = 'v11: record ids beside the events';
-                """)
-        }
-        try queue.close()
+        let (path, _) = try await Self.storeWithRecord()
+        try await Self.rewrite(path, """
+            DROP TABLE event_records;
+            CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
+            DELETE FROM grdb_migrations WHERE identifier = 'v11: record ids beside the events';
+            """)
         let store = try SQLiteBridgeStore(path: path)
-        let migrated = try DatabaseQueue(path: path, configuration: waiting)
+        let migrated = try Self.waitingQueue(path)
         #expect(try await migrated.read { try String.fetchAll($0, sql: "SELECT record_id FROM event_records") }
                 == ["ndw-1"])
         #expect(try await migrated.read {
