@@ -87,7 +87,8 @@ extension StoreConformance {
     }
 
     /// Events without a record id keep their key alone: a record's replacement removes none of them, and they are
-    /// counted as before.
+    /// counted as before. One that overwrites a record's opening takes that opening out of the record, and a pruned
+    /// record is gone: a later version of either finds nothing to replace.
     static func eventsWithoutRecordIDAreKeyedAlone(
         _ makeStore: () async throws -> any EventStore & BridgeCatalogStore
     ) async throws {
@@ -99,5 +100,15 @@ extension StoreConformance {
         let moved = StoreFixture.record("ndw-1", version: 2, minute: 15)
         #expect(try await store.upsertEvents(rows + [moved]) == UpsertCounts(updated: 1, unchanged: 4))
         #expect(try await store.allEvents() == (rows + [moved]).sorted { $0.key < $1.key })
+
+        let overwriting = StoreFixture.event(minute: 15)
+        #expect(try await store.upsertEvents([overwriting]) == UpsertCounts(updated: 1))
+        let later = StoreFixture.record("ndw-1", version: 3, minute: 45)
+        #expect(try await store.upsertEvents([later]) == UpsertCounts(inserted: 1))
+        #expect(try await store.allEvents() == (rows + [overwriting, later]).sorted { $0.key < $1.key })
+
+        #expect(try await store.deleteEvents(openedBefore: later.openedAt.addingTimeInterval(60)) == 6)
+        #expect(try await store.upsertEvents([StoreFixture.record("ndw-1", version: 1, minute: 50)])
+                == UpsertCounts(inserted: 1))
     }
 }

@@ -221,6 +221,11 @@ struct SQLiteBridgeStoreTests {
         let moved = StoreFixture.record("ndw-1", version: 2, minute: 20)
         #expect(try await store.upsertEvents([moved]) == UpsertCounts(updated: 1))
         #expect(Set(try await store.allEvents()) == [StoreFixture.event(minute: 0), moved])
+        // Pruning the events prunes their listing too.
+        #expect(try await store.deleteEvents(openedBefore: moved.openedAt.addingTimeInterval(60)) == 2)
+        let pruned = try Self.waitingQueue(path)
+        #expect(try await pruned.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM event_records") } == 0)
+        try pruned.close()
     }
 
     @Test("read-only: reads the store as it is and writes nothing; a missing or outdated store is refused")
