@@ -17,7 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: "../BridgetDTOs"),
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // sqlite3_config, which is variadic and so out of Swift's reach.
@@ -37,7 +37,10 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgetPersistenceTests",
-            dependencies: ["BridgetPersistence", "BridgetPersistenceTesting", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "BridgetPersistence", "BridgetPersistenceTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -21,10 +21,11 @@ public struct BridgeActivity: Sendable, Codable, Equatable {
 ///
 /// Each part is a protocol of its own, which a type can implement (or a test fake) alone. An implementation of the
 /// whole must keep every part's promises, the catalog's over the others included: an event, an opening model or a
-/// traffic flow that names a bridge not in the catalog is refused, and its whole batch with it.
+/// traffic flow that names a bridge not in the catalog is refused, and its whole batch with it. Every store has a
+/// sync lock (`SyncLocking`), so one sync writes at a time whatever the store and however many processes share it.
 public protocol BridgeStore:
     BridgeCatalogStore, EventStore, ImportCheckpointStore, SyncRunStore, OpeningModelStore, RouteStore,
-    TrafficFlowStore, KeptAnswerStore, StoreHealth
+    TrafficFlowStore, KeptAnswerStore, StoreHealth, SyncLocking
 {
     /// Per bridge of the catalog, by numeric id: its stored openings and the latest of them (none: 0 and nil).
     func bridgeActivity() async throws -> [BridgeActivity]

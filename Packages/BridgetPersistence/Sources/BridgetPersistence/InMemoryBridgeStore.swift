@@ -1,5 +1,6 @@
 import BridgetDTOs
 import Foundation
+import Synchronization
 
 /// A store that keeps everything in memory, for tests and throw-away runs; same guarantees as the SQLite store.
 public actor InMemoryBridgeStore: BridgeStore {
@@ -12,6 +13,8 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var version: Int64 = 0
     private var checkpoints: [String: ImportCheckpoint] = [:]
     private var keptAnswers: [String: KeptAnswer] = [:]
+    /// Who holds the sync lock, if anyone: a lock of this process, as the store lives in it.
+    private let syncLockHolder = Mutex<String?>(nil)
 
     /// Creates an empty store.
     public init() {}
@@ -179,5 +182,20 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func integrityCheck() -> String {
         let orphans = eventsByKey.values.filter { bridgesByID[$0.bridgeID] == nil }.count
         return orphans == 0 ? "ok" : "\(orphans) events name an unknown bridge"
+    }
+
+    /// Runs `body` holding the store's sync lock, a lock in this process (the store lives only in it); throws
+    /// `SyncInProgress` naming the holder when another call holds it.
+    public nonisolated func withSyncLock<T: Sendable>(holder: String, _ body: @Sendable () async throws -> T)
+        async throws -> T
+    {
+        let other: String? = syncLockHolder.withLock { held in
+            if let held { return held }
+            held = holder
+            return nil
+        }
+        if let other { throw SyncInProgress(holder: other) }
+        defer { syncLockHolder.withLock { $0 = nil } }
+        return try await body()
     }
 }

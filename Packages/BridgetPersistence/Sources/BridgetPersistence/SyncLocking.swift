@@ -1,7 +1,8 @@
-/// A store that several processes (or hosts) write, which lets only one sync write at a time across all of them.
+/// The store's sync lock: only one sync writes at a time, across every process (and host) that shares the store.
 ///
-/// A store on one machine's disk needs none of this (its writes already take turns); a store on a database server
-/// that several hosts share does: two hosts syncing at once would both page the source and both write.
+/// Two syncs at once would both page the source and both write, and two refreshers would each think the other's
+/// work their own. The SQLite store holds a file lock beside its file, the PostgreSQL store an advisory lock, the
+/// in-memory store a lock in the process.
 ///
 /// An implementation must guarantee: `withSyncLock` runs `body` only while no other holder, in this process or any
 /// other, runs a body under the same store's lock; when another holds it, it throws `SyncInProgress` with what the

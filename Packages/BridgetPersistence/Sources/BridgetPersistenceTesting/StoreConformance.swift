@@ -21,7 +21,8 @@ public enum StoreConformance {
     /// A part of the boundary: one protocol and the checks of its promises.
     public enum Part: String, CaseIterable, Sendable, CustomStringConvertible {
         /// One protocol's promises, named after the data it keeps.
-        case bridgeCatalog, events, importCheckpoints, syncRuns, openingModels, routes, trafficFlows, keptAnswers, health
+        case bridgeCatalog, events, importCheckpoints, syncRuns, openingModels, routes, trafficFlows, keptAnswers, health,
+             syncLock
         /// `BridgeStore`'s own requirement: the catalog's bridges with their stored openings.
         case bridgeActivity
 
@@ -37,6 +38,7 @@ public enum StoreConformance {
             case .trafficFlows: "TrafficFlowStore"
             case .keptAnswers: "KeptAnswerStore"
             case .health: "StoreHealth"
+            case .syncLock: "SyncLocking"
             case .bridgeActivity: "BridgeStore.bridgeActivity"
             }
         }
@@ -53,6 +55,7 @@ public enum StoreConformance {
             case .trafficFlows: try await checkTrafficFlows { try await makeStore() }
             case .keptAnswers: try await checkKeptAnswers { try await makeStore() }
             case .health: try await checkHealth { try await makeStore() }
+            case .syncLock: try await checkSyncLock { try await makeStore() }
             case .bridgeActivity: try await checkBridgeActivity(makeStore: makeStore)
             }
         }

@@ -40,6 +40,32 @@ struct SQLiteBridgeStoreTests {
         try queue.close()
     }
 
+    @Test("the sync lock is a file beside the store: two stores on one file take turns; the holder is named; a folder that cannot be written is a store error")
+    func syncLockAcrossInstances() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let first = try SQLiteBridgeStore(path: path)
+        let second = try SQLiteBridgeStore(path: path)
+        #expect(first.syncLockPath == path + ".sync.lock")
+        try await first.withSyncLock(holder: "api-1 pid 10") {
+            let refused = await #expect(throws: SyncInProgress.self) {
+                try await second.withSyncLock(holder: "api-2 pid 20") { Issue.record("both held the sync lock") }
+            }
+            #expect(refused?.holder == "api-1 pid 10")
+        }
+        #expect(try await second.withSyncLock(holder: "api-2 pid 20") { 2 } == 2)
+        // The lock is the file's, not the text's: once released, the file holds no holder.
+        #expect(try String(contentsOfFile: path + ".sync.lock", encoding: .utf8).isEmpty)
+
+        // A lock file that cannot be opened (here a folder in its place) is the store's error, and nothing runs.
+        let other = TemporaryFolder().path + "/store.sqlite"
+        let store = try SQLiteBridgeStore(path: other)
+        try FileManager.default.createDirectory(atPath: other + ".sync.lock", withIntermediateDirectories: false)
+        let error = await #expect(throws: StoreError.self) {
+            try await store.withSyncLock(holder: "h") { Issue.record("ran without the lock") }
+        }
+        #expect(error?.code == "store.failed" && error?.description.contains("sync lock") == true)
+    }
+
     @Test("the file is WAL, sound, and readable with plain SQL")
     func schemaAndPragmas() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"

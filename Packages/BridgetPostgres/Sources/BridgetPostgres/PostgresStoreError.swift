@@ -30,7 +30,7 @@ public enum PostgresStoreError: Error, Sendable, Equatable, CustomStringConverti
         case .invalidURL, .invalidSetting: "store.settings"
         case .unreachable: "store.unreachable"
         case .authentication: "store.authentication"
-        case .noDatabase: "store.missing"
+        case .noDatabase: "store.no-database"
         case .foreign: "store.foreign"
         case .newer: "store.newer"
         case .server(_, _, let sqlState, _):
