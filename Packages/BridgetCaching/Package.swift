@@ -8,8 +8,8 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "BridgetCaching",
-    // MemoryCache's injected Clock and Duration.
-    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
+    // Synchronization's Mutex (MemoryCache's state), with Clock and Duration.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [.library(name: "BridgetCaching", targets: ["BridgetCaching"])],
     targets: [
         .target(name: "BridgetCaching", swiftSettings: strictSettings),

@@ -34,17 +34,17 @@ struct ReadmeExampleTests {
 func cacheTour(folder: String) async throws -> (evicted: Int?, kept: Int?, statistics: CacheStatistics, body: String?) {
     // Two entries at most, each fresh for a minute, on the system's continuous clock (tests inject their own).
     let memory = MemoryCache<String, Int, ContinuousClock>(capacity: 2, defaultTimeToLive: .seconds(60))
-    await memory.insert(3, forKey: "Fremont")
-    await memory.insert(1, forKey: "Ballard")
-    _ = await memory.value(forKey: "Fremont") // a read is a use: Ballard is now the least recently used
-    await memory.insert(4, forKey: "University") // past capacity: Ballard goes
-    let evicted = await memory.value(forKey: "Ballard") // nil
-    let kept = await memory.value(forKey: "Fremont") // 3
+    memory.insert(3, forKey: "Fremont", timeToLive: nil) // nil: the default time to live
+    memory.insert(1, forKey: "Ballard", timeToLive: .seconds(30))
+    _ = memory.value(forKey: "Fremont") // a read is a use: Ballard is now the least recently used
+    memory.insert(4, forKey: "University", timeToLive: nil) // past capacity: Ballard goes
+    let evicted = memory.value(forKey: "Ballard") // nil
+    let kept = memory.value(forKey: "Fremont") // 3
 
     // A response body with its validators; read back only if its size and checksum still match.
     let disk = try DiskCache(directory: folder + "/http", maximumBytes: 1_000_000)
     try await disk.store(Data("[]".utf8), forKey: "https://example.org/rows?page=0", etag: "\"v1\"", lastModified: nil,
                          contentType: "application/json")
     let body = await disk.response(forKey: "https://example.org/rows?page=0").map { String(decoding: $0.body, as: UTF8.self) }
-    return (evicted, kept, await memory.statistics(), body)
+    return (evicted, kept, memory.statistics(), body)
 }
