@@ -14,6 +14,10 @@ let package = Package(
     dependencies: [.package(path: "../BridgetDTOs")],
     targets: [
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
-        .testTarget(name: "BridgetAnalysisTests", dependencies: ["BridgetAnalysis"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BridgetAnalysisTests",
+            dependencies: ["BridgetAnalysis", .product(name: "BridgetDTOs", package: "BridgetDTOs")],
+            swiftSettings: strictSettings
+        ),
     ]
 )

@@ -46,7 +46,7 @@ public protocol HistoryAnalysing: Sendable {
     func tallies(in scope: HistoryScope) async throws -> Tallies
     /// The opening model of every bridge of the history, learnt from observed openings only.
     func buildOpeningModels() async throws -> [OpeningModelDTO]
-    /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (Seattle day numbers; `nil`: the day
+    /// Models fitted before `trainUntil`, scored on `trainUntil ..< testUntil` (the source's local day numbers; `nil`: the day
     /// after the history's last).
     ///
     /// With a scope, only its bridges are scored, and only its openings (from `from`, before `before`) are seen.

@@ -3,7 +3,7 @@ import Foundation
 
 /// Fits opening models on the past and scores their forecasts on a held-out period.
 ///
-/// Every 15 minutes of the test period (Seattle wall clock) and for each window length, the forecast "an opening
+/// Every 15 minutes of the test period (the source's wall clock) and for each window length, the forecast "an opening
 /// starts within the next N minutes" is compared with what happened (a merged opening starting in that window).
 /// Climatology forecasts the bridge's base rate for N minutes at every moment.
 public struct Backtester: Sendable {
@@ -16,7 +16,7 @@ public struct Backtester: Sendable {
         self.windows = windows
     }
 
-    /// Scores models fitted on events opening before `trainUntil` (a Seattle day number) against the days from
+    /// Scores models fitted on events opening before `trainUntil` (a local day number of the source's clock) against the days from
     /// `trainUntil` up to, not including, `testUntil`.
     public func run(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], trainUntil: Int, testUntil: Int) throws -> BacktestDTO {
         try run(bridges: bridges, records: events.compactMap(OpeningRecordDTO.init), trainUntil: trainUntil,

@@ -8,7 +8,7 @@ public struct MergedOpening: Sendable, Equatable {
     public let start: Date
     /// When the last fragment closed; `nil` when that is unknown.
     public let end: Date?
-    /// The first fragment's Seattle wall-clock reading.
+    /// The first fragment's wall-clock reading (the source's clock).
     public let startLocal: FloatingTimestamp
     /// Rows merged into this opening.
     public let fragments: Int

@@ -141,7 +141,7 @@ extension OpeningRecordDTO {
     }
 }
 
-/// The start (Seattle wall clock, seconds) of every merged opening, per bridge, in order: what cascades and the
+/// The start (the source's wall clock, seconds) of every merged opening, per bridge, in order: what cascades and the
 /// backtest's test period need (8 bytes an opening).
 struct StartSink: OpeningSink {
     private var starts: [String: [Int64]] = [:]

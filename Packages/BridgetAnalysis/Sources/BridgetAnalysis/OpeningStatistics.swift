@@ -139,7 +139,7 @@ public enum OpeningStatistics {
     }
 }
 
-/// The Seattle local days a history covers, from its first to its last stored opening.
+/// The local days (the source's clock) a history covers, from its first to its last stored opening.
 public struct HistorySpan: Sendable, Equatable, Codable {
     public let firstDay: FloatingTimestamp?
     public let lastDay: FloatingTimestamp?

@@ -151,6 +151,31 @@ public struct DurationCounts: Sendable, Equatable, Codable {
 
     /// The longest duration in minutes.
     public var maxMinutes: Double? { counts.keys.max().map { Double($0) / 60 } }
+
+    /// The durations counted in bins `binMinutes` wide from zero, at most `maximumBins` of them: the last bin takes
+    /// every longer duration too (`isOpenEnded`). Empty when nothing is counted.
+    public func histogram(binMinutes: Double, maximumBins: Int) -> [DurationBin] {
+        guard let longest = maxMinutes, binMinutes > 0, maximumBins > 0 else { return [] }
+        let count = min(Int((longest / binMinutes).rounded(.down)) + 1, maximumBins)
+        var bins = (0..<count).map { DurationBin(fromMinutes: Double($0) * binMinutes, count: 0, isOpenEnded: false) }
+        for (minutes, openings) in ascendingMinutes {
+            bins[min(Int(minutes / binMinutes), count - 1)].count += openings
+        }
+        if let last = bins.indices.last, longest >= Double(count) * binMinutes {
+            bins[last].isOpenEnded = true
+        }
+        return bins
+    }
+}
+
+/// Openings whose duration falls in one bin of a histogram.
+public struct DurationBin: Sendable, Equatable {
+    /// The bin's lower end in minutes (inclusive).
+    public let fromMinutes: Double
+    /// Openings in the bin.
+    public var count: Int
+    /// Whether the bin also holds every longer duration (the histogram's last, cut at its number of bins).
+    public var isOpenEnded: Bool
 }
 
 /// A pass's tallies: every bridge's, with the history's span, rows and latest opening (what models are stamped

@@ -25,7 +25,7 @@ public struct PatternFinder: Sendable {
         return cascades(startsByBridge: startsByBridge, withinMinutes: withinMinutes, minimumCount: minimumCount)
     }
 
-    /// The same from each bridge's opening starts (Seattle wall clock seconds, sorted).
+    /// The same from each bridge's opening starts (the source's wall-clock seconds, sorted).
     func cascades(startsByBridge: [String: [Int64]], withinMinutes: Int, minimumCount: Int) -> [CascadeDTO] {
         let window = Int64(withinMinutes * 60)
         var result: [CascadeDTO] = []

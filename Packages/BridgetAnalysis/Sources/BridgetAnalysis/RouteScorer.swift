@@ -21,7 +21,7 @@ public struct RouteScorer: Sendable {
         self.clock = clock
     }
 
-    /// The outlook for leaving at `departure` (Seattle wall clock).
+    /// The outlook for leaving at `departure` (the source's wall clock).
     public func score(_ route: RouteDTO, departure: FloatingTimestamp) throws -> RouteScoreDTO {
         var delaySoFar = 0.0
         var crossings: [CrossingScoreDTO] = []

@@ -136,4 +136,17 @@ struct OpeningStatisticsTests {
         #expect(fremont.openingsPerDayByMonth[0] == nil)
         #expect(fremont.monthlyTrend == ["2026-06": 2, "2026-07": 1] && fremont.yearlyTrend == ["2026": 3])
     }
+
+    @Test("a duration histogram counts every opening once: bins from zero, the last open-ended only when it is cut")
+    func durationHistogram() {
+        var durations = DurationCounts()
+        for seconds: Int64 in [60, 120, 150, 299, 300, 3_600, 9_000] { durations.add(seconds: seconds) }
+        let cut = durations.histogram(binMinutes: 5, maximumBins: 4)
+        #expect(cut.map(\.fromMinutes) == [0, 5, 10, 15] && cut.map(\.count) == [4, 1, 0, 2])
+        #expect(cut.map(\.isOpenEnded) == [false, false, false, true])
+        let whole = durations.histogram(binMinutes: 60, maximumBins: 40)
+        #expect(whole.map(\.count) == [5, 1, 1] && !whole.contains(where: \.isOpenEnded))
+        #expect(whole.reduce(0) { $0 + $1.count } == durations.total)
+        #expect(DurationCounts().histogram(binMinutes: 5, maximumBins: 4).isEmpty)
+    }
 }

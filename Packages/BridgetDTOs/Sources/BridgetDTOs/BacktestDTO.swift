@@ -69,7 +69,7 @@ public struct BacktestWindowDTO: Sendable, Codable, Equatable {
 
 /// A backtest: models fitted on the history before `trainUntil`, scored every 15 minutes of the test period.
 public struct BacktestDTO: Sendable, Codable, Equatable {
-    /// Seattle dates: first training day, first test day, day after the last test day.
+    /// The source's local dates: first training day, first test day, day after the last test day.
     public let trainFrom: String?
     public let testFrom: String
     public let testUntil: String

@@ -18,7 +18,7 @@ public struct BridgeCatalog: Sendable, Equatable {
         self.byID = seen
     }
 
-    /// The bridge with this `entityid`, if known.
+    /// The bridge with this id (Socrata's `entityid`, NDW's location code), if known.
     public func bridge(id: String) -> BridgeInfoDTO? { byID[id] }
 
     /// Finds a bridge by id, dataset name or display name, ignoring case ("fremont", "3", "Fremont Bridge").

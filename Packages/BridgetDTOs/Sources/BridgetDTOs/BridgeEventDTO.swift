@@ -2,7 +2,7 @@ import Foundation
 
 /// The natural key of an opening: the bridge and the instant it opened. (Socrata's `:id` changes on republish.)
 public struct EventKey: Sendable, Codable, Equatable, Hashable, Comparable {
-    /// The bridge's `entityid`.
+    /// The bridge's id in its catalog (Socrata's `entityid`, NDW's location code).
     public let bridgeID: String
     /// The opening instant.
     public let openedAt: Date
@@ -22,7 +22,7 @@ public struct EventKey: Sendable, Codable, Equatable, Hashable, Comparable {
 ///
 /// Instants are absolute; the local wall-clock readings (in the source's time zone) are kept beside them.
 public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
-    /// The bridge's id in its catalog (Seattle's `entityid`).
+    /// The bridge's id in its catalog (Socrata's `entityid`, NDW's location code).
     public let bridgeID: String
     /// The bridge's name on this record.
     public let bridgeName: String

@@ -1,8 +1,9 @@
 import Foundation
 
-/// One movable bridge, identified by the dataset's `entityid` (a string such as "3"; ids are not contiguous).
+/// One movable bridge, identified by its source's id (Socrata's `entityid`, a string such as "3", ids not
+/// contiguous; NDW's ISRS location code).
 public struct BridgeInfoDTO: Sendable, Codable, Equatable, Hashable, Identifiable {
-    /// The dataset's `entityid`.
+    /// The source's id (Socrata's `entityid`, NDW's location code).
     public let id: String
     /// The dataset's `entityname` (e.g. "Fremont").
     public let name: String

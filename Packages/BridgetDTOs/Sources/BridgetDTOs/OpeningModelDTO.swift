@@ -24,7 +24,7 @@ public struct OpeningSlotDTO: Sendable, Codable, Equatable {
     }
 }
 
-/// A bridge's opening model: 672 slots of 15 minutes, Monday 00:00 first, in Seattle local time.
+/// A bridge's opening model: 672 slots of 15 minutes, Monday 00:00 first, in the source's local time.
 ///
 /// Built from merged openings; each slot's figures are shrunk toward the bridge's overall rate, so a thin slot is
 /// never exactly 0 or 1. It records the history it was built from, so a reader can tell when it is stale.
@@ -36,7 +36,7 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
 
     public let bridgeID: String
     public let builtAt: Date
-    /// Seattle dates of the history's first and last day.
+    /// The source's local dates of the history's first and last day.
     public let firstDay: String?
     public let lastDay: String?
     /// Merged openings behind the model.
@@ -85,7 +85,7 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
             monthFactors: monthFactors, sourceVersion: version)
     }
 
-    /// The slot index of a Seattle wall-clock reading.
+    /// The slot index of a wall-clock reading (the source's clock).
     public static func slot(of reading: FloatingTimestamp) -> Int {
         let weekday = (reading.weekday + 5) % 7 // Monday = 0
         return weekday * 96 + reading.hour * 4 + reading.minute / slotMinutes
@@ -96,7 +96,7 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
 public struct ForecastDTO: Sendable, Codable, Equatable {
     public let bridgeID: String
     public let bridgeName: String
-    /// The Seattle wall-clock time asked about.
+    /// The wall-clock time asked about (the source's clock).
     public let at: String
     public let windowMinutes: Int
     /// Chance that at least one opening starts within the window.

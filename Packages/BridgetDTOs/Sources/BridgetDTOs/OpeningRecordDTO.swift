@@ -2,13 +2,13 @@ import Foundation
 
 /// The lean form of a stored event that analysis reads: a million of these cost little to fetch and hold.
 public struct OpeningRecordDTO: Sendable, Equatable {
-    /// The bridge's `entityid`.
+    /// The bridge's id in its catalog (Socrata's `entityid`, NDW's location code).
     public let bridgeID: String
     /// Opening instant, seconds since 1970 (UTC).
     public let openedAt: Int64
     /// Closing instant, when known.
     public let closedAt: Int64?
-    /// The raw Seattle wall-clock opening reading as seconds since 1970 read as UTC (see
+    /// The raw wall-clock opening reading (the source's clock) as seconds since 1970 read as UTC (see
     /// `FloatingTimestamp.wallClockSeconds`).
     public let openWall: Int64
 

@@ -45,7 +45,7 @@ public struct AnomalyDTO: Sendable, Codable, Equatable {
     public let bridgeID: String
     public let bridgeName: String
     public let openedAt: Date
-    /// The Seattle wall-clock opening (`YYYY-MM-DDTHH:MM`).
+    /// The source's wall-clock opening (`YYYY-MM-DDTHH:MM`).
     public let openLocal: String
     public let durationMinutes: Double?
     public let reasons: [Reason]

@@ -26,7 +26,7 @@ public struct CrossingOptionDTO: Sendable, Codable, Equatable {
 public struct CrossingScoreDTO: Sendable, Codable, Equatable {
     /// Position in the route, from 1.
     public let position: Int
-    /// Seattle wall-clock arrival (`YYYY-MM-DDTHH:MM`), including expected delays at earlier crossings.
+    /// The source's wall-clock arrival (`YYYY-MM-DDTHH:MM`), including expected delays at earlier crossings.
     public let arrival: String
     /// Every bridge that can serve the crossing, in the route's order of preference.
     public let options: [CrossingOptionDTO]
@@ -48,7 +48,7 @@ public struct RouteScoreDTO: Sendable, Codable, Equatable {
     public static let approachMinutes = 5
 
     public let route: String
-    /// Seattle wall-clock departure (`YYYY-MM-DDTHH:MM`).
+    /// The source's wall-clock departure (`YYYY-MM-DDTHH:MM`).
     public let departure: String
     public let crossings: [CrossingScoreDTO]
     /// The sum of the best options' expected delays.

@@ -7,7 +7,7 @@ import Foundation
 /// Durations are close − open in minutes over openings that have a closing time. Percentiles use the nearest-rank
 /// rule: the p-th percentile of n sorted values is the value at 1-based rank ⌈p·n⌉ (so the median of 4 values is
 /// the 2nd). `openingsPerDay` divides by the days of the whole history (`StatisticsDTO.days`), so bridges compare.
-/// Local times are the dataset's Seattle wall-clock readings; weeks start on Monday.
+/// Local times are the source's wall-clock readings (Seattle's, or Amsterdam's for NDW); weeks start on Monday.
 public struct BridgeStatisticsDTO: Sendable, Codable, Equatable {
     public let bridgeID: String
     public let bridgeName: String
@@ -21,7 +21,7 @@ public struct BridgeStatisticsDTO: Sendable, Codable, Equatable {
     public let medianMinutes: Double?
     public let p90Minutes: Double?
     public let maxMinutes: Double?
-    /// Seattle local hour (0–23) in which most openings start; ties go to the earlier hour.
+    /// The source's local hour (0–23) in which most openings start; ties go to the earlier hour.
     public let busiestHour: Int?
     /// Openings that started in `busiestHour`.
     public let busiestHourOpenings: Int
@@ -33,7 +33,7 @@ public struct BridgeStatisticsDTO: Sendable, Codable, Equatable {
     /// Openings per day for each month of the year (January first), over the days of that month in the history;
     /// `nil` for a month the history does not cover.
     public let openingsPerDayByMonth: [Double?]
-    /// Openings by Seattle local weekday (Monday first) and hour: 7 rows of 24.
+    /// Openings by the source's local weekday (Monday first) and hour: 7 rows of 24.
     public let hourOfWeek: [[Int]]
     /// Openings per calendar month, keyed `YYYY-MM`.
     public let monthlyTrend: [String: Int]
@@ -72,9 +72,9 @@ public struct BridgeStatisticsDTO: Sendable, Codable, Equatable {
 public struct StatisticsDTO: Sendable, Codable, Equatable {
     /// When the figures were computed.
     public let generatedAt: Date
-    /// Seattle local date of the first stored opening (`YYYY-MM-DD`), if any.
+    /// The source's local date of the first stored opening (`YYYY-MM-DD`), if any.
     public let firstDay: String?
-    /// Seattle local date of the last stored opening, if any.
+    /// The source's local date of the last stored opening, if any.
     public let lastDay: String?
     /// Calendar days from `firstDay` to `lastDay` inclusive (0 with no history).
     public let days: Int

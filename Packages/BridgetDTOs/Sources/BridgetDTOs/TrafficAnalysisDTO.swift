@@ -5,7 +5,7 @@ public struct TrafficAnalysisDTO: Sendable, Codable, Equatable {
     public let bridgeID: String
     /// Openings analysed.
     public let openings: Int
-    /// Openings by Seattle local hour of day (24 entries).
+    /// Openings by the source's local hour of day (24 entries).
     public let openingsByHour: [Int]
     /// Openings by weekday, Monday first (7 entries), as every week in Bridget (the heatmap, `hourOfWeek`).
     public let openingsByWeekday: [Int]
