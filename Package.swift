@@ -1,12 +1,13 @@
 // swift-tools-version:6.1
-// The root package: builds every local package once, runs every test with a single `swift test`, and exports each
-// package as a library product, so another project can depend on this repository by URL and pick the products it
-// needs (`.product(name: "BridgetNetworking", package: "Bridget")`).
+// The root package: builds every local package and the app once, runs every test with a single `swift test`, and
+// exports each package as a library product, so another project can depend on this repository by URL and pick the
+// products it needs (`.product(name: "BridgetNetworking", package: "Bridget")`).
 //
-// SwiftPM can only export a product made of the package's own targets, so the packages' targets are declared here
-// as well, over the same source folders. Each package under Packages/ (and the CLI under Apps/BridgetCLI) still
-// stands alone with its own manifest (`swift test --package-path Packages/<Name>`); a change of a package's
-// dependencies or settings goes in both manifests.
+// SwiftPM can only export a product made of the package's own targets, so the packages' and the app's targets are
+// declared here as well, over the same source folders. Each package under Packages/ (and the app under Apps/Bridget)
+// still stands alone with its own manifest (`swift test --package-path Packages/<Name>`), which is how another
+// project reuses one package without the rest; Scripts/test.d/manifests checks that the two manifests of every
+// target agree (sources, dependencies, settings, platforms) and that every module a target imports is one it declares.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -31,24 +32,31 @@ let package = Package(
         .library(name: "BridgetCharts", targets: ["BridgetCharts"]),
         .library(name: "BridgetPostgres", targets: ["BridgetPostgres"]),
     ],
-    // `Server` adds `bridget serve` (Hummingbird) and `store.kind: postgres` (postgres-nio): SwiftNIO, minutes to build
-    // cold, so the plain `bridget` a newcomer builds stays quick: `swift build --traits Server`. Scripts/test builds and
-    // tests with it.
-    traits: [.trait(name: "Server", description: "bridget serve (Hummingbird) and the PostgreSQL store (postgres-nio)")],
+    // Each trait adds one concern's SwiftNIO dependency (minutes to build cold), so the plain `bridget` a newcomer
+    // builds stays quick: `swift build --traits Server,Postgres`. Scripts/test builds and tests with both.
+    traits: [
+        .trait(name: "Server", description: "bridget serve: the HTTP API and pages (Hummingbird, swift-prometheus)"),
+        .trait(name: "Postgres", description: "store.kind postgres: a store several hosts share (postgres-nio)"),
+    ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
-        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
-        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // Test support only: the Socrata-shaped fixture server.
-        .package(url: "https://github.com/swhitty/FlyingFox", exact: "0.27.1"),
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
+        // The pages' templates.
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // The refresher's services (`watch`, and `serve` with the server).
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The server (trait `Server` only).
-        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
-        // The PostgreSQL store (its own package; the CLI uses it with trait `Server` only).
-        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // The PostgreSQL store (its own package; the app uses it with trait `Postgres` only).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
@@ -89,41 +97,67 @@ let package = Package(
         ),
         .target(
             name: "BridgetPostgres",
-            dependencies: ["BridgetDTOs", "BridgetPersistence", .product(name: "PostgresNIO", package: "postgres-nio")],
+            dependencies: [
+                "BridgetDTOs", "BridgetPersistence", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Packages/BridgetPostgres/Sources/BridgetPostgres",
             swiftSettings: strictSettings
         ),
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
                 swiftSettings: strictSettings),
-        // The CLI (also in Apps/BridgetCLI/Package.swift).
-        // glibc's malloc_trim, which Swift's Glibc module does not export.
-        .target(name: "CBridgetMemory", path: "Apps/BridgetCLI/Sources/CBridgetMemory"),
+        // The app (also in Apps/Bridget/Package.swift), by layer: core, pages, web, commands, executable.
+        // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
+        .target(name: "CBridgetMemory", path: "Apps/Bridget/Sources/CBridgetMemory"),
+        .target(
+            name: "BridgetApp",
+            dependencies: [
+                "CBridgetMemory", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence",
+                "BridgetAnalysis", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .target(name: "BridgetPostgres", condition: .when(traits: ["Postgres"])),
+            ],
+            path: "Apps/Bridget/Sources/BridgetApp",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetPages",
+            dependencies: [
+                "BridgetApp", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetCharts",
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            path: "Apps/Bridget/Sources/BridgetPages",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetWeb",
+            dependencies: [
+                "BridgetApp", "BridgetPages", "BridgetDTOs", "BridgetCaching", "BridgetPersistence", "BridgetAnalysis",
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Apps/Bridget/Sources/BridgetWeb",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BridgetCLI",
             dependencies: [
-                "CBridgetMemory",
-                "BridgetDTOs",
-                "BridgetCaching",
-                "BridgetNetworking",
-                "BridgetPersistence",
-                "BridgetAnalysis",
-                "BridgetCharts",
+                "BridgetApp", "BridgetPages", .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
+                "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["Server"])),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["Server"])),
-                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Server"])),
-                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Server"])),
-                .product(name: "Prometheus", package: "swift-prometheus", condition: .when(traits: ["Server"])),
-                .target(name: "BridgetPostgres", condition: .when(traits: ["Server"])),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            path: "Apps/BridgetCLI/Sources/BridgetCLI",
+            path: "Apps/Bridget/Sources/BridgetCLI",
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "bridget",
             dependencies: ["BridgetCLI", "BridgetPersistence"],
-            path: "Apps/BridgetCLI/Sources/bridget",
+            path: "Apps/Bridget/Sources/bridget",
             swiftSettings: strictSettings
         ),
         // The Socrata-shaped server of the tests, also runnable on its own (socrata-fixture-server).
@@ -165,7 +199,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetworkingPackageTests",
-            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting"],
+            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting", "BridgetDTOs"],
             path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
@@ -173,8 +207,7 @@ let package = Package(
         .testTarget(
             name: "PersistencePackageTests",
             dependencies: [
-                "BridgetPersistence",
-                "BridgetPersistenceTesting",
+                "BridgetPersistence", "BridgetPersistenceTesting", "BridgetDTOs",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",
@@ -184,29 +217,60 @@ let package = Package(
         .testTarget(
             name: "PostgresPackageTests",
             dependencies: [
-                "BridgetPostgres", "BridgetPersistence", "BridgetPersistenceTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                "BridgetPostgres", "BridgetDTOs", "BridgetPersistence", "BridgetPersistenceTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/BridgetPostgres/Tests/BridgetPostgresTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "AnalysisPackageTests",
-            dependencies: ["BridgetAnalysis"],
+            dependencies: ["BridgetAnalysis", "BridgetDTOs"],
             path: "Packages/BridgetAnalysis/Tests/BridgetAnalysisTests",
+            swiftSettings: strictSettings
+        ),
+        // The app's tests, by layer (the web layer's run the router in process, with HummingbirdTesting).
+        .testTarget(
+            name: "BridgetAppTests",
+            dependencies: [
+                "BridgetApp", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetPostgres", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Apps/Bridget/Tests/BridgetAppTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetPagesTests",
+            dependencies: ["BridgetApp", "BridgetPages", "BridgetDTOs", "BridgetPersistence"],
+            path: "Apps/Bridget/Tests/BridgetPagesTests",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetWebTests",
+            dependencies: [
+                "BridgetApp", "BridgetWeb", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Apps/Bridget/Tests/BridgetWebTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "BridgetCLITests",
-            dependencies: ["BridgetCLI", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")],
-            path: "Apps/BridgetCLI/Tests/BridgetCLITests",
+            dependencies: [
+                "BridgetCLI", "BridgetApp", "BridgetDTOs", "BridgetPersistence",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Apps/Bridget/Tests/BridgetCLITests",
             swiftSettings: strictSettings
         ),
         // Cross-package tests: the assembled pipeline and the built executable.
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BridgetCLI", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
+                "BridgetApp", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
+                "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/IntegrationTests",
@@ -224,7 +288,7 @@ let package = Package(
         .testTarget(
             name: "LiveProviderTests",
             dependencies: [
-                "BridgetCLI", "SocrataFixtureServer",
+                "BridgetApp", "SocrataFixtureServer", "BridgetAnalysis", "BridgetDTOs",
                 "BridgetNetworking",
                 "BridgetNetworkingTesting",
                 "BridgetCaching",

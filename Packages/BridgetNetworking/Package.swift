@@ -35,7 +35,9 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgetNetworkingTests",
-            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting"],
+            dependencies: [
+                "BridgetNetworking", "BridgetNetworkingTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),

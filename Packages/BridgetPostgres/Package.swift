@@ -18,7 +18,10 @@ let package = Package(
     dependencies: [
         .package(path: "../BridgetDTOs"),
         .package(path: "../BridgetPersistence"),
-        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -27,6 +30,9 @@ let package = Package(
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: strictSettings
         ),
@@ -34,8 +40,11 @@ let package = Package(
             name: "BridgetPostgresTests",
             dependencies: [
                 "BridgetPostgres",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetPersistenceTesting", package: "BridgetPersistence"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,4 @@
-@testable import BridgetCLI
+import BridgetApp
 import BridgetAnalysis
 import BridgetDTOs
 import BridgetNetworking

@@ -49,7 +49,6 @@ struct PageBrowserTests {
         #expect(overview.contains("href=\"bridges/3.html\"") && overview.contains("href=\"routes/commute.html\""))
     }
 
-    #if Server
     @Test("the server's pages in a browser, and an unknown bridge's page is a readable 404")
     func served() async throws {
         let browser = try Browser()
@@ -67,5 +66,4 @@ struct PageBrowserTests {
         let (ok, pageHeaders, _) = try await server.get("/")
         #expect(ok == 200 && pageHeaders["etag"] != nil && pageHeaders["cache-control"]?.hasPrefix("max-age=") == true)
     }
-    #endif
 }

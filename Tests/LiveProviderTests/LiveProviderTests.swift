@@ -1,4 +1,4 @@
-@testable import BridgetCLI
+import BridgetApp
 import BridgetCaching
 import BridgetDTOs
 import BridgetNetworking

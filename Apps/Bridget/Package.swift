@@ -1,0 +1,167 @@
+// swift-tools-version:6.1
+// The app: `bridget`, in layers, each a target of its own; no layer imports one above it.
+//
+//   BridgetApp     the core: configuration, composition root, pipelines, refresher, answers, the error table
+//   BridgetPages   the pages: view models and their templates (`bridget report`, the server's `/`)
+//   BridgetWeb     the HTTP server: router, controllers, problems (trait `Server`)
+//   BridgetCLI     the commands (swift-argument-parser)
+//   bridget        the executable
+//
+// `swift test --package-path Apps/Bridget` runs the app's tests; the root manifest builds the same targets with the
+// packages (Scripts/test.d/manifests checks that the two agree).
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Bridget",
+    // The packages' floors (Mutex needs macOS 15 / iOS 18); the command runs on Linux and macOS.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [.executable(name: "bridget", targets: ["bridget"])],
+    traits: [
+        .trait(name: "Server", description: "bridget serve: the HTTP API and pages (Hummingbird, swift-metrics)"),
+        .trait(name: "Postgres", description: "store.kind postgres: a store several hosts share (postgres-nio)"),
+    ],
+    dependencies: [
+        .package(path: "../../Packages/BridgetDTOs"),
+        .package(path: "../../Packages/BridgetCaching"),
+        .package(path: "../../Packages/BridgetNetworking"),
+        .package(path: "../../Packages/BridgetPersistence"),
+        .package(path: "../../Packages/BridgetAnalysis"),
+        .package(path: "../../Packages/BridgetCharts"),
+        .package(path: "../../Packages/BridgetPostgres"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
+        .target(name: "CBridgetMemory"),
+        .target(
+            name: "BridgetApp",
+            dependencies: [
+                "CBridgetMemory",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "BridgetPostgres", package: "BridgetPostgres", condition: .when(traits: ["Postgres"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetPages",
+            dependencies: [
+                "BridgetApp",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "BridgetCharts", package: "BridgetCharts"),
+                .product(name: "Mustache", package: "swift-mustache"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetWeb",
+            dependencies: [
+                "BridgetApp",
+                "BridgetPages",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetCLI",
+            dependencies: [
+                "BridgetApp",
+                "BridgetPages",
+                .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "bridget",
+            dependencies: ["BridgetCLI", .product(name: "BridgetPersistence", package: "BridgetPersistence")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetAppTests",
+            dependencies: [
+                "BridgetApp",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "BridgetPostgres", package: "BridgetPostgres"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetPagesTests",
+            dependencies: [
+                "BridgetApp",
+                "BridgetPages",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetWebTests",
+            dependencies: [
+                "BridgetApp",
+                "BridgetWeb",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgetCLITests",
+            dependencies: [
+                "BridgetCLI",
+                "BridgetApp",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

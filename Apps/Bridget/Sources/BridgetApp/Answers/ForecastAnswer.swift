@@ -1,0 +1,89 @@
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// A bridge's forecast for one time: what `bridget predict --format json` prints and
+/// `GET /v1/bridges/{id}/forecast` answers.
+package struct ForecastAnswer: Encodable, Sendable {
+    /// The same weekday and time in an earlier week, and the openings that started in its window.
+    package struct Slot: Encodable, Sendable {
+        package let from: String
+        package let openings: [String]
+    }
+
+    package let forecast: ForecastDTO
+    /// The instant asked about (ISO 8601 UTC) and its local form (`YYYY-MM-DDTHH:MM:SS`).
+    package let atInstant: Date
+    package let atLocal: String
+    /// Mean minutes the bridge stays closed to traffic when it is open on arrival.
+    package let waitIfOpenMinutes: Double
+    package let modelBuiltAt: Date
+    package let history: String
+    package let lastSimilarSlots: [Slot]
+}
+
+/// Forecasts from a store's opening models: one question, one answer, for every front end.
+package struct Forecasts: Sendable {
+    package let context: AppContext
+    package let store: any BridgeStore
+
+    package init(context: AppContext, store: any BridgeStore) {
+        self.context = context
+        self.store = store
+    }
+
+    /// `bridge`'s current model, or `no-history` when none of its openings is stored.
+    package func model(of bridge: BridgeInfoDTO) async throws -> OpeningModelDTO {
+        let model = try await OpeningModels(context: context, store: store).current(bridgeID: bridge.id)
+        guard model.openings > 0 else {
+            throw BridgetError.validation("no-history", "no openings of \(bridge.name) are stored",
+                                          hint: "run `bridget sync` first")
+        }
+        return model
+    }
+
+    /// The forecast for one time: the chance of an opening in the next `minutes`, the wait if open, and (with
+    /// `evidence`) what happened in the last five similar slots.
+    package func answer(model: OpeningModelDTO, bridge: BridgeInfoDTO, at resolved: TimeGrammar.Resolved, minutes: Int,
+                        evidence: Bool) async throws -> ForecastAnswer {
+        let forecast = OpeningModelBuilder.forecast(model, bridge: bridge, at: resolved.reading, windowMinutes: minutes)
+        let similar = evidence
+            ? try await lastSimilarSlots(bridgeID: bridge.id, at: resolved.reading, minutes: minutes, lastDay: model.lastDay)
+            : []
+        return ForecastAnswer(
+            forecast: forecast, atInstant: resolved.instant, atLocal: resolved.reading.localText,
+            waitIfOpenMinutes: model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes,
+            modelBuiltAt: model.builtAt, history: "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")",
+            lastSimilarSlots: similar)
+    }
+
+    /// The same weekday and time in the five latest weeks of the history before `at`.
+    private func lastSimilarSlots(bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
+                                  lastDay: String?) async throws -> [ForecastAnswer.Slot] {
+        guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
+        let clock = context.clock
+        var day = reading.dayNumber - 7
+        while day > last.number { day -= 7 }
+        var slots: [ForecastAnswer.Slot] = []
+        for _ in 0..<5 {
+            let wall = Int64(day) * 86_400 + Int64(reading.hour * 3600 + reading.minute * 60)
+            let start = FloatingTimestamp(wallClockSeconds: wall)
+            let from = clock.openingInstant(for: start)
+            let events = try await store.events(matching: EventQuery(
+                bridgeID: bridgeID, openedFrom: from, openedBefore: from.addingTimeInterval(Double(minutes) * 60)))
+            slots.append(ForecastAnswer.Slot(
+                from: start.localText,
+                openings: events.map { event in
+                    String(event.openLocal.dropFirst(11).prefix(5)) + (event.durationMinutes.map { " (\(Int($0)) min)" } ?? "")
+                }))
+            day -= 7
+        }
+        return slots
+    }
+}
+
+extension ForecastDTO {
+    /// `at` as a reading.
+    package var atReading: FloatingTimestamp { FloatingTimestamp(at + ".000") ?? FloatingTimestamp(wallClockSeconds: 0) }
+}

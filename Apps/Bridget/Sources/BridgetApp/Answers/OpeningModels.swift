@@ -1,0 +1,46 @@
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+
+/// The opening models of a store, kept in step with its history: what `predict`, route scores, best times and the
+/// pages read instead of the history.
+package struct OpeningModels: Sendable {
+    package let context: AppContext
+    package let store: any BridgeStore
+
+    package init(context: AppContext, store: any BridgeStore) {
+        self.context = context
+        self.store = store
+    }
+
+    /// The stored models of some bridges, all rebuilt first when the history changed since they were built (for
+    /// this run only when the store is read-only).
+    package func current(bridgeIDs: [String]) async throws -> [OpeningModelDTO] {
+        let wanted = Set(bridgeIDs)
+        let version = try await store.historyVersion()
+        let stored = try await store.openingModels(bridgeIDs: Array(wanted))
+        if stored.count == wanted.count, stored.allSatisfy({ $0.sourceVersion == version }) { return stored }
+        if store.isReadOnly {
+            context.note("the stored opening model is out of date or missing and the store is read-only: "
+                + "building it for this run only")
+        }
+        let rebuilt = try await OpeningModelRefresh.rebuild(
+            store: store, processor: context.assembly.makeProcessor(store: store))
+        return rebuilt.filter { wanted.contains($0.bridgeID) }
+    }
+
+    /// The current model of one bridge, or a validation error when the store has no such bridge.
+    package func current(bridgeID: String) async throws -> OpeningModelDTO {
+        guard let model = try await current(bridgeIDs: [bridgeID]).first else {
+            throw BridgetError.validation("unknown-bridge", "no bridge \(bridgeID) in the store", hint: "run `bridget sync`")
+        }
+        return model
+    }
+
+    /// A scorer for routes over `bridgeIDs`' current models and the stored catalog.
+    package func scorer(bridgeIDs: [String]) async throws -> RouteScorer {
+        let models = try await current(bridgeIDs: bridgeIDs)
+        let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+        return RouteScorer(models: models, catalog: catalog, clock: context.clock)
+    }
+}

@@ -1,0 +1,86 @@
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// What the pages need of the whole history, computed in one read of it and kept in the store with the history
+/// version it came from (`KeptAnswerStore`): a page renders from these few figures, not from the history, until
+/// the history changes. The server's refresher keeps them after each sync that changed it.
+package struct PageFigures: Codable, Sendable {
+    /// The kept answer's name.
+    package static let name = "pages.figures"
+    /// Every bridge of the catalog with its stored rows and its last opening (the overview's rows).
+    package var activity: [BridgeActivity]
+    /// Every bridge's tally: a bridge page's statistics, heatmap, months and durations.
+    package var tallies: Tallies
+}
+
+/// The quality page's backtest, or why there is none.
+package enum QualityBacktest: Codable, Sendable {
+    /// No observed opening is stored.
+    case noOpenings
+    /// Less than a week of history: too little to test on.
+    case tooShort
+    /// Trained on the history's first three quarters, tested on the last.
+    case tested(BacktestDTO)
+}
+
+/// The figures the pages read, computed once per history version and kept in the store (`KeptAnswerStore`) for
+/// every reader on every host that shares it.
+package struct KeptFigures: Sendable {
+    package let context: AppContext
+    package let store: any BridgeStore
+
+    package init(context: AppContext, store: any BridgeStore) {
+        self.context = context
+        self.store = store
+    }
+
+    /// The answer kept under `name` when it was computed at the history's current version; otherwise `compute()`'s,
+    /// kept for the next reader. A store that cannot keep it (read-only, or busy) costs the next reader the same
+    /// work again, never a wrong page.
+    private func kept<T: Codable & Sendable>(_ name: String, _ compute: () async throws -> T) async throws -> T {
+        let version = try await store.historyVersion()
+        if let kept = try await store.keptAnswer(named: name), kept.historyVersion == version,
+           let value = try? JSONDecoder().decode(T.self, from: kept.body) {
+            return value
+        }
+        let value = try await compute()
+        if !store.isReadOnly {
+            try? await store.keepAnswer(try JSONEncoder().encode(value), named: name, historyVersion: version)
+        }
+        return value
+    }
+
+    /// The pages' figures of the history as it is now.
+    package func figures() async throws -> PageFigures {
+        try await kept(PageFigures.name) {
+            PageFigures(activity: try await store.bridgeActivity(),
+                        tallies: try await context.assembly.makeProcessor(store: store).tallies(in: .everything))
+        }
+    }
+
+    /// Computes and keeps what the pages need of the history as it is now (the figures and the quality page's
+    /// backtest), so the next pages render from them.
+    package func keepAll() async throws {
+        _ = try await figures()
+        _ = try await qualityBacktest()
+    }
+
+    /// The quality page's backtest of the history as it is now: trained on its first three quarters (by local days),
+    /// tested on the last.
+    package func qualityBacktest() async throws -> QualityBacktest {
+        try await kept("pages.quality") {
+            let clock = context.clock
+            let first = try await store.events(matching: EventQuery(limit: 1, status: .observed)).first
+            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
+            guard let first, let last else { return .noOpenings }
+            let firstDay = LocalDay(containing: first.openedAt, time: clock).number
+            let lastDay = LocalDay(containing: last.openedAt, time: clock).number
+            guard lastDay - firstDay >= 7 else { return .tooShort }
+            let train = firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4)
+            return .tested(try await context.assembly.makeProcessor(store: store)
+                .backtest(trainUntil: train, testUntil: nil, in: .everything))
+        }
+    }
+}

@@ -1,0 +1,157 @@
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// What `route best-time` finds: the day, every departure ranked, the first `top` of them, the least delay and the
+/// notes on times the clocks skip or repeat.
+package struct BestTimeAnswer: Sendable {
+    package let day: String
+    package let ranked: [RouteScoreDTO]
+    package let shown: [RouteScoreDTO]
+    package let least: Double
+    package let clockNotes: ClockNotes
+}
+
+/// What a day's clock does to some departures: those it skips (left out of an answer), and the notes saying so and
+/// that a repeated one means its first occurrence.
+package struct ClockNotes: Sendable {
+    package let skipped: Set<String>
+    package let notes: [String]
+}
+
+/// How a front end names the inputs of a departure range in its messages (`--between` and `--date` on the command
+/// line; `between`, `and` and `date` over HTTP).
+package struct DepartureRangeNames: Sendable {
+    package let from: String
+    package let to: String
+    package let date: String
+
+    package init(from: String, to: String, date: String) {
+        self.from = from
+        self.to = to
+        self.date = date
+    }
+
+    /// The command line's options.
+    package static let options = DepartureRangeNames(from: "--between", to: "--between", date: "--date")
+}
+
+/// Saved routes scored by the opening models: the answers of `route score` and `route best-time`, on the command
+/// line, over HTTP and on a route's page.
+package struct RouteAnswers: Sendable {
+    package let context: AppContext
+    package let store: any BridgeStore
+
+    package init(context: AppContext, store: any BridgeStore) {
+        self.context = context
+        self.store = store
+    }
+
+    /// The route saved as `name` (trimmed), or `input.unknown-route` naming the saved ones.
+    package static func route(_ name: String, in routes: any RouteStore) async throws -> RouteDTO {
+        let name = name.trimmingCharacters(in: .whitespaces)
+        guard let route = try await routes.route(named: name) else {
+            let known = try await routes.routes().map(\.id)
+            throw BridgetError.validation(
+                "unknown-route", "no route named '\(name)'"
+                    + (known.isEmpty ? "; none are saved" : "; saved: " + known.joined(separator: ", ")),
+                hint: "see `bridget route list`")
+        }
+        return route
+    }
+
+    /// A scorer over the current models of the bridges `route` crosses.
+    package func scorer(for route: RouteDTO) async throws -> RouteScorer {
+        try await OpeningModels(context: context, store: store).scorer(bridgeIDs: route.crossings.flatMap(\.bridgeIDs))
+    }
+
+    /// The score of `route` leaving at `depart` (the one time grammar; default now): what `route score --format json`
+    /// prints and `GET /v1/routes/{name}/score` answers. `option` names the value in errors.
+    package func score(_ route: RouteDTO, depart: String?, option: String) async throws
+        -> (score: RouteScoreDTO, departure: TimeGrammar.Resolved)
+    {
+        let scorer = try await scorer(for: route)
+        let resolved = try context.timeGrammar.resolve(depart ?? "now", option: option, direction: .ahead)
+        return (try scorer.score(route, departure: resolved.reading), resolved)
+    }
+
+    /// Departures of `route` between two times of day on `date` (default today) every `stepMinutes`, ranked: what
+    /// `route best-time --format json` prints (`shown`), `GET /v1/routes/{name}/best-time` answers and a route's
+    /// page draws.
+    package func bestTime(_ route: RouteDTO, between: (String, String), date: String?, stepMinutes: Int, top: Int,
+                          names: DepartureRangeNames = .options) async throws -> BestTimeAnswer {
+        let scorer = try await scorer(for: route)
+        let (day, times) = try departures(between: between, date: date, names: names)
+        // One rule for local times: a departure the clocks skip is left out (its instant is the next hour's, listed
+        // already), a repeated one means its first occurrence; the answer says which.
+        let all = try scorer.bestTimes(route, from: times.0, to: times.1, stepMinutes: stepMinutes)
+        let clockNotes = Self.clockNotes(all.map(\.departure), day: day, clock: context.clock)
+        let scored = all.filter { !clockNotes.skipped.contains($0.departure) }
+        // Delays less than 10 seconds above the least are the same to a driver: those departures tie and rank
+        // earliest first; the rest follow by delay.
+        let least = scored.map(\.totalExpectedDelayMinutes).min() ?? 0
+        let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - least) * 60 < 10 }
+        let ranked = scored.sorted { first, second in
+            switch (tiedWithBest(first), tiedWithBest(second)) {
+            case (true, true): first.departure < second.departure
+            case (true, false): true
+            case (false, true): false
+            case (false, false): (first.totalExpectedDelayMinutes, first.departure)
+                < (second.totalExpectedDelayMinutes, second.departure)
+            }
+        }
+        return BestTimeAnswer(day: day, ranked: ranked, shown: top > 0 ? Array(ranked.prefix(top)) : ranked,
+                              least: least, clockNotes: clockNotes)
+    }
+
+    /// The day (`YYYY-MM-DD`) and the two readings of a departure range on `date` (default today).
+    package func departures(between: (String, String), date: String?, names: DepartureRangeNames = .options) throws
+        -> (day: String, times: (FloatingTimestamp, FloatingTimestamp))
+    {
+        let clock = context.clock
+        let day = try date.map { text -> String in
+            let instant = try context.timeGrammar.instant(text, option: names.date, direction: .ahead)
+            return LocalDay(containing: instant, time: clock).description
+        } ?? LocalDay(containing: context.assembly.now(), time: clock).description
+        func reading(_ text: String, _ name: String) throws -> FloatingTimestamp {
+            guard let (hour, minute) = TimeGrammar.timeOfDay(text),
+                  let reading = FloatingTimestamp(day + "T" + String(format: "%02d:%02d:00.000", hour, minute))
+            else {
+                throw BridgetError.validation("bad-time", "\(name) '\(text)' is not a time of day",
+                                              hint: "write H:MM or HH:MM, e.g. 7:00 or 16:30", parameter: name)
+            }
+            return reading
+        }
+        let times = (try reading(between.0, names.from), try reading(between.1, names.to))
+        guard times.0 <= times.1 else {
+            throw BridgetError.validation("bad-range", "the departure range \(between.0) to \(between.1) ends before it "
+                                          + "starts", parameter: names.to)
+        }
+        return (day, times)
+    }
+
+    /// What `day`'s clock does to some departures (`YYYY-MM-DDTHH:MM:SS` readings).
+    package static func clockNotes(_ departures: [String], day: String, clock: LocalClock) -> ClockNotes {
+        var skipped: [String] = []
+        var repeated: [(String, Date)] = []
+        for departure in departures {
+            guard let reading = FloatingTimestamp(departure + ".000") else { continue }
+            let occurrences = clock.instants(for: reading)
+            if occurrences.isEmpty { skipped.append(departure) }
+            if occurrences.count > 1, let first = occurrences.first { repeated.append((departure, first)) }
+        }
+        func clockTimes(_ readings: [String]) -> String {
+            readings.map { String($0.dropFirst(11).prefix(5)) }.joined(separator: ", ")
+        }
+        var notes: [String] = []
+        if !skipped.isEmpty {
+            notes.append("Left out: \(clockTimes(skipped)), which the clocks skip on \(day).")
+        }
+        if let first = repeated.first {
+            notes.append("\(clockTimes(repeated.map(\.0))) occur twice on \(day); each means the first, "
+                         + "\(clock.abbreviation(at: first.1)).")
+        }
+        return ClockNotes(skipped: Set(skipped), notes: notes)
+    }
+}

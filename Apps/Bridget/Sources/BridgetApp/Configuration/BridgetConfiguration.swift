@@ -1,0 +1,269 @@
+import BridgetDTOs
+import Foundation
+
+/// Where a configuration value came from.
+package enum ConfigSource: Sendable, Equatable, CustomStringConvertible {
+    case defaultValue
+    case file(path: String, line: Int)
+    case environment(String)
+
+    package var description: String {
+        switch self {
+        case .defaultValue: "default"
+        case .file(let path, let line): "\(path):\(line)"
+        case .environment(let name): "$\(name)"
+        }
+    }
+}
+
+/// Every key's value and where it came from, after the file and the environment were applied.
+package struct ResolvedConfiguration: Sendable {
+    /// The file read, or "(embedded default)".
+    package let origin: String
+    package let schema: ConfigSchema
+    package let values: [String: (value: ConfigValue, source: ConfigSource)]
+
+    package func value(_ path: String) -> ConfigValue { values[path]?.value ?? .null }
+
+    package func integer(_ path: String) -> Int {
+        if case .integer(let value) = value(path) { return value }
+        return 0
+    }
+
+    package func number(_ path: String) -> Double {
+        switch value(path) {
+        case .number(let value): value
+        case .integer(let value): Double(value)
+        default: 0
+        }
+    }
+
+    package func text(_ path: String) -> String? {
+        if case .text(let value) = value(path) { return value }
+        return nil
+    }
+}
+
+/// The typed configuration the composition root builds from.
+package struct BridgetConfiguration: Sendable {
+    package struct SampleSettings: Sendable, Equatable {
+        package var seed: UInt64
+        package var days: Int
+        package var endDate: LocalDay?
+        package var invalidRate: Double
+        package var pageSize: Int
+        package var rateScale: Double
+    }
+
+    package struct LiveSettings: Sendable, Equatable {
+        package var baseURL: String
+        package var dataset: String
+        package var pageSize: Int
+        package var timeout: TimeInterval
+        package var maximumPageBytes: Int
+        package var appTokenVariable: String
+        package var retryMaxAttempts: Int
+        package var retryBaseDelay: TimeInterval
+        package var retryMaxDelay: TimeInterval
+    }
+
+    package struct NDWSettings: Sendable, Equatable {
+        /// An http(s) URL, or a file path resolved against the configuration file's folder.
+        package var source: String
+        package var timeout: TimeInterval
+        package var maximumBytes: Int
+    }
+
+    package struct CacheSettings: Sendable, Equatable {
+        /// The cache folder, resolved.
+        package var path: String
+        package var maximumBytes: Int
+        package var policy: String
+        package var maximumAge: TimeInterval
+    }
+
+    /// `store.postgres.*`, for `store.kind: postgres`; the password is `postgresPassword`.
+    package struct PostgresSettings: Sendable, Equatable {
+        /// `nil` when not set.
+        package var url: String?
+        /// Where `url` came from, for messages ("bridget.yaml:12", "$BRIDGET_STORE_POSTGRES_URL").
+        package var urlSource: String
+        package var passwordVariable: String
+        package var sslMode: String
+        package var schema: String
+        package var poolSize: Int
+        package var connectTimeout: TimeInterval
+        /// 0 for none.
+        package var statementTimeout: TimeInterval
+    }
+
+    package struct ServeSettings: Sendable, Equatable {
+        package var host: String
+        package var port: Int
+        /// The variable holding the bearer token of writes; the token itself is `apiToken`.
+        package var tokenVariable: String
+        package var drainSeconds: Double
+        package var maximumBodyBytes: Int
+
+        package init(host: String, port: Int, tokenVariable: String, drainSeconds: Double, maximumBodyBytes: Int) {
+            self.host = host
+            self.port = port
+            self.tokenVariable = tokenVariable
+            self.drainSeconds = drainSeconds
+            self.maximumBodyBytes = maximumBodyBytes
+        }
+    }
+
+    package struct RefreshSettings: Sendable, Equatable {
+        /// `refresh.enabled` as written: `auto`, `true` or `false`; see `isEnabled(for:)`.
+        package var enabled: String
+        /// Local times of day, `HH:MM`, sorted.
+        package var times: [String]
+        /// Minutes between syncs, replacing `times` when set.
+        package var everyMinutes: Int?
+        package var jitterMinutes: Int
+        package var backoffInitial: TimeInterval
+        package var backoffMaximum: TimeInterval
+
+        /// Whether `serve` refreshes: `auto` means for the providers whose source changes (live, ndw).
+        package func isEnabled(for provider: ProviderKind) -> Bool {
+            switch enabled {
+            case "true": true
+            case "false": false
+            default: provider == .live || provider == .ndw
+            }
+        }
+    }
+
+    package var provider: ProviderKind
+    package var sample: SampleSettings
+    package var live: LiveSettings
+    package var ndw: NDWSettings
+    package var cache: CacheSettings
+    /// The app token, read from the variable `live.appTokenVariable` names; never printed.
+    package var appToken: String?
+    package var processor: ProcessorKind
+    package var store: StoreKind
+    /// The SQLite file, resolved (tilde expanded, absolute).
+    package var storePath: String
+    package var postgres: PostgresSettings
+    /// The PostgreSQL role's password, read from the variable `postgres.passwordVariable` names; never printed.
+    package var postgresPassword: String?
+    /// `routes.path`, resolved: the saved routes' YAML file.
+    package var routesPath: String
+    package var batchSize: Int
+    /// Rows per transaction of `bridget import`.
+    package var importBatchSize: Int
+    /// Where `sync` and `import` append rejected rows when no `--rejects` is given.
+    package var syncRejectsPath: String?
+    package var importRejectsPath: String?
+    package var overlap: TimeInterval
+    package var maximumDistanceMeters: Double
+    /// Rows of one bridge closer than this (seconds) are one opening.
+    package var mergeGap: TimeInterval
+    package var serve: ServeSettings
+    /// The bearer token writes to the API need, read from the variable `serve.tokenVariable` names; never printed.
+    package var apiToken: String?
+    package var refresh: RefreshSettings
+    /// The values and their sources, for `config show`.
+    package let resolved: ResolvedConfiguration
+
+    /// Builds the typed view; every value was already checked against the schema.
+    package init(_ resolved: ResolvedConfiguration, environment: [String: String]) {
+        self.resolved = resolved
+        provider = ProviderKind(rawValue: resolved.text("provider.kind") ?? "") ?? .sample
+        sample = SampleSettings(
+            seed: UInt64(resolved.integer("provider.sample.seed")), days: resolved.integer("provider.sample.days"),
+            endDate: resolved.text("provider.sample.end_date").flatMap(LocalDay.init),
+            invalidRate: resolved.number("provider.sample.invalid_rate"),
+            pageSize: resolved.integer("provider.sample.page_size"),
+            rateScale: resolved.number("provider.sample.rate_scale"))
+        live = LiveSettings(
+            baseURL: resolved.text("provider.live.base_url") ?? "", dataset: resolved.text("provider.live.dataset") ?? "",
+            pageSize: resolved.integer("provider.live.page_size"),
+            timeout: resolved.number("provider.live.timeout_seconds"),
+            maximumPageBytes: resolved.integer("provider.live.max_page_bytes"),
+            appTokenVariable: resolved.text("provider.live.app_token_env") ?? "BRIDGET_APP_TOKEN",
+            retryMaxAttempts: resolved.integer("provider.live.retry_max_attempts"),
+            retryBaseDelay: resolved.number("provider.live.retry_base_delay_seconds"),
+            retryMaxDelay: resolved.number("provider.live.retry_max_delay_seconds"))
+        appToken = environment[live.appTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        ndw = NDWSettings(
+            source: Self.resolveFeedSource(resolved.text("provider.ndw.source") ?? "", origin: resolved.origin),
+            timeout: resolved.number("provider.ndw.timeout_seconds"),
+            maximumBytes: resolved.integer("provider.ndw.max_bytes"))
+        cache = CacheSettings(
+            path: Self.resolveCachePath(resolved.text("cache.path"), environment: environment),
+            maximumBytes: resolved.integer("cache.max_bytes"), policy: resolved.text("cache.policy") ?? "network-first",
+            maximumAge: TimeInterval(resolved.integer("cache.max_age_minutes")) * 60)
+        processor = ProcessorKind(rawValue: resolved.text("processor.kind") ?? "") ?? .serial
+        store = StoreKind(rawValue: resolved.text("store.kind") ?? "") ?? .sqlite
+        storePath = Self.resolveStorePath(resolved.text("store.path"), environment: environment)
+        postgres = PostgresSettings(
+            url: resolved.text("store.postgres.url"),
+            urlSource: resolved.values["store.postgres.url"]?.source.description ?? "default",
+            passwordVariable: resolved.text("store.postgres.password_env") ?? "PGPASSWORD",
+            sslMode: resolved.text("store.postgres.sslmode") ?? "prefer",
+            schema: resolved.text("store.postgres.schema") ?? "public",
+            poolSize: resolved.integer("store.postgres.pool_size"),
+            connectTimeout: resolved.number("store.postgres.connect_timeout_seconds"),
+            statementTimeout: resolved.number("store.postgres.statement_timeout_seconds"))
+        postgresPassword = environment[postgres.passwordVariable]
+        routesPath = Self.resolve(resolved.text("routes.path"), environment: environment)
+            ?? Self.xdg("XDG_CONFIG_HOME", ".config", environment) + "/bridget/routes.yaml"
+        batchSize = resolved.integer("sync.batch_size")
+        importBatchSize = resolved.integer("import.batch_size")
+        syncRejectsPath = resolved.text("sync.rejects_path")
+        importRejectsPath = resolved.text("import.rejects_path")
+        overlap = TimeInterval(resolved.integer("sync.overlap_hours")) * 3600
+        maximumDistanceMeters = resolved.number("validation.max_distance_meters")
+        mergeGap = resolved.number("analysis.merge_gap_minutes") * 60
+        serve = ServeSettings(
+            host: resolved.text("serve.host") ?? "127.0.0.1", port: resolved.integer("serve.port"),
+            tokenVariable: resolved.text("serve.token_env") ?? "BRIDGET_API_TOKEN",
+            drainSeconds: resolved.number("serve.drain_seconds"),
+            maximumBodyBytes: resolved.integer("serve.max_body_bytes"))
+        apiToken = environment[serve.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let every: Int? = if case .integer(let minutes) = resolved.value("refresh.every") { minutes } else { nil }
+        refresh = RefreshSettings(
+            enabled: resolved.text("refresh.enabled") ?? "auto",
+            times: (resolved.text("refresh.times") ?? "05:30,17:30").split(separator: ",").map(String.init),
+            everyMinutes: every, jitterMinutes: resolved.integer("refresh.jitter_minutes"),
+            backoffInitial: resolved.number("refresh.backoff_initial_seconds"),
+            backoffMaximum: resolved.number("refresh.backoff_max_seconds"))
+    }
+
+    /// `store.path`, or the XDG default when it is null.
+    package static func resolveStorePath(_ configured: String?, environment: [String: String]) -> String {
+        resolve(configured, environment: environment) ?? xdg("XDG_DATA_HOME", ".local/share", environment) + "/bridget/bridget.sqlite"
+    }
+
+    /// An http(s) URL as it is; a relative file path against the configuration file's folder (the working folder
+    /// for the embedded default).
+    package static func resolveFeedSource(_ text: String, origin: String) -> String {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || text.hasPrefix("/") { return text }
+        guard origin.hasPrefix("/") || FileManager.default.fileExists(atPath: origin) else { return text }
+        return URL(fileURLWithPath: origin).deletingLastPathComponent().appendingPathComponent(text).standardizedFileURL.path
+    }
+
+    /// `cache.path`, or the XDG default when it is null.
+    package static func resolveCachePath(_ configured: String?, environment: [String: String]) -> String {
+        resolve(configured, environment: environment) ?? xdg("XDG_CACHE_HOME", ".cache", environment) + "/bridget/http"
+    }
+
+    /// A configured path with `~` expanded, made absolute against the current folder; `nil` when unset.
+    private static func resolve(_ configured: String?, environment: [String: String]) -> String? {
+        guard let configured, !configured.isEmpty else { return nil }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        var path = configured
+        if path == "~" || path.hasPrefix("~/") { path = home + path.dropFirst() }
+        if !path.hasPrefix("/") { path = FileManager.default.currentDirectoryPath + "/" + path }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    private static func xdg(_ variable: String, _ fallback: String, _ environment: [String: String]) -> String {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return environment[variable].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/" + fallback
+    }
+}

@@ -1,0 +1,94 @@
+/// The default configuration, embedded so `bridget` works from any folder with no file at all.
+///
+/// It is the text of `Config/bridget.yaml`, byte for byte; a test fails if the two drift apart.
+package enum DefaultConfiguration {
+    /// How `config show` names this source.
+    package static let origin = "(embedded default)"
+
+    /// The YAML text.
+    package static let yaml = """
+# Bridget's default configuration: synthetic sample data, serial analysis, a local SQLite file.
+# Works offline. Any key can be overridden by an environment variable named BRIDGET_ followed by its path
+# in capitals with underscores, e.g. BRIDGET_STORE_PATH=/tmp/b.sqlite or BRIDGET_PROVIDER_SAMPLE_SEED=7.
+# `bridget config show` prints every key with its value and where the value came from.
+
+provider:
+  kind: sample              # sample (synthetic) | live (the Socrata API) | cached (what live fetched) | ndw (NL)
+  sample:
+    seed: 42                # the same seed and days give identical rows
+    days: 365               # days of history, ending with end_date
+    end_date: null          # YYYY-MM-DD (Seattle); null means yesterday
+    invalid_rate: 0.002     # share of openings written as a row that breaks a validation rule
+    page_size: 5000         # rows per page
+    rate_scale: 1           # multiplies every bridge's opening rate (a busier city, for benchmarks)
+  live:                     # see Docs/LIVE.md
+    base_url: https://data.seattle.gov
+    dataset: gm8h-9449      # SDOT Drawbridge Status
+    page_size: 5000         # rows per request; must fit max_page_bytes
+    timeout_seconds: 30
+    max_page_bytes: 5000000
+    app_token_env: BRIDGET_APP_TOKEN   # the variable holding your app token (never written anywhere)
+    retry_max_attempts: 5
+    retry_base_delay_seconds: 1        # doubles each retry, with jitter
+    retry_max_delay_seconds: 30        # Retry-After is honoured up to this
+  ndw:                      # the Netherlands' bridge openings (DATEX II); see Docs/ARCHITECTURE.md
+    source: https://opendata.ndw.nu/brugopeningen.xml.gz   # or a file (.xml.gz), relative to this file's folder
+    timeout_seconds: 30
+    max_bytes: 64000000     # a larger feed (downloaded or unzipped) is refused
+
+processor:
+  kind: serial              # serial | parallel (same answers, spread over the cores)
+
+store:
+  kind: sqlite              # sqlite | memory | postgres (a shared server; bridget built with the Server trait)
+  path: null                # null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/...)
+  postgres:                 # for kind: postgres (see Docs/DEPLOY.md)
+    url: null               # postgres://USER@HOST:PORT/DATABASE; never a password
+    password_env: PGPASSWORD  # the variable holding the role's password (never written anywhere)
+    sslmode: prefer         # disable | prefer | require | verify-full (checks the certificate)
+    schema: public          # the schema Bridget's tables live in
+    pool_size: 8            # connections each bridget process keeps at most
+    connect_timeout_seconds: 10
+    statement_timeout_seconds: 0  # the server cancels a longer statement; 0 for no limit
+
+routes:                     # saved routes, kept with your settings (not in the store)
+  path: null                # null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/routes.yaml)
+
+cache:                      # HTTP responses of the live provider (the cached provider serves them)
+  path: null                # null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)
+  max_bytes: 200000000      # size budget; the oldest entries go first
+  policy: network-first     # network-first | cache-first | cache-only | stale-if-error
+  max_age_minutes: 60       # how long cache-first trusts a cached response
+
+sync:
+  batch_size: 5000          # events written per transaction
+  overlap_hours: 48         # an incremental sync re-reads this much before the newest stored opening
+  rejects_path: null        # append every rejected row to this NDJSON file (as --rejects does)
+
+import:
+  batch_size: 10000         # rows validated and written per transaction (and per checkpoint) by `bridget import`
+  rejects_path: null        # append every rejected row to this NDJSON file (as --rejects does)
+
+analysis:
+  merge_gap_minutes: 2      # rows of one bridge closer than this are one physical opening (0: no merging)
+
+validation:
+  max_distance_meters: 1000 # rows whose coordinates lie farther from their bridge are rejected
+
+serve:                      # `bridget serve`, the HTTP API (a bridget built with the Server trait); see Docs/DEPLOY.md
+  host: 127.0.0.1
+  port: 8080                # 0 picks a free port (printed at start)
+  token_env: BRIDGET_API_TOKEN   # the variable holding the bearer token PUT and DELETE need (unset: writes answer 403)
+  drain_seconds: 10         # on SIGTERM, requests in flight and a running sync's batch get this long to finish
+  max_body_bytes: 65536     # a larger request body is answered 413
+
+refresh:                    # syncs on a schedule, inside `bridget serve` or alone as `bridget watch`
+  enabled: auto             # auto (on for live and ndw, off for sample and cached) | true | false
+  times: ["05:30", "17:30"] # local times of the provider's zone (Seattle for live), twice a day
+  every: null               # e.g. 30m or 6h: sync this often instead of at times
+  jitter_minutes: 10        # a random delay up to this is added to each scheduled time
+  backoff_initial_seconds: 60    # after a failed sync, retry after this long, doubling each time
+  backoff_max_seconds: 3600      # ... up to this
+
+"""
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import BridgetApp
+import BridgetDTOs
+import Foundation
+
+/// `bridget doctor`: is everything in place to sync and answer?
+struct DoctorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Check the configuration, the store, the HTTP cache and the data source; one line each.",
+        discussion: "Exit status 0 when every check is ok, 1 when one found a problem (its hint says what to do).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+
+    struct Check: Encodable {
+        let name: String
+        let ok: Bool
+        let detail: String
+        let hint: String?
+    }
+
+    func run() async throws {
+        var checks: [Check] = []
+        let context: AppContext
+        do {
+            context = try global.context()
+            let configuration = context.assembly.configuration
+            var detail = "\(configuration.resolved.origin): provider \(configuration.provider.rawValue), "
+                + "store \(configuration.store.rawValue)"
+            if configuration.provider == .live {
+                detail += configuration.appToken == nil
+                    ? ", no app token in $\(configuration.live.appTokenVariable) (requests share a throttled pool)"
+                    : ", app token set in $\(configuration.live.appTokenVariable)"
+            }
+            checks.append(Check(name: "config", ok: true, detail: detail, hint: nil))
+        } catch {
+            guard let shown = ErrorPresentation(error) else { throw error }
+            checks.append(Check(name: "config", ok: false, detail: shown.message, hint: shown.hint))
+            try report(checks)
+            return
+        }
+        checks.append(await storeCheck(context))
+        checks.append(await routesCheck(context))
+        checks.append(await cacheCheck(context))
+        checks.append(await sourceCheck(context))
+        try report(checks)
+    }
+
+    private func storeCheck(_ context: AppContext) async -> Check {
+        do {
+            // Only reads, so a store on a read-only disk is checked as it is (with the assembly's note).
+            let store = try await context.assembly.makeStore(forReading: true)
+            let integrity = try await store.integrityCheck()
+            let events = try await store.eventCount(bridgeID: nil)
+            let last = try await store.syncRuns(limit: 1).first
+            let lastText = last.map { " last sync \($0.status.rawValue) at \(LocalClock.seattle.display($0.startedAt))" } ?? ""
+            return Check(name: "store", ok: integrity == "ok",
+                         detail: "\(context.assembly.storeDescription): \(events) events, integrity \(integrity);\(lastText)",
+                         hint: integrity == "ok" ? (events == 0 ? "run `bridget sync`" : nil)
+                             : "move the file aside and sync again")
+        } catch {
+            return Self.failed("store", error)
+        }
+    }
+
+    private func cacheCheck(_ context: AppContext) async -> Check {
+        do {
+            let cache = try context.assembly.makeDiskCache()
+            let stats = await cache.statistics()
+            return Check(name: "cache", ok: true,
+                         detail: "\(cache.directory): \(stats.entries) entries, \(stats.bytes) of \(stats.maximumBytes) bytes",
+                         hint: nil)
+        } catch {
+            return Self.failed("cache", error)
+        }
+    }
+
+    private func sourceCheck(_ context: AppContext) async -> Check {
+        do {
+            let provider = try context.assembly.makeProvider()
+            let status = await provider.checkConnection()
+            let hint: String? = switch context.assembly.configuration.provider {
+            case .live: "check the network and provider.live.base_url; `bridget sync` retries transient failures"
+            case .cached: "sync once with provider.kind: live to fill the cache"
+            case .ndw: "check provider.ndw.source (a URL or a file) and the network"
+            case .sample: nil
+            }
+            return Check(name: "source", ok: status.isReachable, detail: "\(provider.name): \(status.detail)",
+                         hint: status.isReachable ? nil : hint)
+        } catch {
+            return Self.failed("source", error)
+        }
+    }
+
+    /// A check that failed with `error`: its message and hint as the CLI shows them, or the error as it describes
+    /// itself when Bridget does not know it.
+    private static func failed(_ name: String, _ error: any Error) -> Check {
+        let shown = ErrorPresentation(error)
+        return Check(name: name, ok: false, detail: shown?.message ?? "\(error)", hint: shown?.hint)
+    }
+
+    private func report(_ checks: [Check]) throws {
+        let rows = checks.map { check in
+            [Cell(check.ok ? "ok" : "problem"), Cell(check.name),
+             Cell(check.detail + (check.hint.map { " (hint: \($0))" } ?? ""))]
+        }
+        try OutputWriter(format: output.format).write(checks, tabular: Tabular(columns: ["status", "check", "detail"], rows: rows))
+        if checks.contains(where: { !$0.ok }) { throw ExitCode(1) }
+    }
+}

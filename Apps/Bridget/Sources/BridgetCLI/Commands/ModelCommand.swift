@@ -1,0 +1,28 @@
+import ArgumentParser
+import BridgetApp
+import BridgetDTOs
+import Foundation
+
+/// `bridget model`: the opening model predictions read.
+struct ModelCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "model",
+        abstract: "Rebuild the opening model (sync does it when data changes; predict when it is stale).",
+        subcommands: [Rebuild.self])
+
+    /// `bridget model rebuild`.
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Rebuild every bridge's opening model from the stored history now.")
+        @OptionGroup var global: GlobalOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore()
+                let models = try await OpeningModelRefresh.rebuild(
+                    store: store, processor: context.assembly.makeProcessor(store: store))
+                print("rebuilt the opening models of \(models.count) bridges from \(models.first?.sourceEvents ?? 0) stored rows")
+            }
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import ArgumentParser
+import BridgetApp
+import BridgetDTOs
+import Foundation
+
+/// `bridget cascades`: bridges whose openings follow each other.
+struct CascadesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "cascades",
+        abstract: "Bridge pairs whose openings follow each other more often than chance (lift and count).",
+        discussion: """
+            For each ordered pair (A, B): how often an opening of A is followed by an \
+            opening of B starting within --within, against the count expected if B opened \
+            independently at its own time-of-week rates. Lift above 1 means B tends to \
+            follow A (a vessel passing through both, say). Only pairs at least 3 standard \
+            deviations above chance (z ≥ 3) are listed unless --all is given: below that, a \
+            lift is likely noise.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
+    @Option(name: .long, help: ArgumentHelp("How soon B must follow A: 15m, 1h.", valueName: "minutes"))
+    var within: String = "15m"
+    @Option(name: .long, help: "Leave out pairs seen fewer times.") var minCount: Int = 5
+    @Flag(name: .long, help: "List every pair, the likely noise (z below 3) included.") var all = false
+
+    /// The z-score from which a lift is listed by default.
+    static let significantZ = 3.0
+
+    func run() async throws {
+        try await reportingErrors {
+            let minutes = try TimeGrammar.minutes(within, option: "--within")
+            let context = try global.context()
+            let store = try await context.openStoreForReading()
+            try await context.requireHistory(store, for: "cascades")
+            let scope = try await history.scope(context, store: store)
+            let found = try await context.assembly.makeProcessor(store: store)
+                .findCascades(withinMinutes: minutes, minimumCount: max(minCount, 1), in: scope)
+            let cascades = all ? found : found.filter { $0.zScore >= Self.significantZ }
+            let rows = cascades.map { cascade in
+                [Cell(cascade.fromBridgeName), Cell(cascade.toBridgeName), Cell(cascade.count),
+                 Cell(cascade.expected, decimals: 1), Cell(cascade.lift, decimals: 2), Cell(cascade.zScore, decimals: 1)]
+            }
+            let csv = Tabular(
+                columns: ["from_bridge_id", "from_bridge", "to_bridge_id", "to_bridge", "within_minutes", "count",
+                          "expected", "lift", "z_score"],
+                rows: cascades.map { cascade in
+                    [Cell(cascade.fromBridgeID), Cell(cascade.fromBridgeName), Cell(cascade.toBridgeID),
+                     Cell(cascade.toBridgeName), Cell(cascade.withinMinutes), Cell(cascade.count),
+                     Cell(raw: cascade.expected), Cell(raw: cascade.lift), Cell(raw: cascade.zScore)]
+                })
+            let hidden = found.count - cascades.count
+            try OutputWriter(format: output.format).write(
+                cascades, tabular: Tabular(columns: ["from", "then", "count", "expected", "lift", "z"], rows: rows),
+                csv: csv,
+                notes: ["", "Openings of the second bridge starting within \(minutes) min after the first's, "
+                        + "against the same count with its openings shifted by whole weeks.",
+                        "z: standard deviations above chance. "
+                        + (all ? "Below about 3 a lift is likely noise."
+                               : "\(cascades.count) pairs with z ≥ 3 listed; \(hidden) more below that are likely noise "
+                                 + "(--all lists them).")])
+        }
+    }
+}
+
+/// `bridget anomalies`: openings that do not fit.
+struct AnomaliesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "anomalies",
+        abstract: "Openings longer than their bridge's p99, or at times the model deems near-impossible.",
+        discussion: """
+            Judged against the whole history (each bridge's p99 duration and its opening \
+            model); --bridge, --since and --until choose which anomalies are listed.
+              bridget anomalies --since 30d
+              bridget anomalies --bridge Fremont --format csv \\
+                --since 2026-10-01 --until 2026-11-01
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
+    @Option(name: .long, help: ArgumentHelp(
+        "Show this many, newest first; 0 for all (default: 20 for a table on a terminal, else all).", valueName: "n"))
+    var limit: Int?
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try global.context()
+            let store = try await context.openStoreForReading()
+            try await context.requireHistory(store, for: "anomalies")
+            let scope = try await history.scope(context, store: store)
+            let all = try await context.assembly.makeProcessor(store: store).findAnomalies()
+                .filter { scope.contains(bridgeID: $0.bridgeID, openedAt: $0.openedAt) }
+            let toTerminal = output.format == .table && isatty(STDOUT_FILENO) == 1
+            let cap: Int? = switch limit {
+            case .some(let n) where n > 0: n
+            case .some: nil
+            case .none: toTerminal ? EventsCommand.terminalRows : nil
+            }
+            let shown = cap.map { Array(all.prefix($0)) } ?? all
+            let time = context.clock
+            let rows = shown.map { anomaly in
+                [Cell(anomaly.bridgeName), Cell(anomaly.openedAt, time: time),
+                 Cell(anomaly.durationMinutes, decimals: 0),
+                 Cell(anomaly.reasons.map(\.rawValue).joined(separator: ", ")), Cell(anomaly.p99Minutes, decimals: 0),
+                 Cell(percent: anomaly.slotChance)]
+            }
+            let csv = Tabular(
+                columns: ["bridge_id", "bridge", "opened_at", "open_local", "duration_minutes", "reasons",
+                          "p99_minutes", "slot_chance"],
+                rows: shown.map { anomaly in
+                    [Cell(anomaly.bridgeID), Cell(anomaly.bridgeName), Cell(anomaly.openedAt, time: time),
+                     Cell(anomaly.openLocal), anomaly.durationMinutes.map { Cell(raw: $0) } ?? Cell(""),
+                     Cell(anomaly.reasons.map(\.rawValue).joined(separator: " ")),
+                     anomaly.p99Minutes.map { Cell(raw: $0) } ?? Cell(""), Cell(raw: anomaly.slotChance)]
+                })
+            try OutputWriter(format: output.format).write(
+                shown,
+                tabular: Tabular(columns: ["bridge", "opened", "minutes", "why", "p99_min", "slot_chance"], rows: rows),
+                csv: csv,
+                notes: ["", "\(all.count) anomalies in all."])
+            if all.count > shown.count {
+                Terminal.note("\(all.count - shown.count) more anomalies match than the \(shown.count) listed; "
+                              + "--limit 0 lists them all")
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import ArgumentParser
+import BridgetApp
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// `bridget predict`: will this bridge open around this time?
+struct PredictCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "predict",
+        abstract: "Chance a bridge opens in a window, chance it is open on arrival, and the expected delay.",
+        discussion: """
+            Reads the opening model (15-minute slots of the week, built from the stored \
+            history at each sync and rebuilt here if the history changed since). The \
+            expected delay is the chance the bridge is open when you arrive times the mean \
+            time it then stays open. Evidence: how many openings the covered slots saw in \
+            the history, and what happened in the last five similar slots. If the bridge is \
+            open when you arrive, the wait is the mean time it then stays open ("wait if \
+            open"). Examples:
+              bridget predict --bridge Fremont --at 17:40 --window 20m
+              bridget predict --bridge Fremont --at 17:40 --on mon-fri
+              bridget predict --bridge 3 --format csv \\
+                --at "2026-12-01 17:40"
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+
+    @Option(name: .long, help: "A bridge id or name (e.g. 3 or Fremont).")
+    var bridge: [String] = []
+
+    func validate() throws {
+        try requireOneBridge(bridge, command: "predict")
+        if weekdays, on != nil { throw ValidationError("give --on DAYS or --weekdays, not both") }
+    }
+
+    @Option(name: .long, help: ArgumentHelp(
+        "When you reach the bridge: 17:40 (the next 17:40), 2026-12-01 17:40, +30m or now (default: now).",
+        valueName: "time"))
+    var at: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Ask for that time of day on each of these days of the coming week: mon-fri, sat,sun, daily.",
+        valueName: "days"))
+    var on: String?
+
+    @Flag(name: .long, help: "Shorthand for --on mon-fri.")
+    var weekdays = false
+
+    @Option(name: .long, help: ArgumentHelp("How far ahead to look: 20m, 45, 1h.", valueName: "minutes"))
+    var window: String = "20m"
+
+    func run() async throws {
+        try await reportingErrors {
+            let minutes = try TimeGrammar.minutes(window, option: "--window")
+            let days = try weekdays ? Weekdays.parse("mon-fri", option: "--weekdays")
+                : on.map { try Weekdays.parse($0, option: "--on") }
+            let context = try global.context()
+            let store = try await context.openStoreForReading()
+            try await context.requireHistory(store, for: "predict")
+            let forecasts = Forecasts(context: context, store: store)
+            let target = try await context.bridge(named: bridge[0], in: store)
+            let time = context.clock
+            let first = try context.timeGrammar.resolve(at ?? "now", option: "--at", direction: .ahead)
+            var readings = [first]
+            if let days {
+                let grammar = context.timeGrammar
+                let start = first.reading.dayNumber
+                readings = (start..<start + 7).compactMap { day -> TimeGrammar.Resolved? in
+                    let wall = Int64(day) * 86_400 + Int64(first.reading.hour * 3600 + first.reading.minute * 60)
+                    let reading = FloatingTimestamp(wallClockSeconds: wall)
+                    return days.contains(reading.mondayFirstWeekday) ? grammar.local(reading) : nil
+                }
+            }
+            for note in Set(readings.compactMap(\.note)).sorted() { Terminal.note("--at: " + note) }
+            let model = try await forecasts.model(of: target)
+            let history = "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")"
+            var outputs: [ForecastAnswer] = []
+            for resolved in readings {
+                outputs.append(try await forecasts.answer(model: model, bridge: target, at: resolved, minutes: minutes,
+                                                          evidence: days == nil))
+            }
+            let csv = Tabular(
+                columns: ["bridge_id", "bridge", "at", "at_local", "window_minutes", "chance_of_opening",
+                          "base_chance_of_opening", "chance_open_on_arrival", "expected_delay_minutes",
+                          "wait_if_open_minutes", "sample_starts", "sample_occurrences"],
+                rows: outputs.map { output in
+                    let forecast = output.forecast
+                    return [Cell(forecast.bridgeID), Cell(forecast.bridgeName), Cell(output.atInstant, time: time),
+                            Cell(output.atLocal), Cell(forecast.windowMinutes), Cell(raw: forecast.chanceOfOpening),
+                            Cell(raw: forecast.baseChanceOfOpening), Cell(raw: forecast.chanceOpenOnArrival),
+                            Cell(raw: forecast.expectedDelayMinutes), Cell(raw: output.waitIfOpenMinutes),
+                            Cell(forecast.sampleStarts), Cell(forecast.sampleOccurrences)]
+                })
+            let writer = OutputWriter(format: output.format)
+            guard days == nil, let only = outputs.first else {
+                // A recurring slot: one row per day.
+                let rows = outputs.map { output in
+                    [Cell("\(Self.weekdayName(output.forecast.atReading)) \(output.atLocal.prefix(10))"),
+                     Cell(percent: output.forecast.chanceOfOpening), Cell(percent: output.forecast.chanceOpenOnArrival),
+                     Cell(output.forecast.expectedDelayMinutes, decimals: 1), Cell(output.waitIfOpenMinutes, decimals: 1)]
+                }
+                let mean = outputs.map(\.forecast.chanceOfOpening).reduce(0, +) / Double(max(outputs.count, 1))
+                let chances = outputs.map(\.forecast.chanceOfOpening)
+                // Name the likeliest day only when the days differ by half a point or more.
+                let worst = (chances.max() ?? 0) - (chances.min() ?? 0) >= 0.005
+                    ? outputs.max { $0.forecast.chanceOfOpening < $1.forecast.chanceOfOpening } : nil
+                try writer.write(
+                    outputs,
+                    tabular: Tabular(columns: ["day", "opening_in_\(minutes)min", "open_on_arrival", "delay_min",
+                                               "wait_if_open_min"], rows: rows),
+                    csv: csv,
+                    notes: ["", "\(target.name) at \(first.reading.localText.dropFirst(11).prefix(5)) (\(time.zone.identifier) "
+                            + "time) on \(outputs.count) days: on average a \(Self.percent(mean)) chance of an opening "
+                            + "in the next \(minutes) min"
+                            + (worst.map { "; most likely on \(Self.weekdayName($0.forecast.atReading)) "
+                                + "(\(Self.percent($0.forecast.chanceOfOpening)))" } ?? "") + "."])
+                return
+            }
+            let forecast = only.forecast
+            let rows: [[Cell]] = [
+                [Cell("chance of an opening in the next \(minutes) min"), Cell(Self.percent(forecast.chanceOfOpening)),
+                 Cell("usual for \(minutes) min: " + Self.percent(forecast.baseChanceOfOpening))],
+                [Cell("chance it is open on arrival"), Cell(Self.percent(forecast.chanceOpenOnArrival)), Cell("")],
+                [Cell("expected delay"), Cell(String(format: "%.1f min", forecast.expectedDelayMinutes)),
+                 Cell("counting the chance it is closed to traffic")],
+                [Cell("wait if it is open on arrival"), Cell(String(format: "%.1f min", only.waitIfOpenMinutes)),
+                 Cell("mean time it then stays open")],
+            ]
+            var notes = ["", "\(target.name), \(Self.weekdayName(forecast.atReading)) \(only.atLocal.prefix(16).replacingOccurrences(of: "T", with: " ")) "
+                         + "(\(time.abbreviation(at: only.atInstant))). Evidence: \(forecast.sampleStarts) openings in "
+                         + "\(forecast.sampleOccurrences) occurrences of these 15-minute slots, history \(history).",
+                         "Last similar slots:"]
+            notes += only.lastSimilarSlots.map {
+                "  \($0.from)  " + ($0.openings.isEmpty ? "no opening" : $0.openings.joined(separator: ", "))
+            }
+            try writer.write(only, tabular: Tabular(columns: ["question", "answer", "compare"], rows: rows), csv: csv,
+                             notes: notes)
+        }
+    }
+
+    static func percent(_ value: Double) -> String {
+        value < 0.1 ? String(format: "%.1f%%", value * 100) : String(format: "%.0f%%", value * 100)
+    }
+
+    static func weekdayName(_ reading: FloatingTimestamp) -> String {
+        ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][reading.weekday - 1]
+    }
+}

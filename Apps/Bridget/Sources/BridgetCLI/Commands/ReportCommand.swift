@@ -1,0 +1,46 @@
+import ArgumentParser
+import BridgetApp
+import BridgetPages
+import BridgetApp
+import Foundation
+
+/// `bridget report --out DIR`: the pages as files, for a user with no server.
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Write the overview, every bridge and every saved route as static HTML pages.",
+        discussion: """
+            The pages `bridget serve` will show, as files with relative links: index.html (every bridge's \
+            chance of an opening in each quarter hour of the next 12 hours, the last openings, a map), \
+            bridges/ID.html (the hour-of-week heatmap, openings per month, durations, the last 20 openings) \
+            and routes/NAME.html (the expected delay by departure today, the best marked). Charts are inline \
+            SVG with titles and text summaries; no script, nothing fetched. Times are Seattle time.
+              bridget report --out report && open report/index.html
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The folder to write (created when missing; its pages are replaced).",
+                                            valueName: "dir"))
+    var out: String
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try global.context()
+            let store = try await context.openStoreForReading()
+            let pages = try await Site(context: context, store: store, now: context.assembly.now()).pages()
+            let root = URL(fileURLWithPath: out).standardizedFileURL
+            for page in pages {
+                let file = root.appendingPathComponent(page.path)
+                do {
+                    try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+                    try Data(page.html.utf8).write(to: file, options: .atomic)
+                } catch {
+                    throw BridgetError.data("report-write", "cannot write \(file.path): \(error.localizedDescription)",
+                                            hint: "choose a folder you can write with --out", exitCode: 73)
+                }
+            }
+            print("wrote \(pages.count) pages to \(root.path) (open \(root.appendingPathComponent("index.html").path))")
+        }
+    }
+}

@@ -1,0 +1,528 @@
+import ArgumentParser
+import BridgetApp
+import BridgetAnalysis
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// `bridget route`: saved trips across bridges, scored by the opening model.
+struct RouteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "route",
+        abstract: "Save routes across bridges, score a departure, find the best time to leave.",
+        discussion: """
+            A route is a list of crossings in travel order; a crossing names the bridges that can serve it, \
+            preferred first, and the minutes from departure to reach it:
+              bridget route add commute --via "Fremont/Ballard@8" \\
+                --via "Montlake@22" --favorite
+              bridget route score commute --depart "2026-12-01 17:40"
+              bridget route best-time commute --step 5m \\
+                --between 16:00 18:30
+            """,
+        subcommands: [Add.self, List.self, Show.self, Remove.self, Favorite.self, Score.self, BestTime.self,
+                      Compare.self, Export.self, Import.self])
+
+    /// `route add`.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Save a route (replacing one of the same name).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The route's name.") var name: String
+        @Option(name: .long, help: ArgumentHelp(
+            "A crossing: bridges separated by '/', preferred first, then '@' and the minutes from departure. Repeat in order.",
+            valueName: "bridges@minutes"))
+        var via: [String]
+        @Flag(name: .long, help: "Mark the route as a favourite.") var favorite = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let name = self.name.trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty else {
+                    throw BridgetError.validation("empty-route-name", "the route name is empty",
+                                                  hint: "e.g. bridget route add commute --via \"Fremont/Ballard@8\"")
+                }
+                guard !via.isEmpty else { throw BridgetError.validation("no-crossing", "give at least one --via crossing") }
+                // Every crossing is checked before the store is opened: a typo creates nothing.
+                let written = try via.map(Self.crossing)
+                let context = try global.context()
+                let store = try await context.assembly.makeStore()
+                var crossings: [RouteCrossingDTO] = []
+                for (names, minutes) in written {
+                    var ids: [String] = []
+                    for name in names { ids.append(try await context.bridge(named: name, in: store).id) }
+                    crossings.append(RouteCrossingDTO(bridgeIDs: ids, minutesFromStart: minutes))
+                }
+                guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
+                    throw BridgetError.validation("bad-order", "crossings must be given in travel order (minutes rising)")
+                }
+                let file = try await context.routeFile(migratingFrom: store)
+                try await file.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
+                print("saved route \(name.terminalSafe) with \(crossings.count) crossings")
+                Terminal.note("routes are kept in \(file.path)")
+            }
+        }
+
+        /// A `--via` value, `BRIDGES@MINUTES`: the bridge names as written and the minutes from departure.
+        static func crossing(_ text: String) throws -> (names: [String], minutes: Double) {
+            let parts = text.split(separator: "@", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)),
+                  minutes.isFinite, (0...1_440).contains(minutes)
+            else {
+                throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES (0 to 1440 minutes)",
+                                              hint: "e.g. --via \"Fremont/Ballard@8\"")
+            }
+            let names = parts[0].split(separator: "/", omittingEmptySubsequences: false)
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !names.contains(where: \.isEmpty) else {
+                throw BridgetError.validation("bad-crossing", "--via '\(text)' has an empty bridge name",
+                                              hint: "separate bridge names with one '/', e.g. --via \"Fremont/Ballard@8\"")
+            }
+            return (names, minutes)
+        }
+    }
+
+    /// `route list`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List saved routes, favourites first.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore(forReading: true)
+                let file = try await context.routeFile(migratingFrom: store)
+                let routes = try await file.routes()
+                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                let rows = routes.map { route in
+                    [Cell(route.isFavorite ? "★" : ""), Cell(route.id), Cell(describe(route, catalog: catalog))]
+                }
+                try OutputWriter(format: output.format).write(
+                    routes, tabular: Tabular(columns: ["fav", "name", "crossings"], rows: rows),
+                    csv: Tabular(columns: ["route", "favorite", "crossing", "minutes_from_start", "bridge_ids"],
+                                 rows: routes.flatMap { route in
+                                     route.crossings.enumerated().map { index, crossing in
+                                         [Cell(route.id), Cell(route.isFavorite ? "true" : "false"), Cell(index + 1),
+                                          Cell(raw: crossing.minutesFromStart),
+                                          Cell(crossing.bridgeIDs.joined(separator: " "))]
+                                     }
+                                 }),
+                    notes: routes.isEmpty ? ["", "No routes yet: `bridget route add NAME --via BRIDGE@MINUTES`."] : [])
+            }
+        }
+    }
+
+    /// `route show`.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show one route.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The route's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore(forReading: true)
+                let route = try await RouteAnswers.route(name, in: try await context.routeFile(migratingFrom: store))
+                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                let rows = route.crossings.enumerated().map { index, crossing in
+                    [Cell(index + 1), Cell(String(format: "%g", crossing.minutesFromStart)),
+                     Cell(crossing.bridgeIDs.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: " or "))]
+                }
+                try OutputWriter(format: output.format).write(
+                    route, tabular: Tabular(columns: ["crossing", "minutes", "bridges"], rows: rows),
+                    csv: Tabular(columns: ["route", "favorite", "crossing", "minutes_from_start", "bridge_ids"],
+                                 rows: route.crossings.enumerated().map { index, crossing in
+                                     [Cell(route.id), Cell(route.isFavorite ? "true" : "false"), Cell(index + 1),
+                                      Cell(raw: crossing.minutesFromStart), Cell(crossing.bridgeIDs.joined(separator: " "))]
+                                 }),
+                    notes: route.isFavorite ? ["", "★ favourite"] : [])
+            }
+        }
+    }
+
+    /// `route remove`.
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a route.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The route's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.routeFile(migratingFrom: try await context.assembly.makeStore(forReading: true))
+                let name = self.name.trimmingCharacters(in: .whitespaces)
+                guard try await store.removeRoute(named: name) else {
+                    throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
+                }
+                print("removed route \(name.terminalSafe)")
+            }
+        }
+    }
+
+    /// `route favorite`.
+    struct Favorite: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Mark a route as a favourite (or not, with --off).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The route's name.") var name: String
+        @Flag(name: .long, help: "Remove the mark.") var off = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.routeFile(migratingFrom: try await context.assembly.makeStore(forReading: true))
+                let route = try await RouteAnswers.route(name, in: store)
+                try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
+                print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
+            }
+        }
+    }
+
+    /// `route score`.
+    struct Score: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Per crossing: arrival, chance open, chance of an opening, expected delay; the best bridge.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The route's name.") var name: String
+        @Option(name: .long, help: ArgumentHelp(
+            "Departure: 17:40 (the next 17:40), 2026-12-01 17:40, +30m, now (default: now).", valueName: "time"))
+        var depart: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.openStoreForReading()
+                try await context.requireHistory(store, for: "route scoring")
+                let route = try await RouteAnswers.route(name, in: try await context.routeFile(migratingFrom: store))
+                let time = context.clock
+                let (score, resolved) = try await RouteAnswers(context: context, store: store)
+                    .score(route, depart: depart, option: "--depart")
+                if let note = resolved.note { Terminal.note("--depart: " + note) }
+                let departure = resolved.reading
+                var rows: [[Cell]] = []
+                for crossing in score.crossings {
+                    for option in crossing.options {
+                        let chosen = option.bridgeID == crossing.best.bridgeID && crossing.options.count > 1
+                        rows.append([
+                            Cell(option.bridgeID == crossing.options[0].bridgeID ? "\(crossing.position)" : ""),
+                            Cell(option.bridgeID == crossing.options[0].bridgeID ? String(crossing.arrival.dropFirst(11).prefix(5)) : ""),
+                            Cell(option.bridgeName + (chosen ? " ✓" : "")),
+                            Cell(percent: option.chanceOpenOnArrival),
+                            Cell(percent: option.chanceOfOpening),
+                            Cell(option.expectedDelayMinutes, decimals: 2),
+                        ])
+                    }
+                }
+                // CSV: one row per bridge of each crossing, with the route, the times and raw numbers in every row.
+                var facts: [[Cell]] = []
+                for crossing in score.crossings {
+                    for option in crossing.options {
+                        facts.append([
+                            Cell(score.route), Cell(resolved.instant, time: time), Cell(departure.localText),
+                            Cell(crossing.position),
+                            Cell(crossing.arrival), Cell(option.bridgeID), Cell(option.bridgeName),
+                            Cell(option.bridgeID == crossing.best.bridgeID ? "true" : "false"),
+                            Cell(raw: option.chanceOpenOnArrival), Cell(raw: option.chanceOfOpening),
+                            Cell(raw: option.expectedDelayMinutes), Cell(raw: score.totalExpectedDelayMinutes),
+                        ])
+                    }
+                }
+                try OutputWriter(format: output.format).write(
+                    score,
+                    tabular: Tabular(columns: ["crossing", "arrive", "bridge", "open_on_arrival",
+                                               "opening_in_\(RouteScoreDTO.approachMinutes)min", "delay_min"], rows: rows,
+                                     dropFirst: ["opening_in_\(RouteScoreDTO.approachMinutes)min", "open_on_arrival", "crossing"]),
+                    csv: Tabular(columns: ["route", "depart", "depart_local", "crossing", "arrive_local", "bridge_id", "bridge",
+                                           "best", "chance_open_on_arrival", "chance_of_opening",
+                                           "expected_delay_minutes", "route_expected_delay_minutes"], rows: facts),
+                    notes: ["", "Leaving \(score.departure.prefix(16).replacingOccurrences(of: "T", with: " ")) (\(time.zone.identifier) time): "
+                            + String(format: "expected delay %.2f min in all", score.totalExpectedDelayMinutes)
+                            + (score.crossings.contains { $0.options.count > 1 } ? "; ✓ marks the better bridge." : ".")])
+            }
+        }
+    }
+
+    /// `route best-time`.
+    struct BestTime: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "best-time", abstract: "Departure times in a range, ranked by total expected delay.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The route's name.") var name: String
+        @OptionGroup var range: DepartureRange
+        @Option(name: .long, help: "Show this many; 0 for all.") var top: Int = 10
+
+        func run() async throws {
+            try await reportingErrors {
+                guard range.between.count == 2 else {
+                    throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 16:00 18:30")
+                }
+                let stepMinutes = try TimeGrammar.minutes(range.step, option: "--step")
+                let context = try global.context()
+                let store = try await context.openStoreForReading()
+                try await context.requireHistory(store, for: "route scoring")
+                let route = try await RouteAnswers.route(name, in: try await context.routeFile(migratingFrom: store))
+                let time = context.clock
+                let answer = try await RouteAnswers(context: context, store: store)
+                    .bestTime(route, between: (range.between[0], range.between[1]), date: range.date,
+                              stepMinutes: stepMinutes, top: top)
+                let (day, clockNotes, ranked, shown) = (answer.day, answer.clockNotes, answer.ranked, answer.shown)
+                let best = answer.least
+                let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - best) * 60 < 10 }
+                let rows = shown.enumerated().map { index, score in
+                    [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))),
+                     Cell(score.totalExpectedDelayMinutes, decimals: 2),
+                     Cell(Int(((score.totalExpectedDelayMinutes - best) * 60).rounded())),
+                     Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
+                }
+                let tied = ranked.filter(tiedWithBest).count
+                var notes = ["", "\(ranked.count) departures on \(day) from \(range.between[0]) to \(range.between[1]) every "
+                             + "\(stepMinutes) min, least expected delay first (\(time.zone.identifier) time)."]
+                if tied > 1 {
+                    notes.append("\(tied) departures are within 10 seconds of the least delay: a tie, listed earliest "
+                                 + "first; the rest follow by delay.")
+                }
+                notes += clockNotes.notes
+                if !clockNotes.skipped.isEmpty {
+                    Terminal.note(clockNotes.skipped.sorted().map { String($0.dropFirst(11).prefix(5)) }
+                        .joined(separator: ", ") + " do not exist on \(day) (the clocks skip them); left out")
+                }
+                try OutputWriter(format: output.format).write(
+                    shown, tabular: Tabular(columns: ["rank", "depart", "delay_min", "vs_best_s", "via"], rows: rows),
+                    csv: Tabular(
+                        columns: ["rank", "route", "depart", "depart_local", "expected_delay_minutes", "seconds_more_than_best",
+                                  "via_bridge_ids"],
+                        rows: shown.enumerated().map { index, score in
+                            [Cell(index + 1), Cell(score.route),
+                             Cell(FloatingTimestamp(score.departure + ".000").map { time.openingInstant(for: $0) }, time: time),
+                             Cell(score.departure), Cell(raw: score.totalExpectedDelayMinutes),
+                             Cell(raw: (score.totalExpectedDelayMinutes - best) * 60),
+                             Cell(score.crossings.map(\.best.bridgeID).joined(separator: " "))]
+                        }),
+                    notes: notes)
+            }
+        }
+    }
+
+    /// `route compare`.
+    struct Compare: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Which of two routes has less expected delay, departure by departure.",
+            discussion: """
+                Scores both routes for each departure in the range and says which is better \
+                when: runs of departures where one route wins by 10 seconds or more; \
+                closer than that they tie.
+                  bridget route compare commute scenic --between 7:00 9:00
+                """)
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The first route's name.") var first: String
+        @Argument(help: "The second route's name.") var second: String
+        @OptionGroup var range: DepartureRange
+
+        struct Row: Encodable {
+            let departure: String
+            let delays: [String: Double]
+            /// The better route's name, or `nil` for a tie (closer than 10 seconds).
+            let better: String?
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                guard range.between.count == 2 else {
+                    throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 7:00 9:00")
+                }
+                guard first != second else {
+                    throw BridgetError.validation("same-route", "compare two different routes (both are '\(first)')")
+                }
+                let stepMinutes = try TimeGrammar.minutes(range.step, option: "--step")
+                let context = try global.context()
+                let store = try await context.openStoreForReading()
+                try await context.requireHistory(store, for: "route scoring")
+                let file = try await context.routeFile(migratingFrom: store)
+                let routes = [try await RouteAnswers.route(first, in: file), try await RouteAnswers.route(second, in: file)]
+                let time = context.clock
+                let (day, times) = try RouteAnswers(context: context, store: store)
+                    .departures(between: (range.between[0], range.between[1]), date: range.date)
+                var rows: [Row] = []
+                for route in routes {
+                    let scorer = try await RouteAnswers(context: context, store: store).scorer(for: route)
+                    let scores = try scorer.bestTimes(route, from: times.0, to: times.1, stepMinutes: stepMinutes)
+                        .sorted { $0.departure < $1.departure }
+                    if rows.isEmpty {
+                        rows = scores.map { Row(departure: $0.departure, delays: [route.id: $0.totalExpectedDelayMinutes],
+                                                better: nil) }
+                    } else {
+                        rows = zip(rows, scores).map { row, score in
+                            var delays = row.delays
+                            delays[route.id] = score.totalExpectedDelayMinutes
+                            return Row(departure: row.departure, delays: delays, better: nil)
+                        }
+                    }
+                }
+                let clockNotes = RouteAnswers.clockNotes(rows.map(\.departure), day: day, clock: time)
+                rows = rows.filter { !clockNotes.skipped.contains($0.departure) }
+                    .map { row in
+                        let (a, b) = (row.delays[first] ?? 0, row.delays[second] ?? 0)
+                        let better: String? = abs(a - b) * 60 < 10 ? nil : (a < b ? first : second)
+                        return Row(departure: row.departure, delays: row.delays, better: better)
+                    }
+                // Runs of the same verdict, for the sentence.
+                var runs: [(verdict: String?, from: String, to: String)] = []
+                for row in rows {
+                    let clock = String(row.departure.dropFirst(11).prefix(5))
+                    if let last = runs.last, last.verdict == row.better {
+                        runs[runs.count - 1].to = clock
+                    } else {
+                        runs.append((row.better, clock, clock))
+                    }
+                }
+                let sentence = runs.map { run in
+                    let span = run.from == run.to ? "at \(run.from)" : "from \(run.from) to \(run.to)"
+                    return (run.verdict.map { "\($0) is better" } ?? "they tie") + " " + span
+                }.joined(separator: "; ")
+                let table = rows.map { row in
+                    [Cell(String(row.departure.dropFirst(11).prefix(5))), Cell(row.delays[first] ?? 0, decimals: 2),
+                     Cell(row.delays[second] ?? 0, decimals: 2), Cell(row.better ?? "tie")]
+                }
+                try OutputWriter(format: output.format).write(
+                    rows,
+                    tabular: Tabular(columns: ["depart", "\(first)_delay_min", "\(second)_delay_min", "better"], rows: table),
+                    csv: Tabular(columns: ["depart", "depart_local", "route", "expected_delay_minutes", "better"],
+                                 rows: rows.flatMap { row in
+                                     [first, second].map { name in
+                                         [Cell(FloatingTimestamp(row.departure + ".000").map { time.openingInstant(for: $0) },
+                                               time: time),
+                                          Cell(row.departure), Cell(name), Cell(raw: row.delays[name] ?? 0),
+                                          Cell(row.better ?? "")]
+                                     }
+                                 }),
+                    notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")]
+                        + clockNotes.notes)
+            }
+        }
+    }
+
+    /// The departures `best-time` and `compare` consider: a range of times of day on one day, every `step`.
+    struct DepartureRange: ParsableArguments {
+        @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
+            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
+        var between: [String]
+        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
+                                                valueName: "date"))
+        var date: String?
+        @Option(name: .long, help: "Minutes between the departures considered: 5m, 10m.") var step: String = "5m"
+    }
+
+    /// `route export`.
+    struct Export: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write saved routes as YAML (the routes file's form), to share or keep.",
+            discussion: """
+                  bridget route export > routes.yaml
+                  bridget route export --from-store | bridget route import -
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Option(name: .long, help: ArgumentHelp("The file to write, or - for standard output.", valueName: "file"))
+        var out: String = "-"
+        @Flag(name: .long, help: "The routes an earlier Bridget kept in the data store, instead of the routes file.")
+        var fromStore = false
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore(forReading: true)
+                let routes = fromStore ? try await store.routes()
+                    : try await context.routeFile(migratingFrom: store).routes()
+                let text = try RouteFile.yaml(routes)
+                if out == "-" {
+                    print(text, terminator: "")
+                } else {
+                    do {
+                        try Data(text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+                    } catch {
+                        throw BridgetError.data("export-write", "cannot write \(out): \(error.localizedDescription)",
+                                                exitCode: 73)
+                    }
+                    Terminal.writeError("Exported \(routes.count) routes to \(out).\n")
+                }
+            }
+        }
+    }
+
+    /// `route import`.
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add routes from a YAML file (as route export writes); a route of the same name is replaced.",
+            discussion: """
+                --from-store copies the routes the configured data store holds (where an earlier \
+                Bridget kept them) and remembers the store, so a route removed later is not offered \
+                back by doctor.
+                """)
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The YAML file, or - for standard input.", valueName: "file")) var file: String?
+        @Flag(name: .long, help: "Copy the routes the data store holds instead of reading a file.")
+        var fromStore = false
+
+        func validate() throws {
+            guard (file == nil) == fromStore else {
+                throw ValidationError(fromStore ? "give either a file or --from-store, not both"
+                                                : "give a YAML file (or - for standard input), or --from-store")
+            }
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                if fromStore {
+                    let context = try global.context()
+                    let store = try await context.assembly.makeStore(forReading: true)
+                    let routes = try await store.routes()
+                    let routeFile = try await context.routeFile(migratingFrom: store)
+                    let added = try routeFile.merge(routes, from: context.assembly.storeDescription)
+                    print("imported \(routes.count) routes from the store at \(context.assembly.storeDescription) "
+                          + "(\(added) new, \(routes.count - added) replaced) into \(routeFile.path)")
+                    return
+                }
+                let file = self.file ?? "-"
+                let data: Data?
+                if file == "-" {
+                    data = FileHandle.standardInput.readDataToEndOfFile()
+                } else {
+                    data = FileManager.default.contents(atPath: file)
+                }
+                guard let data else {
+                    throw BridgetError.data("import-open", "cannot read \(file)", exitCode: 66)
+                }
+                let origin = file == "-" ? "standard input" : file
+                let routes = try RouteFile.routes(fromYAML: String(decoding: data, as: UTF8.self), origin: origin)
+                let context = try global.context()
+                let store = try await context.assembly.makeStore(forReading: true)
+                // Every bridge must be known: a typo in a shared file is refused, not saved.
+                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                // Bridges by id, or by name as `route add` takes them (stored as ids).
+                let resolved = try routes.map { route in
+                    RouteDTO(id: route.id, crossings: try route.crossings.map { crossing in
+                        RouteCrossingDTO(bridgeIDs: try crossing.bridgeIDs.map { text in
+                            guard let bridge = catalog.bridge(id: text) ?? catalog.resolve(text) else {
+                                throw BridgetError.validation(
+                                    "unknown-bridge", "\(origin): route '\(route.id)' names bridge '\(text)', which is "
+                                        + "not in the catalog", hint: "`bridget bridges` lists the ids and names")
+                            }
+                            return bridge.id
+                        }, minutesFromStart: crossing.minutesFromStart)
+                    }, isFavorite: route.isFavorite)
+                }
+                let routeFile = try await context.routeFile(migratingFrom: store)
+                let added = try routeFile.merge(resolved)
+                print("imported \(resolved.count) routes (\(added) new, \(resolved.count - added) replaced) into \(routeFile.path)")
+            }
+        }
+    }
+}
+
+private func describe(_ route: RouteDTO, catalog: BridgeCatalog) -> String {
+    route.crossings.map { crossing in
+        crossing.bridgeIDs.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: "/")
+            + String(format: "@%g", crossing.minutesFromStart)
+    }.joined(separator: " → ")
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import BridgetApp
+import Foundation
+
+/// `bridget serve`: the HTTP API and the pages over the configured store (the BridgetWeb layer, trait `Server`).
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the store as a JSON API and pages over HTTP (the answers of --format json).",
+        discussion: """
+            Endpoints (Docs/openapi.yaml): GET /healthz, /readyz, /metrics, /v1/status, /v1/stats, \
+            /v1/stats/heatmap, /v1/bridges, /v1/bridges/{id} (an id or a name), /v1/bridges/{id}/events \
+            (pages with a cursor), /v1/bridges/{id}/forecast, /v1/routes, /v1/routes/{name}, \
+            /v1/routes/{name}/score and /v1/routes/{name}/best-time; PUT and DELETE /v1/routes/{name} with \
+            Authorization: Bearer and the token in $BRIDGET_API_TOKEN (serve.token_env); the pages at /, \
+            /bridges/{id}, /routes/{name} and /quality. Answers carry an ETag (If-None-Match gets 304) and \
+            Cache-Control, errors are application/problem+json, every response has an X-Request-Id and every \
+            request is one log line on standard error.
+            With refresh on (refresh.enabled; auto is on for the live and ndw providers) it also syncs on the \
+            refresh schedule, as bridget watch does. Ctrl-C or SIGTERM stops taking requests, lets those in \
+            flight and a running sync's batch finish (serve.drain_seconds) and exits 0.
+              bridget serve --port 8080
+              BRIDGET_API_TOKEN=secret bridget serve
+            This command exists in a bridget built with the Server trait: \
+            swift build --traits Server --product bridget.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The address to listen on (default: serve.host, 127.0.0.1).",
+                                            valueName: "host"))
+    var host: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The port to listen on; 0 picks a free one, printed at start (default: serve.port, 8080).", valueName: "port"))
+    var port: Int?
+
+    func validate() throws {
+        if let port, !(0...65_535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+    }
+
+    func run() async throws {
+        let (global, host, port) = (global, host, port)
+        try await Self.serve(global: global, host: host, port: port)
+    }
+}
+
+// The one place the command line knows the HTTP layer, which comes with the Server trait (Hummingbird is SwiftNIO,
+// minutes to build cold), so the plain build stays quick: without it, `serve` says how to get it.
+#if Server
+import BridgetWeb
+
+extension ServeCommand {
+    static func serve(global: GlobalOptions, host: String?, port: Int?) async throws {
+        try await reportingErrors {
+            try await BridgetServer(context: try global.context()).run(host: host, port: port)
+        }
+    }
+}
+#else
+extension ServeCommand {
+    static func serve(global: GlobalOptions, host: String?, port: Int?) async throws {
+        Terminal.error("this bridget was built without the server; build it with the Server trait: "
+                       + "swift build --traits Server --product bridget")
+        throw ExitCode(69)
+    }
+}
+#endif

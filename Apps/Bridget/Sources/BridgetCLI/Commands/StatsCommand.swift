@@ -1,0 +1,76 @@
+import ArgumentParser
+import BridgetApp
+import BridgetAnalysis
+import BridgetDTOs
+import Foundation
+
+/// `bridget stats`: per-bridge opening statistics.
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "stats",
+        abstract: "Openings, openings per day, durations and the busiest hour, per bridge.",
+        discussion: """
+            Durations are close − open in minutes. Median and p90 use the nearest-rank \
+            rule (the value at rank ⌈p·n⌉ of the sorted durations). Openings per day \
+            divide by the days from the first to the last stored opening (Seattle dates, \
+            inclusive). The busiest hour is the Seattle local hour in which most openings \
+            start. --bridge, --since and --until limit the figures to those bridges and \
+            openings (--until exclusive):
+              bridget stats --bridge Fremont \\
+                --since 2026-01-01 --until 2026-07-01
+            """)
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var output: FormatOptions
+    @OptionGroup var history: HistoryOptions
+
+    @Flag(name: .long, help: "Draw a 7×24 hour-of-week heatmap per bridge (plain when piped or NO_COLOR); with --format json, its counts.")
+    var heatmap = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try global.context()
+            let store = try await context.openStoreForReading()
+            let scope = try await history.scope(context, store: store)
+            let statistics = try await context.assembly.makeProcessor(store: store).generateStatistics(in: scope)
+            let rows = statistics.bridges.map { bridge in
+                [Cell(bridge.bridgeID), Cell(bridge.bridgeName), Cell(bridge.openings),
+                 Cell(bridge.openingsPerDay, decimals: 2), Cell(bridge.meanMinutes), Cell(bridge.medianMinutes),
+                 Cell(bridge.p90Minutes), Cell(bridge.maxMinutes),
+                 Cell(bridge.busiestHour.map { String(format: "%02d:00", $0) } ?? "-")]
+            }
+            if heatmap && output.format == .json {
+                print(try OutputWriter.json(HeatmapOutput(statistics, zone: context.clock.zone)))
+                return
+            }
+            if heatmap && output.format == .table {
+                let map = Heatmap.forStandardOutput(environment: context.environment)
+                let sections = statistics.bridges.map { bridge in
+                    map.render(title: "\(bridge.bridgeName) (\(bridge.openings) openings, Seattle time)",
+                               counts: bridge.hourOfWeek)
+                }
+                print(sections.joined(separator: "\n\n").terminalSafeLines)
+                print("\n" + map.legend())
+                return
+            }
+            var notes = [""]
+            if statistics.totalOpenings == 0 {
+                let filtered = scope != .everything
+                notes.append(filtered ? "No stored opening matches --bridge, --since and --until."
+                                      : "No openings stored yet: run `bridget sync`.")
+            } else {
+                notes.append("\(statistics.totalOpenings) openings over \(statistics.days) days "
+                             + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), Seattle time), "
+                             + "from \(statistics.totalRows) stored rows: rows of a bridge less than "
+                             + "\(String(format: "%g", statistics.mergeGapMinutes)) min apart are one opening.")
+            }
+            try OutputWriter(format: output.format).write(
+                statistics,
+                tabular: Tabular(
+                    columns: ["id", "bridge", "openings", "per_day", "mean_min", "median_min", "p90_min", "max_min",
+                              "busiest_hour"],
+                    rows: rows),
+                notes: notes)
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import BridgetApp
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `bridget watch`: keeps the store fresh on the `refresh` schedule, with no HTTP.
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Sync on the refresh schedule until stopped (no HTTP): a host that only keeps a store fresh.",
+        discussion: """
+            Syncs at refresh.times in the provider's local time (default 05:30 and 17:30, Seattle for live), or \
+            every refresh.every (e.g. 30m), each time plus a random delay of up to refresh.jitter_minutes. A store \
+            that never synced, or missed a scheduled sync while nothing ran, is synced at once. A failed sync is \
+            tried again after refresh.backoff_initial_seconds, doubling up to refresh.backoff_max_seconds. One \
+            line on standard error says each step.
+            Syncs take turns through the store's sync lock: while another watch, a refreshing serve or a \
+            bridget sync is syncing the same store (on this host or another), this one waits for its next look.
+            Ctrl-C or SIGTERM stops it: a running sync commits the batch in flight and is recorded cancelled; the \
+            next start resumes.
+              bridget watch
+              bridget watch --once        # one sync now, then exit (for cron); 75 if another is syncing
+              BRIDGET_REFRESH_EVERY=30m bridget watch
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(name: .long, help: "Sync once now and exit: 0 when it succeeded, 75 when another sync holds the store.")
+    var once = false
+
+    func run() async throws {
+        try await reportingErrors {
+            let context = try global.context()
+            let configuration = context.configuration
+            let store = try await context.assembly.makeStore()
+            var logger = Logger(label: "bridget.watch")
+            logger.logLevel = .info
+            if once {
+                let pipeline = try context.assembly.makeSyncPipeline(store: store)
+                let report = try await cancellingOnInterrupt { try await pipeline.run(full: false) }
+                Terminal.note("synced \(report.fetched) rows (\(report.inserted) new, \(report.updated) updated, "
+                              + "\(report.rejected) rejected) in run \(report.runID)")
+                if !report.completed {
+                    Terminal.error("interrupted after \(report.fetched) rows; the committed batches are kept and the next sync resumes")
+                    throw ExitCode(130)
+                }
+                return
+            }
+            let refresh = try RefreshService(context: context, store: store, logger: logger)
+            logger.info("watch: \(refresh.refresher.schedule.description) into \(context.assembly.storeDescription)")
+            var group = ServiceGroupConfiguration(services: [.init(service: refresh)],
+                                                  gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            group.maximumGracefulShutdownDuration = .milliseconds(Int64(configuration.serve.drainSeconds * 1000))
+            try await ServiceGroup(configuration: group).run()
+        }
+    }
+}

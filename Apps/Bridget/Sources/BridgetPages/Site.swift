@@ -1,0 +1,308 @@
+import BridgetAnalysis
+import BridgetApp
+import BridgetCharts
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// Bridget's pages, rendered from the store: the overview (`index.html`), a page per bridge (`bridges/ID.html`) and
+/// per saved route (`routes/NAME.html`), and the quality page. The figures come from the app core and Analysis (the
+/// kept tallies, the opening models, the route answers); each page builds its view model from them and its template
+/// lays it out. No script, no external file: readable with JavaScript off. The same pages are written to a folder
+/// (`bridget report`, relative links) or served (`bridget serve`, the server's paths).
+package struct Site: Sendable {
+    package let context: AppContext
+    package let store: any BridgeStore
+    /// The moment the pages are about ("now" on the overview, today's departures on a route page).
+    package let now: Date
+    /// How pages link to each other.
+    package let links: Links
+
+    /// How pages link to each other: files side by side, or the server's paths.
+    package enum Links: Sendable {
+        /// `index.html`, `bridges/3.html`, relative, so a folder of files works anywhere.
+        case files
+        /// `/`, `/bridges/3`, `/routes/NAME`, as `bridget serve` answers them.
+        case server
+    }
+
+    package init(context: AppContext, store: any BridgeStore, now: Date, links: Links = .files) {
+        self.context = context
+        self.store = store
+        self.now = now
+        self.links = links
+    }
+
+    // MARK: Addresses
+
+    /// The overview's address from a page one folder down (`top: false`) or at the top.
+    func homeHref(top: Bool) -> String {
+        switch links {
+        case .files: top ? "index.html" : "../index.html"
+        case .server: "/"
+        }
+    }
+
+    /// The quality page's address from the overview.
+    var qualityHref: String { links == .files ? "quality.html" : "/quality" }
+
+    /// A bridge page's address from the overview.
+    func bridgeHref(_ id: String) -> String {
+        switch links {
+        case .files: Self.bridgePath(id)
+        case .server: "/bridges/" + Self.pathSegment(id)
+        }
+    }
+
+    /// A route page's address from the overview.
+    func routeHref(_ name: String) -> String {
+        switch links {
+        case .files: Self.routePath(name)
+        case .server: "/routes/" + Self.pathSegment(name)
+        }
+    }
+
+    /// A bridge page's file under the site's root.
+    package static func bridgePath(_ id: String) -> String { "bridges/" + slug(id) + ".html" }
+
+    /// A route page's file under the site's root.
+    package static func routePath(_ name: String) -> String { "routes/" + slug(name) + ".html" }
+
+    /// Text as one percent-encoded path segment (a `/` in a route name included).
+    static func pathSegment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text
+    }
+
+    /// A file name from any text: letters and digits kept, everything else as `-XX` hex, so two names never meet.
+    package static func slug(_ text: String) -> String {
+        var result = ""
+        for byte in text.utf8 {
+            let scalar = Unicode.Scalar(byte)
+            if (byte < 0x80 && CharacterSet.alphanumerics.contains(scalar)) || byte == UInt8(ascii: "_") {
+                result.unicodeScalars.append(scalar)
+            } else {
+                result += String(format: "-%02X", byte)
+            }
+        }
+        return result.isEmpty ? "-" : result
+    }
+
+    // MARK: Every page
+
+    /// Every page: its path under the site's root, and its HTML.
+    package func pages() async throws -> [(path: String, html: String)] {
+        let bridges = try await bridgeList()
+        var pages = [(path: "index.html", html: try await overview(bridges))]
+        for bridge in bridges {
+            pages.append((path: Self.bridgePath(bridge.bridge.id), html: try await bridgePage(bridge)))
+        }
+        for route in try await context.routeFile(migratingFrom: store).routes() {
+            pages.append((path: Self.routePath(route.id), html: try await routePage(route)))
+        }
+        pages.append((path: "quality.html", html: try await qualityPage()))
+        return pages
+    }
+
+    /// The stored bridges with their activity, or the catalog before any sync.
+    func bridgeList() async throws -> [BridgeActivity] {
+        let activity = try await KeptFigures(context: context, store: store).figures().activity
+        if !activity.isEmpty { return activity }
+        return try await context.catalog(in: store).bridges.map { BridgeActivity(bridge: $0, openings: 0, lastOpening: nil) }
+    }
+
+    /// The frame of a page titled `title`.
+    func frame(_ title: String, top: Bool) -> PageFrame {
+        PageFrame(title: title, zone: context.clock.zone.identifier, version: BridgetVersion.current,
+                  madeAt: context.clock.display(now), homeHref: homeHref(top: top))
+    }
+
+    // MARK: The overview
+
+    /// The overview: every bridge's chance of an opening in each quarter hour of the next 12 hours, the freshness of
+    /// the data, a map and the saved routes.
+    package func overview() async throws -> String { try await overview(try await bridgeList()) }
+
+    func overview(_ bridges: [BridgeActivity]) async throws -> String {
+        let clock = context.clock
+        let models = try await models(bridges.map(\.bridge.id))
+        let slots = quarterHours()
+        var rows: [OverviewView.BridgeRow] = []
+        var places: [(name: String, latitude: Double, longitude: Double, chance: Double, link: String)] = []
+        for item in bridges {
+            let bridge = item.bridge
+            let title = "\(bridge.name): the next 12 hours"
+            let id = "strip-\(Self.slug(bridge.id))"
+            var soon = 0.0
+            let strip: StripChart
+            if let model = models[bridge.id] {
+                let chances = slots.map { reading in
+                    (label: String(reading.localText.dropFirst(11).prefix(5)),
+                     chance: OpeningModelBuilder.forecast(model, bridge: bridge, at: reading, windowMinutes: 15).chanceOfOpening)
+                }
+                soon = OpeningModelBuilder.forecast(model, bridge: bridge, at: slots[0], windowMinutes: 30).chanceOfOpening
+                strip = StripChart(id: id, title: title, slots: chances, nowIndex: 0)
+            } else {
+                strip = StripChart(empty: id, title: title, message: "no history to forecast from")
+            }
+            places.append((bridge.name, bridge.latitude, bridge.longitude, soon, bridgeHref(bridge.id)))
+            rows.append(OverviewView.BridgeRow(
+                id: bridge.id, name: bridge.name, href: bridgeHref(bridge.id), strip: strip,
+                lastOpening: item.lastOpening.map { clock.display($0) } ?? "none stored", stored: item.openings))
+        }
+        let run = try await store.syncRuns(limit: 1).first
+        let newest = try await store.latestOpening()
+        let routes = try await context.routeFile(migratingFrom: store).routes()
+        let view = OverviewView(
+            frame: frame("Bridget", top: true),
+            newest: newest.map { clock.display($0) } ?? "none",
+            lastSync: run.map { "\(clock.display($0.startedAt)), \($0.status.rawValue), \($0.counts.inserted) new" } ?? "never",
+            source: context.configuration.provider.rawValue,
+            start: String(slots[0].localText.dropFirst(11).prefix(5)),
+            stripKey: .chances(id: "strip-key"), rows: rows,
+            map: MapChart(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes",
+                          places: places),
+            mapKey: .chances(id: "map-key"),
+            hasRoutes: !routes.isEmpty, routes: routes.map { OverviewView.RouteLink(name: $0.id, href: routeHref($0.id)) },
+            qualityHref: qualityHref)
+        return PageTemplates.render(view, as: "overview")
+    }
+
+    /// The opening models of `ids`, or none when nothing is stored.
+    func models(_ ids: [String]) async throws -> [String: OpeningModelDTO] {
+        guard try await store.latestOpening() != nil, !ids.isEmpty else { return [:] }
+        let models = try await OpeningModels(context: context, store: store).current(bridgeIDs: ids)
+        return Dictionary(models.map { ($0.bridgeID, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The 48 quarter hours from the one holding `now`: their local readings.
+    func quarterHours() -> [FloatingTimestamp] {
+        let reading = context.clock.reading(for: now)
+        let start = reading.wallClockSeconds - Int64(reading.minute % 15) * 60 - Int64(reading.second)
+        return (0..<48).map { FloatingTimestamp(wallClockSeconds: start + Int64($0) * 900) }
+    }
+
+    // MARK: A bridge's page
+
+    /// A bridge's page: its statistics over its own days, the hour-of-week heatmap, its openings per month and
+    /// their durations, and its last 20 openings.
+    package func bridgePage(_ bridge: BridgeInfoDTO) async throws -> String {
+        let activity = try await bridgeList().first { $0.bridge.id == bridge.id }
+        return try await bridgePage(activity ?? BridgeActivity(bridge: bridge, openings: 0, lastOpening: nil))
+    }
+
+    func bridgePage(_ item: BridgeActivity) async throws -> String {
+        let clock = context.clock
+        let bridge = item.bridge
+        // The bridge's kept counts, over its own span: statistics, heatmap, months and durations, no history read.
+        let tally = try await KeptFigures(context: context, store: store).figures().tallies[bridge.id]
+        let span = tally.span
+        let statistics = OpeningStatistics.statistics(for: bridge, tally: tally, span: span)
+        let weeks = Double(max(span.days, 1)) / 7
+        let months = statistics.monthlyTrend.sorted { $0.key < $1.key }.map { (label: $0.key, value: Double($0.value)) }
+        // Bins of a round width, about 12 over the first two hours; longer openings go in the last, open-ended bin.
+        let longest = min(tally.durations.maxMinutes ?? 0, 120)
+        let width = max(LinearScale.tickStep(span: longest, count: 12), 1)
+        let bins = tally.durations.histogram(binMinutes: width,
+                                             maximumBins: min(Int((longest / width).rounded(.up)) + 1, 40))
+        let latest = try await store.events(matching: EventQuery(bridgeID: bridge.id, limit: 20, newestFirst: true))
+        let summary = (statistics.openings > 0 ? statistics : nil).map { figures in
+            "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
+                + String(format: "%.2f a day", figures.openingsPerDay)
+                + (figures.medianMinutes.map { ", lasting \(ChartText.number($0)) minutes at the median" } ?? "") + "."
+        } ?? "No openings of this bridge are stored yet."
+        let view = BridgePageView(
+            frame: frame("\(bridge.name) – Bridget", top: false), homeHref: homeHref(top: false),
+            name: bridge.displayName, waterway: bridge.waterway, kind: bridge.kind, summary: summary,
+            heatmap: HeatmapChart(id: "heatmap", counts: statistics.hourOfWeek, weeks: weeks, zone: clock.zone.identifier),
+            monthly: BarChart(id: "months", title: "Openings per month", unit: "openings", values: months),
+            durations: BarChart(
+                id: "durations", title: "How long openings last (minutes)", unit: "openings",
+                values: bins.map { bin in
+                    (label: ChartText.number(bin.fromMinutes) + (bin.isOpenEnded ? "+" : ""), value: Double(bin.count))
+                }),
+            hasOpenings: !latest.isEmpty,
+            openings: latest.map { event in
+                BridgePageView.Opening(opened: clock.display(event.openedAt),
+                                       minutes: event.durationMinutes.map { ChartText.number($0) } ?? "–")
+            })
+        return PageTemplates.render(view, as: "bridge")
+    }
+
+    // MARK: A route's page
+
+    /// A saved route's page: the expected delay of each departure today from 06:00 to 21:00, the best marked, and
+    /// each bridge's share of its delay.
+    package func routePage(_ route: RouteDTO) async throws -> String {
+        let clock = context.clock
+        let day = LocalDay(containing: now, time: clock).description
+        guard try await store.latestOpening() != nil else {
+            return PageTemplates.render(RoutePageView(
+                frame: frame("\(route.id) – Bridget", top: false), homeHref: homeHref(top: false), name: route.id,
+                hasHistory: false, day: day, zone: clock.zone.identifier, curve: nil, best: nil), as: "route")
+        }
+        let answer = try await RouteAnswers(context: context, store: store)
+            .bestTime(route, between: ("06:00", "21:00"), date: nil, stepMinutes: 10, top: 0)
+        let byTime = answer.ranked.sorted { $0.departure < $1.departure }
+        let best = answer.ranked.first
+        let points = byTime.map { (label: String($0.departure.dropFirst(11).prefix(5)), value: $0.totalExpectedDelayMinutes) }
+        let marked = best.flatMap { best in byTime.firstIndex { $0.departure == best.departure } }
+        let view = RoutePageView(
+            frame: frame("\(route.id) – Bridget", top: false), homeHref: homeHref(top: false), name: route.id,
+            hasHistory: true, day: day, zone: clock.zone.identifier,
+            curve: CurveChart(id: "delay", title: "Expected delay by departure", unit: "minutes", points: points,
+                              marked: marked),
+            best: best.map { best in
+                let total = max(best.totalExpectedDelayMinutes, 1e-12)
+                return RoutePageView.Best(
+                    departure: String(best.departure.dropFirst(11).prefix(5)),
+                    delay: ChartText.number(best.totalExpectedDelayMinutes),
+                    shares: best.crossings.map { crossing in
+                        RoutePageView.Share(bridge: crossing.best.bridgeName,
+                                            minutes: ChartText.number(crossing.best.expectedDelayMinutes),
+                                            share: ChartText.percent(crossing.best.expectedDelayMinutes / total))
+                    })
+            })
+        return PageTemplates.render(view, as: "route")
+    }
+
+    // MARK: The quality page
+
+    /// How far to trust a forecast: the backtest of `bridget backtest` (trained on the history's first three
+    /// quarters, tested on the last), as a reliability diagram and each bridge's skill.
+    package func qualityPage() async throws -> String {
+        let frame = frame("Forecast quality – Bridget", top: true)
+        func page(message: String?, tested: QualityPageView.Tested? = nil) -> String {
+            PageTemplates.render(QualityPageView(frame: frame, homeHref: homeHref(top: true), message: message,
+                                                 tested: tested), as: "quality")
+        }
+        let result: BacktestDTO
+        switch try await KeptFigures(context: context, store: store).qualityBacktest() {
+        case .noOpenings: return page(message: "No openings are stored yet, so no forecast can be tested.")
+        case .tooShort: return page(message: "Less than a week of history is stored: too little to test on.")
+        case .tested(let backtest): result = backtest
+        }
+        guard let window = result.windows.first else { return page(message: "Nothing to test.") }
+        let bins = window.reliability.compactMap { bin in
+            bin.meanPredicted.flatMap { predicted in bin.observed.map { (predicted: predicted, observed: $0, count: bin.count) } }
+        }
+        return page(message: nil, tested: QualityPageView.Tested(
+            testFrom: result.testFrom, testUntil: result.testUntil, testOpenings: result.testOpenings,
+            minutes: window.minutes,
+            reliability: ReliabilityChart(id: "reliability",
+                                          title: "Predicted against observed (\(window.minutes)-minute windows)", bins: bins),
+            rows: ([window.overall] + window.bridges).map { score in
+                QualityPageView.Row(bridge: score.bridgeName ?? "All bridges", points: score.points,
+                                    brier: String(format: "%.4f", score.brier),
+                                    climatology: String(format: "%.4f", score.brierClimatology),
+                                    skill: String(format: "%+.1f%%", score.skill * 100))
+            }))
+    }
+
+    // MARK: An error
+
+    /// A page saying what went wrong, for a person (the server's pages answer errors with it).
+    package func errorPage(title: String, detail: String) -> String {
+        PageTemplates.render(ErrorPageView(frame: frame("\(title) – Bridget", top: true), homeHref: homeHref(top: true),
+                                           title: title, detail: detail), as: "error")
+    }
+}

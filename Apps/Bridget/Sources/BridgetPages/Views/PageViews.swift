@@ -1,0 +1,118 @@
+/// The pages' view models: everything a page shows, already computed and written as text, for its template to lay
+/// out (`PageTemplates`). Stored properties only: the templates read them by name.
+
+/// What every page's frame shows: its title, the zone its times are in, when and by which version it was made.
+struct PageFrame: Sendable {
+    let title: String
+    let zone: String
+    let version: String
+    let madeAt: String
+    let homeHref: String
+}
+
+/// The overview (`index.html`, `/`).
+struct OverviewView: Sendable {
+    struct BridgeRow: Sendable {
+        let id: String
+        let name: String
+        let href: String
+        let strip: StripChart
+        let lastOpening: String
+        let stored: Int
+    }
+
+    struct RouteLink: Sendable {
+        let name: String
+        let href: String
+    }
+
+    let frame: PageFrame
+    let newest: String
+    let lastSync: String
+    let source: String
+    let start: String
+    let stripKey: ColourKey
+    let rows: [BridgeRow]
+    let map: MapChart
+    let mapKey: ColourKey
+    let hasRoutes: Bool
+    let routes: [RouteLink]
+    let qualityHref: String
+}
+
+/// A bridge's page (`bridges/ID.html`, `/bridges/{id}`).
+struct BridgePageView: Sendable {
+    struct Opening: Sendable {
+        let opened: String
+        let minutes: String
+    }
+
+    let frame: PageFrame
+    let homeHref: String
+    let name: String
+    let waterway: String
+    let kind: String
+    let summary: String
+    let heatmap: HeatmapChart
+    let monthly: BarChart
+    let durations: BarChart
+    let hasOpenings: Bool
+    let openings: [Opening]
+}
+
+/// A saved route's page (`routes/NAME.html`, `/routes/{name}`).
+struct RoutePageView: Sendable {
+    struct Best: Sendable {
+        let departure: String
+        let delay: String
+        let shares: [Share]
+    }
+
+    struct Share: Sendable {
+        let bridge: String
+        let minutes: String
+        let share: String
+    }
+
+    let frame: PageFrame
+    let homeHref: String
+    let name: String
+    let hasHistory: Bool
+    let day: String
+    let zone: String
+    let curve: CurveChart?
+    let best: Best?
+}
+
+/// The quality page (`quality.html`, `/quality`): the backtest, or why there is none.
+struct QualityPageView: Sendable {
+    struct Tested: Sendable {
+        let testFrom: String
+        let testUntil: String
+        let testOpenings: Int
+        let minutes: Int
+        let reliability: ReliabilityChart
+        let rows: [Row]
+    }
+
+    struct Row: Sendable {
+        let bridge: String
+        let points: Int
+        let brier: String
+        let climatology: String
+        let skill: String
+    }
+
+    let frame: PageFrame
+    let homeHref: String
+    let message: String?
+    let tested: Tested?
+}
+
+/// A page saying what went wrong (the server's pages).
+struct ErrorPageView: Sendable {
+    let frame: PageFrame
+    let homeHref: String
+    let title: String
+    let detail: String
+}

@@ -1,0 +1,74 @@
+import BridgetApp
+import BridgetPersistence
+import Hummingbird
+
+/// The bridges, their events in pages, and their forecasts.
+struct BridgesController {
+    let web: WebContext
+
+    func addRoutes(to endpoints: Endpoints) {
+        endpoints.get("/v1/bridges") { request, _ in
+            switch Query(request)["format"] {
+            case nil, "json": return try await web.cached(request) { try await web.store.bridgeActivity() }
+            case "geojson":
+                return try await web.cached(request, contentType: BridgeFeatureCollection.mediaType) {
+                    BridgeFeatureCollection(try await web.store.bridgeActivity())
+                }
+            case let other?:
+                throw Problem.badParameter("format", "'\(other)' is not a format here; json (the default) or geojson")
+            }
+        }
+        endpoints.get("/v1/bridges/{id}") { request, context in
+            let id = try request.pathParameter("id", in: context)
+            return try await web.cached(request) { try await bridge(id) }
+        }
+        endpoints.get("/v1/bridges/{id}/events") { request, context in
+            let id = try request.pathParameter("id", in: context)
+            return try await web.cached(request) { try await events(id, Query(request)) }
+        }
+        endpoints.get("/v1/bridges/{id}/forecast") { request, context in
+            let id = try request.pathParameter("id", in: context)
+            // A forecast for "now" (no `at`, or a relative one) changes with the clock: tagged by the minute.
+            let moving = WebContext.isMoving(Query(request)["at"])
+            return try await web.cached(request, varying: moving ? web.minuteTag() : "", untilNextMinute: moving) {
+                try await forecast(id, Query(request))
+            }
+        }
+    }
+
+    /// One bridge's activity (its stored rows and last opening), by id or name.
+    func bridge(_ text: String) async throws -> BridgeActivity {
+        let bridge = try await web.catalogBridge(text)
+        let activity = try await web.store.bridgeActivity()
+        return activity.first { $0.bridge.id == bridge.id } ?? BridgeActivity(bridge: bridge, openings: 0, lastOpening: nil)
+    }
+
+    /// A page of a bridge's events (`since`, `until`, `limit`, `cursor`), newest first.
+    func events(_ id: String, _ query: Query) async throws -> EventPage {
+        let target = try await web.catalogBridge(id)
+        let grammar = web.app.timeGrammar
+        let from = try query["since"].map { try grammar.instant($0, option: "since", direction: .back) }
+        let before = try query["until"].map { try grammar.instant($0, option: "until", direction: .back) }
+        let limit = try query.integer("limit", in: 1...HistoryAnswers.maximumPage, fallback: 100)
+        var cursor: EventCursor?
+        if let text = query["cursor"] {
+            guard let read = EventCursor(text: text), read.key.bridgeID == target.id else {
+                throw Problem.badParameter("cursor", "'\(text)' is not a cursor this endpoint gave for bridge \(target.id)")
+            }
+            cursor = read
+        }
+        return try await HistoryAnswers(context: web.app, store: web.store)
+            .eventPage(of: target, from: from, before: before, limit: limit, after: cursor)
+    }
+
+    /// `bridget predict --format json`'s answer for one time (`at`, default now; `window`, default 20m).
+    func forecast(_ id: String, _ query: Query) async throws -> ForecastAnswer {
+        let target = try await web.catalogBridge(id)
+        let minutes = try TimeGrammar.minutes(query["window"] ?? "20m", option: "window")
+        let resolved = try web.app.timeGrammar.resolve(query["at"] ?? "now", option: "at", direction: .ahead)
+        try await web.app.requireHistory(web.store, for: "a forecast")
+        let forecasts = Forecasts(context: web.app, store: web.store)
+        let model = try await forecasts.model(of: target)
+        return try await forecasts.answer(model: model, bridge: target, at: resolved, minutes: minutes, evidence: true)
+    }
+}

@@ -1,0 +1,138 @@
+import BridgetApp
+import BridgetCaching
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+import Hummingbird
+import Prometheus
+import Synchronization
+
+/// What the server's handlers share: the app core, the store (opened once), the refresher's state when this server
+/// refreshes, the metrics registry, and the answers already encoded.
+package struct WebContext: Sendable {
+    package let app: AppContext
+    package let store: any BridgeStore
+    package let registry: PrometheusCollectorRegistry
+    /// The refresher's state when `serve` refreshes, for `/v1/status` and `Cache-Control`.
+    package let refresh: RefreshState?
+    package let schedule: RefreshSchedule?
+    /// Encoded answers by history version and request, within a byte budget: a popular bridge's page or forecast is
+    /// encoded once per sync (or minute), not once per request. Such a key names one answer for good (a sync that
+    /// changes the history changes the version), so an entry is never stale, only unused.
+    package let answers: MemoryCache<String, ByteBuffer, ContinuousClock>
+    /// The history version the answers are keyed by, asked of the store at most once a second.
+    package let versions: HistoryVersionMemo
+
+    /// The bytes the answer cache may hold.
+    package static let answerBudget = 32 << 20
+
+    package init(app: AppContext, store: any BridgeStore, registry: PrometheusCollectorRegistry = .init(),
+                 refresh: RefreshState? = nil, schedule: RefreshSchedule? = nil,
+                 versions: HistoryVersionMemo = HistoryVersionMemo(lifetime: .seconds(1))) {
+        self.app = app
+        self.store = store
+        self.registry = registry
+        self.refresh = refresh
+        self.schedule = schedule
+        self.versions = versions
+        answers = MemoryCache(
+            capacity: 100_000, defaultTimeToLive: .seconds(3_600),
+            budget: .init(maximumBytes: Self.answerBudget) { key, body in key.utf8.count + body.readableBytes })
+    }
+
+    /// The JSON of `value` with an ETag of the history version, `varying` (what else the answer depends on) and the
+    /// request's path and query, and a `Cache-Control` fitting how long the answer holds; 304 when the client has it.
+    /// The encoded answer is kept under the same facts, so the next request for it costs no query.
+    package func cached(_ request: Request, varying: String = "", untilNextMinute: Bool = false, revalidate: Bool = false,
+                        contentType: String = "application/json",
+                        _ value: () async throws -> some Encodable) async throws -> Response {
+        try await cachedBody(request, varying: varying, untilNextMinute: untilNextMinute, revalidate: revalidate,
+                             contentType: contentType) {
+            try AnswerJSON.text(try await value()) + "\n"
+        }
+    }
+
+    /// `cached` for a body that is already text (a page's HTML).
+    package func cachedBody(_ request: Request, varying: String, untilNextMinute: Bool, revalidate: Bool,
+                            contentType: String, _ text: () async throws -> String) async throws -> Response {
+        let version = try await versions.version { try await store.historyVersion() }
+        let key = request.uri.path + "?" + (request.uri.query ?? "") + "#" + varying
+        let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
+        let control = "max-age=\(maxAge(untilNextMinute: untilNextMinute, revalidate: revalidate))"
+        let given = request.headers[.ifNoneMatch].map {
+            $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        } ?? []
+        if given.contains(tag) {
+            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
+        }
+        if given.contains("*") {
+            // `*` matches an answer that exists (RFC 9110 13.1.2): a bad parameter or unknown bridge is still its error.
+            _ = try await text()
+            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
+        }
+        let cacheKey = "v\(version) " + key
+        let body: ByteBuffer
+        if let kept = answers.value(forKey: cacheKey) {
+            body = kept
+        } else {
+            body = ByteBuffer(string: try await text())
+            answers.insert(body, forKey: cacheKey, timeToLive: nil)
+        }
+        return Response(status: .ok, headers: [.contentType: contentType, .eTag: tag, .cacheControl: control],
+                        body: ResponseBody(byteBuffer: body))
+    }
+
+    /// How many seconds an answer holds: one about now, to the end of the minute; saved routes, none (they change
+    /// with a PUT, so a client asks again with its ETag); the history, until the next scheduled refresh (at most an
+    /// hour), or a minute when nothing refreshes here (a sync may run elsewhere).
+    func maxAge(untilNextMinute: Bool, revalidate: Bool) -> Int {
+        if revalidate { return 0 }
+        let now = app.assembly.now()
+        if untilNextMinute {
+            return max(1, 60 - Int(now.timeIntervalSince1970.truncatingRemainder(dividingBy: 60)))
+        }
+        guard let refresh else { return 60 }
+        if refresh.isRunning { return 0 }
+        guard let next = refresh.next else { return 60 }
+        return min(3_600, max(0, Int(next.timeIntervalSince(now))))
+    }
+
+    /// Whether a time parameter means a moment that moves with the clock: absent, `now`, `+30m` or a time of day.
+    static func isMoving(_ text: String?) -> Bool {
+        guard let text = text?.lowercased() else { return true }
+        return text == "now" || TimeGrammar.span(text) != nil || TimeGrammar.timeOfDay(text) != nil
+    }
+
+    /// The current minute, for the tags of answers about now.
+    func minuteTag() -> String { String(Int(app.assembly.now().timeIntervalSince1970 / 60)) }
+
+    /// The local day now, for the tags of answers about today.
+    func dayTag() -> String { LocalDay(containing: app.assembly.now(), time: app.clock).description }
+
+    /// The routes file (`routes.path`), routes saved in an older store copied there first, as the CLI does.
+    func routeFile() async throws -> RouteFile { try await app.routeFile(migratingFrom: store) }
+
+    /// A bridge by id or name from the stored catalog, or `input.unknown-bridge` (404) naming the known bridges.
+    func catalogBridge(_ text: String) async throws -> BridgeInfoDTO { try await app.bridge(named: text, in: store) }
+}
+
+/// The store's history version, asked of the store at most once a `lifetime`: every cached answer's key starts with
+/// it, so asking for each request was most of a cached answer's cost. A sync's batches show in the answers within
+/// `lifetime` (the refresher in this process also says at once, with `forget()`); `/readyz` still asks the store.
+package final class HistoryVersionMemo: Sendable {
+    private let state = Mutex<(version: Int64, at: ContinuousClock.Instant)?>(nil)
+    package let lifetime: Duration
+
+    package init(lifetime: Duration) { self.lifetime = lifetime }
+
+    package func version(_ ask: () async throws -> Int64) async throws -> Int64 {
+        let now = ContinuousClock.now
+        if let kept = state.withLock({ $0 }), now - kept.at < lifetime { return kept.version }
+        let version = try await ask()
+        state.withLock { $0 = (version, now) }
+        return version
+    }
+
+    /// The next request asks the store.
+    package func forget() { state.withLock { $0 = nil } }
+}
