@@ -29,4 +29,14 @@ public protocol BridgeStore:
 {
     /// Per bridge of the catalog, by numeric id: its stored openings and the latest of them (none: 0 and nil).
     func bridgeActivity() async throws -> [BridgeActivity]
+
+    /// Checks that the store can answer now and is still the store it was opened as, cheaply enough for every
+    /// readiness probe: throws what keeps it from answering (its file deleted, replaced or cut short; the database
+    /// unreachable). It changes nothing.
+    func checkReadiness() async throws
+}
+
+extension BridgeStore {
+    /// A store with nothing of its own to look at is ready when it answers a query.
+    public func checkReadiness() async throws { _ = try await historyVersion() }
 }

@@ -11,7 +11,7 @@ extension SQLiteBridgeStore {
         try await translatingErrors(action) { try await pool.write(body) }
     }
 
-    private func translatingErrors<T>(_ action: String, _ access: () async throws -> T) async throws -> T {
+    func translatingErrors<T>(_ action: String, _ access: () async throws -> T) async throws -> T {
         do {
             return try await access()
         } catch let error as StoreError {

@@ -3,6 +3,7 @@ import CSQLiteSettings
 import Foundation
 import GRDB
 import GRDBSQLite
+import Synchronization
 
 /// The SQLite store (GRDB over the system libsqlite3): WAL, foreign keys, versioned migrations, and bulk upserts
 /// through cached prepared statements, one transaction per batch.
@@ -17,6 +18,11 @@ public final class SQLiteBridgeStore: Sendable {
     let pool: DatabasePool
     /// Checkpoints the log beside bulk writes; `nil` for a read-only store.
     let checkpointer: BackgroundCheckpointer?
+    /// The file the path led to when the store opened (`checkReadiness` sees when it is deleted or replaced).
+    let identity: FileIdentity?
+    /// The file's size at the last readiness look: a store's file only grows (no `auto_vacuum`), so a smaller one
+    /// was cut short, or vacuumed (`checkReadiness` tells the two apart).
+    let seenSize: Mutex<Int64>
 
     /// How a store is opened.
     public enum Access: Sendable {
@@ -98,6 +104,8 @@ public final class SQLiteBridgeStore: Sendable {
             pool = try Self.openReadOnly(path, configuration)
             checkpointer = nil
         }
+        identity = FileIdentity(path: path)
+        seenSize = Mutex(identity?.size ?? 0)
     }
 
     private static func openReadWrite(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
@@ -198,6 +206,14 @@ extension SQLiteBridgeStore: StoreHealth {
     public func integrityCheck() async throws -> String {
         try await read("check integrity") { db in
             try String.fetchAll(db, sql: "PRAGMA integrity_check").joined(separator: "\n")
+        }
+    }
+
+    /// Copies the write-ahead log into the file and empties the log, so the file alone holds every committed row (to
+    /// copy it whole, say). Waits for readers of older rows to finish.
+    public func checkpoint() async throws {
+        try await translatingErrors("copy the log into the file") {
+            _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
         }
     }
 }

@@ -43,6 +43,11 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case sqlite(path: String, action: String, resultCode: Int32, message: String)
     /// Another failure while doing `action`, with its description.
     case failed(path: String, action: String, reason: String)
+    /// The store's file was deleted (`gone`) or another file put at its path since it was opened: what it serves is
+    /// no longer what the path holds.
+    case replaced(path: String, gone: Bool)
+    /// The store did not answer `action` within `seconds` (a caller's deadline; it may still be working).
+    case timedOut(store: String, action: String, seconds: Double)
 
     // MARK: What is stored
 
@@ -117,6 +122,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             case .other: "store.sqlite"
             }
         case .failed: "store.failed"
+        case .replaced: "store.replaced"
+        case .timedOut: "store.timeout"
         case .corruptEvent, .corruptRoute, .corruptModel: "store.corrupt"
         case .orphan: "store.orphan"
         case .noSyncRun: "store.no-run"
@@ -184,6 +191,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "\(orphan.rawValue) for unknown bridge \(bridgeID)"
         case .noSyncRun(let id):
             "no sync run with id \(id)"
+        case .replaced(let path, let gone):
+            "the store at \(path) was " + (gone ? "deleted" : "replaced by another file") + " since it was opened"
+        case .timedOut(let store, let action, let seconds):
+            "\(store) did not \(action) within " + String(format: "%g", seconds) + " s"
         }
     }
 

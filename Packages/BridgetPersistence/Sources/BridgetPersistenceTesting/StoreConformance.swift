@@ -79,11 +79,12 @@ public enum StoreConformance {
         #expect(try await store.bridges() == seattle.map { $0.id == "3" ? renamed : $0 })
     }
 
-    /// Checks `StoreHealth`: a new store takes writes and its data is sound.
+    /// Checks `StoreHealth`: a new store takes writes and its data is sound; a whole store is ready.
     public static func checkHealth(makeStore: () async throws -> any StoreHealth) async throws {
         let store = try await makeStore()
         #expect(!store.isReadOnly)
         #expect(try await store.integrityCheck() == "ok")
+        if let whole = store as? any BridgeStore { try await whole.checkReadiness() }
     }
 
     /// Checks `BridgeStore.bridgeActivity()`: every bridge of the catalog by numeric id, with its stored openings and

@@ -66,6 +66,42 @@ struct SQLiteBridgeStoreTests {
         #expect(error?.code == "store.failed" && error?.description.contains("sync lock") == true)
     }
 
+    @Test("readiness: the file deleted, replaced by another or cut short is said, before any query reads it")
+    func readiness() async throws {
+        let folder = TemporaryFolder().path
+        let path = folder + "/store.sqlite"
+        let store = try await Self.store(at: path, with: (0..<2_000).map { StoreFixture.event(minute: $0) })
+        try await store.checkReadiness()
+
+        // Cut short: fewer bytes than the header's pages (after the log is copied in, so the header counts them).
+        let queue = try Self.waitingQueue(path)
+        try await queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+        try queue.close()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path)) // same file, fewer bytes
+        let cut = await #expect(throws: StoreError.self) { try await store.checkReadiness() }
+        #expect(cut?.code == "store.corrupt", "\(String(describing: cut))")
+        try whole.write(to: URL(fileURLWithPath: path))
+        try await store.checkReadiness()
+
+        // Cut short while newer rows wait in the log: the pages SQLite counts no longer fit in the file.
+        _ = try await store.upsertEvents((2_000..<2_100).map { StoreFixture.event(minute: $0) })
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: path))
+        let cutWithLog = await #expect(throws: StoreError.self) { try await store.checkReadiness() }
+        #expect(cutWithLog?.code == "store.corrupt", "\(String(describing: cutWithLog))")
+        try whole.write(to: URL(fileURLWithPath: path))
+
+        // Replaced: another file at the path (as `mv new.sqlite store.sqlite` leaves it); deleted: none at all.
+        let other = folder + "/other.sqlite"
+        _ = try await Self.store(at: other, with: [])
+        #expect(rename(other, path) == 0)
+        let replaced = await #expect(throws: StoreError.self) { try await store.checkReadiness() }
+        #expect(replaced == .replaced(path: path, gone: false))
+        try FileManager.default.removeItem(atPath: path)
+        let gone = await #expect(throws: StoreError.self) { try await store.checkReadiness() }
+        #expect(gone == .replaced(path: path, gone: true))
+    }
+
     @Test("the file is WAL, sound, and readable with plain SQL")
     func schemaAndPragmas() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"

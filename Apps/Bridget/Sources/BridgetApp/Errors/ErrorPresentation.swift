@@ -144,6 +144,8 @@ package struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
             case .other: nil
             }
         case .corruptModel: "run `bridget model rebuild`"
+        case .replaced: "nothing to do: the server serves the new file once it is whole; if it was deleted, sync again"
+        case .timedOut: "try again in a few seconds; if it lasts, check the database (`bridget doctor`)"
         case .failed, .corruptEvent, .corruptRoute, .orphan, .noSyncRun: nil
         }
         return ErrorPresentation(code: error.code, message: error.description, hint: hint)

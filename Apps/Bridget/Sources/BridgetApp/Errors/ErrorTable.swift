@@ -131,6 +131,8 @@ package enum ErrorTable {
         "store.unwritable": storeUnusable(ioError),
         "store.io": storeUnusable(ioError),
         "store.busy": storeUnavailable(tryAgain, 1),
+        "store.timeout": storeUnavailable(tryAgain, 2),
+        "store.replaced": storeUnavailable(tryAgain, 2),
         "store.sqlite": storeUnusable(ioError),
         "store.failed": storeUnavailable(ioError, 5),
         "store.orphan": storeUnusable(ioError),
