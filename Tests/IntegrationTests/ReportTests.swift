@@ -122,4 +122,61 @@ struct ReportTests {
         let unwritable = try await bridget.run(["report", "--out", "/proc/bridget-report", "--config", config])
         #expect(unwritable.status == 73 && unwritable.stderr.contains("cannot write"))
     }
+
+    @Test("report cannot destroy: an empty --out is a usage error; a file it did not write stops it before anything is written; long route names fit a file name; pages of removed routes go, other files stay; a failed run leaves the last report")
+    func cannotDestroy() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 14)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+
+        // An empty --out would be the current folder: refused, and nothing written there.
+        let before = try FileManager.default.contentsOfDirectory(atPath: bridget.home).sorted()
+        for empty in ["", "  "] {
+            let refused = try await bridget.run(["report", "--out", empty, "--config", config])
+            #expect(refused.status == 64 && refused.stderr.contains("--out"), "\(refused.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bridget.home).sorted()
+                .filter { !$0.hasPrefix(".std") } == before.filter { !$0.hasPrefix(".std") })
+
+        // A project's folder with its own index.html: refused before any page is written, the file as it was.
+        let project = bridget.home + "/project"
+        try FileManager.default.createDirectory(atPath: project, withIntermediateDirectories: true)
+        try "<h1>my project</h1>".write(toFile: project + "/index.html", atomically: true, encoding: .utf8)
+        let foreign = try await bridget.run(["report", "--out", project, "--config", config])
+        #expect(foreign.status == 73 && foreign.stderr.contains("was not written by bridget report"), "\(foreign.stderr)")
+        #expect(try String(contentsOfFile: project + "/index.html", encoding: .utf8) == "<h1>my project</h1>")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project) == ["index.html"])
+
+        // A 200-character route name of 3-byte letters (600 bytes as UTF-8) fits a file name, and is linked.
+        let long = String(repeating: "橋", count: 200)
+        #expect(try await bridget.run(["route", "add", long, "--via", "Fremont@8", "--config", config]).status == 0)
+        #expect(try await bridget.run(["route", "add", "gone soon", "--via", "Ballard@5", "--config", config]).status == 0)
+        let out = bridget.home + "/report"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try "mine".write(toFile: out + "/notes.txt", atomically: true, encoding: .utf8)
+        let first = try await bridget.run(["report", "--out", out, "--config", config])
+        #expect(first.status == 0, "\(first.stderr)")
+        let routes = try FileManager.default.contentsOfDirectory(atPath: out + "/routes").sorted()
+        #expect(routes.count == 2 && routes.allSatisfy { $0.utf8.count <= 255 }, "\(routes)")
+        let index = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        #expect(routes.allSatisfy { index.contains("routes/" + ($0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? $0)) },
+                "the overview does not link every route page")
+
+        // The route removed: its page goes on the next report; the user's file stays; nothing is left staged.
+        #expect(try await bridget.run(["route", "remove", "gone soon", "--config", config]).status == 0)
+        let second = try await bridget.run(["report", "--out", out, "--config", config])
+        #expect(second.status == 0 && second.stdout.contains("removed 1"), "\(second.stdout) \(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/routes/gone-20soon.html"))
+        #expect(try String(contentsOfFile: out + "/notes.txt", encoding: .utf8) == "mine")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: bridget.home).allSatisfy { !$0.contains(".writing-") })
+
+        // A run that fails (the store damaged) leaves the last report as it was.
+        let kept = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        for side in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: bridget.storePath + side) }
+        try Data(repeating: 0x41, count: 65_536).write(to: URL(fileURLWithPath: bridget.storePath))
+        let failed = try await bridget.run(["report", "--out", out, "--config", config])
+        #expect(failed.status != 0)
+        #expect(try String(contentsOfFile: out + "/index.html", encoding: .utf8) == kept)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out + "/routes").count == 1)
+    }
 }

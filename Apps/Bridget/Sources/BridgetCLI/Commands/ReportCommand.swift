@@ -20,9 +20,17 @@ struct ReportCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("The folder to write (created when missing; its pages are replaced).",
-                                            valueName: "dir"))
+    @Option(name: .long, help: ArgumentHelp(
+        "The folder to write (created when missing). The pages an earlier report wrote there are replaced, and removed "
+            + "when they no longer exist; any other file is left alone, and one at a page's path stops the report.",
+        valueName: "dir"))
     var out: String
+
+    func validate() throws {
+        guard !out.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw ValidationError("--out needs a folder (e.g. --out report); an empty one would mean this folder")
+        }
+    }
 
     func run() async throws {
         try await reportingErrors {
@@ -30,17 +38,9 @@ struct ReportCommand: AsyncParsableCommand {
             let store = try await context.openStoreForReading()
             let pages = try await Site(context: context, store: store, now: context.assembly.now()).pages()
             let root = URL(fileURLWithPath: out).standardizedFileURL
-            for page in pages {
-                let file = root.appendingPathComponent(page.path)
-                do {
-                    try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                    try Data(page.html.utf8).write(to: file, options: .atomic)
-                } catch {
-                    throw BridgetError.data("report-write", "cannot write \(file.path): \(error.localizedDescription)",
-                                            hint: "choose a folder you can write with --out", exitCode: 73)
-                }
-            }
-            print("wrote \(pages.count) pages to \(root.path) (open \(root.appendingPathComponent("index.html").path))")
+            let (written, removed) = try ReportWriter(folder: root).write(pages)
+            print("wrote \(written) pages to \(root.path) (open \(root.appendingPathComponent("index.html").path))"
+                  + (removed > 0 ? "; removed \(removed) an earlier report wrote that no longer exist" : ""))
         }
     }
 }
