@@ -57,6 +57,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
@@ -124,7 +125,7 @@ let package = Package(
         .target(
             name: "BridgetPages",
             dependencies: [
-                "BridgetApp", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetCharts",
+                "BridgetApp", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetCharts", "BridgetCaching",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             path: "Apps/Bridget/Sources/BridgetPages",
@@ -138,6 +139,10 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             path: "Apps/Bridget/Sources/BridgetWeb",
             swiftSettings: strictSettings
@@ -252,6 +257,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Apps/Bridget/Tests/BridgetWebTests",
             swiftSettings: strictSettings

@@ -33,13 +33,12 @@ struct ConfigurationFileTests {
         }
     }
 
-    @Test("400,000 unknown keys: the first 20 and a count of the rest, quickly")
+    @Test("400,000 unknown keys: the first 20 and a count of the rest, not a line each")
     func manyUnknownKeys() async throws {
         let bridget = BridgetProcess()
         let yaml = (0..<400_000).map { "key\($0): 1" }.joined(separator: "\n") + "\n"
         let path = try bridget.write("bridget.yaml", yaml)
         let result = try await bridget.run(["config", "validate", path])
-        let seconds = result.seconds
         #expect(result.status == 78)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count <= 25, "\(lines.count) lines")
@@ -47,7 +46,7 @@ struct ConfigurationFileTests {
         #expect(result.stderr.contains("bridget.yaml:20: unknown key 'key19'"))
         #expect(!result.stderr.contains("'key20'"))
         #expect(result.stderr.contains("and 399980 more"), "\(result.stderr)")
-        #expect(seconds < 20, "\(seconds) s") // about 7 s in a debug build; it took 30 to 50 s printing every key
+        #expect(result.stderr.utf8.count < 4_000, "a \(result.stderr.utf8.count)-byte message")
     }
 
     @Test("a file holding only '---' means the defaults, like an empty file", arguments: [

@@ -39,6 +39,28 @@ struct RouteFileTests {
         #expect(other.status == 0 && other.stdout.contains("\"id\" : \"commute\""), "\(other.stderr)")
     }
 
+    @Test("route move --to store copies the file's routes into the store, which routes.storage store then reads (and back)")
+    func moveToTheStore() async throws {
+        let (bridget, config) = try await synced()
+        #expect(try await bridget.run(["route", "add", "commute", "--config", config, "--via", "Fremont@8"]).status == 0)
+        let inStore = ["BRIDGET_ROUTES_STORAGE": "store"]
+        let empty = try await bridget.run(["route", "list", "--config", config, "--format", "json"], environment: inStore)
+        #expect(empty.status == 0 && !empty.stdout.contains("commute"), "the store had the route before the move")
+        let move = try await bridget.run(["route", "move", "--to", "store", "--config", config])
+        #expect(move.status == 0 && move.stdout.contains("copied 1 routes") && move.stderr.contains("routes.storage is auto"),
+                "\(move.stdout) \(move.stderr)")
+        let listed = try await bridget.run(["route", "list", "--config", config, "--format", "json"], environment: inStore)
+        #expect(listed.status == 0 && listed.stdout.contains("\"id\" : \"commute\""), "\(listed.stderr)")
+        // Saved in the store now: the file does not get it; moving back brings it.
+        #expect(try await bridget.run(["route", "add", "school", "--config", config, "--via", "Ballard@5"],
+                                      environment: inStore).status == 0)
+        let file = try String(contentsOfFile: bridget.home + "/config/bridget/routes.yaml", encoding: .utf8)
+        #expect(!file.contains("school"))
+        let back = try await bridget.run(["route", "move", "--to", "file", "--config", config])
+        #expect(back.status == 0 && back.stdout.contains("copied 2 routes") && back.stdout.contains("1 new"), "\(back.stdout)")
+        #expect(try String(contentsOfFile: bridget.home + "/config/bridget/routes.yaml", encoding: .utf8).contains("school"))
+    }
+
     @Test("routes an earlier Bridget kept in the store are copied to the file once, and doctor names stranded ones")
     func migration() async throws {
         let (bridget, config) = try await synced()

@@ -1,5 +1,6 @@
 import BridgetAnalysis
 import BridgetApp
+import BridgetCaching
 import BridgetCharts
 import BridgetDTOs
 import BridgetPersistence
@@ -73,8 +74,15 @@ package struct Site: Sendable {
         text.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? text
     }
 
-    /// A file name from any text: letters and digits kept, everything else as `-XX` hex, so two names never meet.
+    /// A file name from any text: letters and digits kept, everything else as `-XX` hex, so two names never meet; a
+    /// name that would pass 200 bytes (a file system takes 255) keeps its first 180 and a digest of the whole.
     package static func slug(_ text: String) -> String {
+        let whole = hexSlug(text)
+        guard whole.utf8.count > 200 else { return whole }
+        return String(whole.prefix(180)) + "-" + FNV1a.hex(FNV1a.hash(text))
+    }
+
+    private static func hexSlug(_ text: String) -> String {
         var result = ""
         for byte in text.utf8 {
             let scalar = Unicode.Scalar(byte)
@@ -96,7 +104,7 @@ package struct Site: Sendable {
         for bridge in bridges {
             pages.append((path: Self.bridgePath(bridge.bridge.id), html: try await bridgePage(bridge)))
         }
-        for route in try await context.routeFile(migratingFrom: store).routes() {
+        for route in try await context.savedRoutes(store).routes() {
             pages.append((path: Self.routePath(route.id), html: try await routePage(route)))
         }
         pages.append((path: "quality.html", html: try await qualityPage()))
@@ -151,7 +159,7 @@ package struct Site: Sendable {
         }
         let run = try await store.syncRuns(limit: 1).first
         let newest = try await store.latestOpening()
-        let routes = try await context.routeFile(migratingFrom: store).routes()
+        let routes = try await context.savedRoutes(store).routes()
         let view = OverviewView(
             frame: frame("Bridget", top: true),
             newest: newest.map { clock.display($0) } ?? "none",

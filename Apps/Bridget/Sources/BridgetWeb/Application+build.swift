@@ -1,6 +1,8 @@
 import BridgetApp
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 
 /// The HTTP API and the pages, as Docs/openapi.yaml documents them.
 package enum WebAPI {
@@ -19,10 +21,11 @@ package enum WebAPI {
 
 /// The router of every endpoint over `web`, with its middleware: metrics outermost (they see the status an error
 /// became), then the request log, which turns every error into a problem.
+/// A `HEAD` is answered as its `GET` is, without the body (RFC 9110).
 package func buildRouter(_ web: WebContext) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestMetrics(registry: web.registry))
-    router.add(middleware: RequestLog())
+    router.add(middleware: RequestLog(inFlight: web.inFlight))
     let endpoints = Endpoints(router: router)
     OperationsController(web: web).addRoutes(to: endpoints)
     BridgesController(web: web).addRoutes(to: endpoints)
@@ -35,12 +38,20 @@ package func buildRouter(_ web: WebContext) -> Router<BasicRequestContext> {
 }
 
 /// The HTTP application over `web`, listening on `host`:`port` (0 picks a free port); `onListening` gets the port
-/// bound once the socket is open.
+/// bound once the socket is open. What one client can hold is bounded (`serve.*`): connections at once, the time
+/// to send a request's head, idle time; a request's body is timed by the handler that reads it.
 package func buildApplication(_ web: WebContext, host: String, port: Int, logger: Logger,
                               onListening: @escaping @Sendable (Int) -> Void = { _ in }) -> some ApplicationProtocol {
-    Application(
+    let serve = web.app.configuration.serve
+    let headTimeout = TimeAmount.milliseconds(Int64(serve.headerTimeout * 1000))
+    return Application(
         router: buildRouter(web),
-        configuration: .init(address: .hostname(host, port: port), serverName: "bridget"),
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionGuard(headTimeout: headTimeout, logger: logger)],
+            idleTimeout: .milliseconds(Int64(serve.idleTimeout * 1000)))),
+        configuration: .init(address: .hostname(host, port: port), serverName: "bridget",
+                             availableConnectionsDelegate: MaximumAvailableConnections(serve.maximumConnections,
+                                                                                       logger: logger)),
         onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
         logger: logger)
 }

@@ -5,16 +5,24 @@ import Logging
 import Prometheus
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `bridget serve`: the HTTP API and the pages over the configured store, and, when `refresh` is on, the refresher,
-/// as services of one `ServiceGroup`: SIGTERM or SIGINT stops taking requests, lets those in flight and a running
-/// sync's batch finish (for `serve.drain_seconds` at most; the sync records itself `cancelled`), and exits 0.
+/// as services of one `ServiceGroup`. SIGTERM, SIGINT or SIGHUP stops taking requests and lets those in flight and a
+/// running sync's batch finish for `serve.drain_seconds` at most (the sync records itself `cancelled`); at that limit
+/// the process ends whatever is still running, saying how many requests it cut, and exits 0.
+///
+/// Handlers read the store through a `ServedStore`: each call under `serve.store_timeout_seconds`, an outage
+/// answered at once for a second after it is found, and a store file that another file replaced reopened.
 package struct BridgetServer: Sendable {
     package let context: AppContext
 
     package init(context: AppContext) { self.context = context }
 
-    /// Opens the store and serves until SIGINT or SIGTERM. `host` and `port` override `serve.host` and `serve.port`.
+    /// Opens the store and serves until a stop signal. `host` and `port` override `serve.host` and `serve.port`.
     package func run(host: String?, port: Int?) async throws {
         let configuration = context.configuration
         let host = host ?? configuration.serve.host
@@ -23,13 +31,16 @@ package struct BridgetServer: Sendable {
             throw BridgetError.validation("serve-host", "the address to listen on is empty",
                                           hint: "give --host 127.0.0.1 (or serve.host in the config)")
         }
-        let store = try await context.openStoreForReading()
         var logger = Logger(label: "bridget.serve")
         logger.logLevel = .info
+        let served = try await context.openServedStore()
+        let store = served.withDeadline(.seconds(configuration.serve.storeTimeout))
+        Self.raiseOpenFileLimit(for: configuration.serve.maximumConnections, logger: logger)
         let registry = PrometheusCollectorRegistry()
         let versions = HistoryVersionMemo(lifetime: .seconds(1))
+        // The refresher's syncs take as long as they take: the same store, without the handlers' deadline.
         let refresh = configuration.refresh.isEnabled(for: configuration.provider)
-            ? try RefreshService(context: context, store: store, logger: logger, onBatch: { versions.forget() },
+            ? try RefreshService(context: context, store: served, logger: logger, onBatch: { versions.forget() },
                                  observe: Self.metrics(registry))
             : nil
         let web = WebContext(app: context, store: store, registry: registry, refresh: refresh?.state,
@@ -45,9 +56,12 @@ package struct BridgetServer: Sendable {
             logger.info("refresh: \(refresh.refresher.schedule.description), jitter up to \(configuration.refresh.jitterMinutes) min")
             services.append(.init(service: refresh, successTerminationBehavior: .gracefullyShutdownGroup))
         }
-        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
-                                              logger: logger)
-        group.maximumGracefulShutdownDuration = .milliseconds(Int64(configuration.serve.drainSeconds * 1000))
+        let signals: [UnixSignal] = [.sigterm, .sigint, .sighup]
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
+        let drain = Duration.seconds(configuration.serve.drainSeconds)
+        group.maximumGracefulShutdownDuration = drain
+        let watchdog = Task { await Self.endAfterDrain(drain, signals: signals, inFlight: web.inFlight, logger: logger) }
+        defer { watchdog.cancel() }
         do {
             try await ServiceGroup(configuration: group).run()
         } catch where !listening.withLock({ $0 }) && !(error is BridgetError) {
@@ -56,6 +70,40 @@ package struct BridgetServer: Sendable {
                                hint: "choose another --port (0 picks a free one) or --host, or stop what uses it",
                                exitCode: 69)
         }
+    }
+
+    /// The drain's limit, held: once a stop signal comes, a process still running `drain` (and a second for the
+    /// services to wind down) later ends, saying how many requests it cut short. (The service group cancels what is
+    /// left at the limit, but a handler computing an answer does not stop for a cancellation.)
+    static func endAfterDrain(_ drain: Duration, signals: [UnixSignal], inFlight: RequestCount, logger: Logger) async {
+        let stops = await UnixSignalsSequence(trapping: signals)
+        var iterator = stops.makeAsyncIterator()
+        guard let signal = await iterator.next() else { return }
+        logger.notice("\(signal): draining for at most \(drain)")
+        guard (try? await Task.sleep(for: drain + .seconds(1))) != nil else { return }
+        logger.warning("drain limit reached: stopping with \(inFlight.value) request(s) unanswered")
+        exit(0)
+    }
+
+    /// Raises the soft limit of open files to what `connections` need (to the hard limit at most), and says when the
+    /// limit is lower than that: each connection is a file, and a server at its limit can accept nothing, not even a
+    /// health check.
+    static func raiseOpenFileLimit(for connections: Int, logger: Logger) {
+        #if canImport(Glibc)
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return }
+        let wanted = rlim_t(connections + 256) // the store, the log, the refresher's sockets
+        if limits.rlim_cur < wanted {
+            limits.rlim_cur = min(wanted, limits.rlim_max)
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits)
+        }
+        if limits.rlim_cur < wanted {
+            logger.warning("""
+                the open-file limit is \(limits.rlim_cur), under serve.max_connections \(connections) and the files \
+                the server needs: raise it (LimitNOFILE in the systemd unit) or lower serve.max_connections
+                """)
+        }
+        #endif
     }
 
     /// The refresher's metrics in `registry`: rows stored, failures, and the last success's time.

@@ -6,12 +6,15 @@ import Glibc
 
 /// A TCP relay on 127.0.0.1 in front of a real server (the test command's PostgreSQL), which a test can cut, as a
 /// server that stops or a network that fails does: every connection through it is reset and new ones are refused,
-/// until `resume()` listens on the same port again. Plain POSIX sockets, a thread a direction.
+/// until `resume()` listens on the same port again. Or it can `stall()`, as a server that hangs or a network that
+/// drops packets does: nothing passes either way and new connections wait, until `flow()`. Plain POSIX sockets, a
+/// thread a direction.
 final class TCPRelay: Sendable {
     private struct State {
         var listener: Int32 = -1
         var sockets: Set<Int32> = []
         var port: UInt16 = 0
+        var stalled = false
     }
 
     private let upstream: UInt16
@@ -37,6 +40,17 @@ final class TCPRelay: Sendable {
 
     /// Listens again on the same port.
     func resume() throws { try listen(on: port) }
+
+    /// Passes nothing on, either way, and connects no new connection, until `flow()`: the server hangs.
+    func stall() { state.withLock { $0.stalled = true } }
+
+    /// Passes bytes on again.
+    func flow() { state.withLock { $0.stalled = false } }
+
+    /// Returns once the relay is not stalled.
+    private func waitWhileStalled() {
+        while state.withLock({ $0.stalled }) { usleep(10_000) }
+    }
 
     private func listen(on port: UInt16) throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -67,6 +81,7 @@ final class TCPRelay: Sendable {
                     close(listener)
                     return
                 }
+                waitWhileStalled()
                 let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
                 var target = Self.loopback(upstream)
                 let connected = withUnsafePointer(to: &target) {
@@ -80,8 +95,8 @@ final class TCPRelay: Sendable {
                     continue
                 }
                 let pair = Pair(client, server, relay: self)
-                Thread.detachNewThread { Self.pump(from: client, to: server, pair: pair) }
-                Thread.detachNewThread { Self.pump(from: server, to: client, pair: pair) }
+                Thread.detachNewThread { self.pump(from: client, to: server, pair: pair) }
+                Thread.detachNewThread { self.pump(from: server, to: client, pair: pair) }
             }
         }
     }
@@ -116,12 +131,13 @@ final class TCPRelay: Sendable {
         }
     }
 
-    private static func pump(from source: Int32, to destination: Int32, pair: Pair) {
+    private func pump(from source: Int32, to destination: Int32, pair: Pair) {
         defer { pair.pumpEnded() }
         var buffer = [UInt8](repeating: 0, count: 16_384)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { break }
+            waitWhileStalled()
             var sent = 0
             while sent < count {
                 let written = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }

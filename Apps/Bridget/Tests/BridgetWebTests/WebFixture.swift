@@ -5,6 +5,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServiceLifecycle
 import Testing
 
 /// A server built in process over a real SQLite store in a temporary folder, synced from the sample provider: the
@@ -42,12 +43,40 @@ struct WebFixture {
         let context = try AppContext.load(configPath: config, environment: environment, now: { now }, notes: { _ in })
         let store = try await context.assembly.makeStore()
         if sync { _ = try await context.assembly.makeSyncPipeline(store: store).run(full: false) }
-        return WebFixture(folder: folder, context: context, store: store, web: WebContext(app: context, store: store))
+        // The handlers read it as `bridget serve`'s do: reopened when replaced, each call under the deadline.
+        let served = context.served(store).withDeadline(.seconds(context.configuration.serve.storeTimeout))
+        return WebFixture(folder: folder, context: context, store: store, web: WebContext(app: context, store: served))
     }
 
     /// The application over the fixture's store, as `bridget serve` builds it.
     func application(logger: Logger = Logger(label: "bridget.test")) -> some ApplicationProtocol {
         buildApplication(web, host: "127.0.0.1", port: 0, logger: logger)
+    }
+
+    /// Runs `body` with the port of the application listening on 127.0.0.1, as `bridget serve` listens (for raw
+    /// connections: `RawConnection`); stops it after.
+    func withServer<T: Sendable>(logger: Logger = Logger(label: "bridget.test"),
+                                 _ body: @Sendable (Int) async throws -> T) async throws -> T {
+        let (ports, port) = AsyncStream.makeStream(of: Int.self)
+        let app = buildApplication(web, host: "127.0.0.1", port: 0, logger: logger) { bound in
+            port.yield(bound)
+            port.finish()
+        }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            defer { tasks.cancelAll() }
+            var listening = ports.makeAsyncIterator()
+            guard let bound = await listening.next() else { throw CancellationError() }
+            do {
+                let value = try await body(bound)
+                await group.triggerGracefulShutdown()
+                return value
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+        }
     }
 
     /// Runs `body` with a client of the router (no socket).

@@ -104,13 +104,25 @@ package struct BridgetConfiguration: Sendable {
         package var tokenVariable: String
         package var drainSeconds: Double
         package var maximumBodyBytes: Int
+        package var maximumConnections: Int
+        package var idleTimeout: Double
+        package var headerTimeout: Double
+        package var bodyTimeout: Double
+        package var storeTimeout: Double
 
-        package init(host: String, port: Int, tokenVariable: String, drainSeconds: Double, maximumBodyBytes: Int) {
+        package init(host: String, port: Int, tokenVariable: String, drainSeconds: Double, maximumBodyBytes: Int,
+                     maximumConnections: Int = 4_096, idleTimeout: Double = 60, headerTimeout: Double = 10,
+                     bodyTimeout: Double = 10, storeTimeout: Double = 3) {
             self.host = host
             self.port = port
             self.tokenVariable = tokenVariable
             self.drainSeconds = drainSeconds
             self.maximumBodyBytes = maximumBodyBytes
+            self.maximumConnections = maximumConnections
+            self.idleTimeout = idleTimeout
+            self.headerTimeout = headerTimeout
+            self.bodyTimeout = bodyTimeout
+            self.storeTimeout = storeTimeout
         }
     }
 
@@ -151,6 +163,17 @@ package struct BridgetConfiguration: Sendable {
     package var postgresPassword: String?
     /// `routes.path`, resolved: the saved routes' YAML file.
     package var routesPath: String
+    /// Where saved routes are kept, `routes.storage` as written (see `routesInStore`).
+    package var routeStorage: RouteStorage
+
+    /// Whether saved routes live in the store: `store`, or `auto` with a store several hosts share (PostgreSQL).
+    package var routesInStore: Bool {
+        switch routeStorage {
+        case .store: true
+        case .file: false
+        case .auto: store == .postgres
+        }
+    }
     package var batchSize: Int
     /// Rows per transaction of `bridget import`.
     package var importBatchSize: Int
@@ -211,6 +234,7 @@ package struct BridgetConfiguration: Sendable {
         postgresPassword = environment[postgres.passwordVariable]
         routesPath = Self.resolve(resolved.text("routes.path"), environment: environment)
             ?? Self.xdg("XDG_CONFIG_HOME", ".config", environment) + "/bridget/routes.yaml"
+        routeStorage = resolved.text("routes.storage").flatMap { RouteStorage(rawValue: $0) } ?? .auto
         batchSize = resolved.integer("sync.batch_size")
         importBatchSize = resolved.integer("import.batch_size")
         syncRejectsPath = resolved.text("sync.rejects_path")
@@ -222,7 +246,12 @@ package struct BridgetConfiguration: Sendable {
             host: resolved.text("serve.host") ?? "127.0.0.1", port: resolved.integer("serve.port"),
             tokenVariable: resolved.text("serve.token_env") ?? "BRIDGET_API_TOKEN",
             drainSeconds: resolved.number("serve.drain_seconds"),
-            maximumBodyBytes: resolved.integer("serve.max_body_bytes"))
+            maximumBodyBytes: resolved.integer("serve.max_body_bytes"),
+            maximumConnections: resolved.integer("serve.max_connections"),
+            idleTimeout: resolved.number("serve.idle_timeout_seconds"),
+            headerTimeout: resolved.number("serve.header_timeout_seconds"),
+            bodyTimeout: resolved.number("serve.body_timeout_seconds"),
+            storeTimeout: resolved.number("serve.store_timeout_seconds"))
         apiToken = environment[serve.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
         let every: Int? = if case .integer(let minutes) = resolved.value("refresh.every") { minutes } else { nil }
         refresh = RefreshSettings(

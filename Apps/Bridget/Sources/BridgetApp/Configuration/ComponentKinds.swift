@@ -82,6 +82,16 @@ package enum StoreKind: String, CaseIterable, Sendable {
     case postgres
 }
 
+/// Where saved routes are kept (`routes.storage`).
+package enum RouteStorage: String, CaseIterable, Sendable {
+    /// The store when several hosts share it (PostgreSQL), else the file.
+    case auto
+    /// A YAML file beside the configuration (`routes.path`): one user's, on one machine.
+    case file
+    /// The configured store, with the data: every host that shares the store has the same routes.
+    case store
+}
+
 extension ConfigSchema {
     /// Bridget's configuration keys.
     package static let bridget = ConfigSchema(keys: [
@@ -108,6 +118,8 @@ extension ConfigSchema {
                   help: "how long to wait for the server"),
         ConfigKey("store.postgres.statement_timeout_seconds", .number(0...86_400), default: .number(0),
                   help: "the server cancels a statement running longer; 0 for no limit"),
+        ConfigKey("routes.storage", .choice(RouteStorage.allCases.map(\.rawValue)), default: .text("auto"),
+                  help: "file | store | auto (the store when it is PostgreSQL, which several hosts share; else the file)"),
         ConfigKey("routes.path", .path, default: .null, nullable: true,
                   help: "saved routes (YAML); null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/…)"),
         ConfigKey("cache.path", .path, default: .null, nullable: true,
@@ -140,9 +152,19 @@ extension ConfigSchema {
         ConfigKey("serve.token_env", .text, default: .text("BRIDGET_API_TOKEN"),
                   help: "the variable holding the bearer token PUT and DELETE need; unset, writes answer 403"),
         ConfigKey("serve.drain_seconds", .number(0...600), default: .number(10),
-                  help: "on SIGTERM, how long requests in flight (and a running sync's batch) may take to finish"),
+                  help: "on SIGTERM or SIGHUP, how long requests in flight (and a running sync's batch) may take to finish"),
         ConfigKey("serve.max_body_bytes", .integer(1_024...10_000_000), default: .integer(65_536),
                   help: "a larger request body is answered 413"),
+        ConfigKey("serve.max_connections", .integer(1...1_000_000), default: .integer(4_096),
+                  help: "connections open at once; more wait to be accepted (the open-file limit must allow them)"),
+        ConfigKey("serve.idle_timeout_seconds", .number(1...3_600), default: .number(60),
+                  help: "a connection with no request for this long is closed"),
+        ConfigKey("serve.header_timeout_seconds", .number(1...600), default: .number(10),
+                  help: "a request whose head has not arrived this long after it began is dropped"),
+        ConfigKey("serve.body_timeout_seconds", .number(1...600), default: .number(10),
+                  help: "a request body not received in this long is answered 408"),
+        ConfigKey("serve.store_timeout_seconds", .number(0.1...600), default: .number(3),
+                  help: "a store that does not answer a request's read in this long is answered 503"),
         ConfigKey("refresh.enabled", .choice(["auto", "true", "false"]), default: .text("auto"),
                   help: "sync on a schedule inside serve: auto is on for live and ndw, off for sample and cached"),
         ConfigKey("refresh.times", .timesOfDay, default: .text("05:30,17:30"),

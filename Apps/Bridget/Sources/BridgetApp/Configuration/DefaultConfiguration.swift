@@ -40,7 +40,7 @@ processor:
   kind: serial              # serial | parallel (same answers, spread over the cores)
 
 store:
-  kind: sqlite              # sqlite | memory | postgres (a shared server; bridget built with the Server trait)
+  kind: sqlite              # sqlite | memory | postgres (a shared server; bridget built with the Postgres trait)
   path: null                # null means $XDG_DATA_HOME/bridget/bridget.sqlite (~/.local/share/bridget/...)
   postgres:                 # for kind: postgres (see Docs/DEPLOY.md)
     url: null               # postgres://USER@HOST:PORT/DATABASE; never a password
@@ -51,8 +51,9 @@ store:
     connect_timeout_seconds: 10
     statement_timeout_seconds: 0  # the server cancels a longer statement; 0 for no limit
 
-routes:                     # saved routes, kept with your settings (not in the store)
-  path: null                # null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/routes.yaml)
+routes:                     # saved routes
+  storage: auto             # file | store | auto (the store when it is PostgreSQL, which several hosts share; else the file)
+  path: null                # the file: null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/routes.yaml)
 
 cache:                      # HTTP responses of the live provider (the cached provider serves them)
   path: null                # null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)
@@ -79,8 +80,13 @@ serve:                      # `bridget serve`, the HTTP API (a bridget built wit
   host: 127.0.0.1
   port: 8080                # 0 picks a free port (printed at start)
   token_env: BRIDGET_API_TOKEN   # the variable holding the bearer token PUT and DELETE need (unset: writes answer 403)
-  drain_seconds: 10         # on SIGTERM, requests in flight and a running sync's batch get this long to finish
+  drain_seconds: 10         # on SIGTERM or SIGHUP, requests in flight and a running sync's batch get this long to finish
   max_body_bytes: 65536     # a larger request body is answered 413
+  max_connections: 4096     # open at once; more wait to be accepted (the open-file limit must allow them)
+  idle_timeout_seconds: 60  # a connection with no request for this long is closed
+  header_timeout_seconds: 10  # a request whose head has not arrived this long after it began is dropped
+  body_timeout_seconds: 10  # a request body not received in this long is answered 408
+  store_timeout_seconds: 3  # a store that does not answer a request's read in this long is answered 503
 
 refresh:                    # syncs on a schedule, inside `bridget serve` or alone as `bridget watch`
   enabled: auto             # auto (on for live and ndw, off for sample and cached) | true | false

@@ -50,6 +50,21 @@ package struct AppContext: Sendable {
         return store
     }
 
+    /// The store as a long-running process serves it (`ServedStore`): reopened when another file replaces its file;
+    /// without a deadline until `withDeadline` gives one (`serve.store_timeout_seconds`, for requests).
+    package func openServedStore() async throws -> ServedStore {
+        served(try await openStoreForReading())
+    }
+
+    /// `store`, opened from this context's configuration, as a long-running process serves it.
+    package func served(_ store: any BridgeStore) -> ServedStore {
+        let assembly = self.assembly
+        return ServedStore(store: store, name: "the store at \(assembly.storeDescription)", deadline: nil,
+                           note: assembly.notes) {
+            try await assembly.makeStore(forReading: true)
+        }
+    }
+
     /// Fails with "the store is empty: run `bridget sync`" (exit 66, no input) when the store holds no opening, so a
     /// command never answers "no bridge 3" or "choose a later date" about a store that has nothing yet.
     package func requireHistory(_ store: any EventStore, for question: String) async throws {

@@ -55,8 +55,10 @@ package struct TimeGrammar: Sendable {
         guard let resolved = try parse(trimmed, option: option, direction: direction) else {
             throw BridgetError.validation("bad-time", "\(option) '\(text)' is not a time", hint: Self.formsHint)
         }
-        let bounds = Date(timeIntervalSince1970: -2_208_988_800)...Date(timeIntervalSince1970: 32_503_680_000) // 1900…3000
-        guard bounds.contains(resolved.instant) else {
+        // The years of the local reading (2999-12-31 23:59 in Seattle is already 3000 in UTC), and instants a day
+        // past them either way, so any zone's 1900 and 2999 are in.
+        let bounds = Date(timeIntervalSince1970: -2_209_075_200)...Date(timeIntervalSince1970: 32_503_766_400)
+        guard bounds.contains(resolved.instant), (1900...2999).contains(resolved.reading.year) else {
             throw BridgetError.validation("bad-time", "\(option) '\(text)' is outside the years 1900 to 2999")
         }
         return resolved

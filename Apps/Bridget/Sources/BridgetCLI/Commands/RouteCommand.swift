@@ -18,9 +18,12 @@ struct RouteCommand: AsyncParsableCommand {
               bridget route score commute --depart "2026-12-01 17:40"
               bridget route best-time commute --step 5m \\
                 --between 16:00 18:30
+            Routes are kept where routes.storage says: a YAML file beside your settings (routes.path), or the \
+            store, which every host serving it shares (auto: the store when it is PostgreSQL). `bridget route \
+            move --to store` copies the file's routes into the store (and --to file back).
             """,
         subcommands: [Add.self, List.self, Show.self, Remove.self, Favorite.self, Score.self, BestTime.self,
-                      Compare.self, Export.self, Import.self])
+                      Compare.self, Export.self, Import.self, Move.self])
 
     /// `route add`.
     struct Add: AsyncParsableCommand {
@@ -54,10 +57,10 @@ struct RouteCommand: AsyncParsableCommand {
                 guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
                     throw BridgetError.validation("bad-order", "crossings must be given in travel order (minutes rising)")
                 }
-                let file = try await context.routeFile(migratingFrom: store)
+                let file = try await context.savedRoutes(store)
                 try await file.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
                 print("saved route \(name.terminalSafe) with \(crossings.count) crossings")
-                Terminal.note("routes are kept in \(file.path)")
+                Terminal.note("routes are kept in \(file.location)")
             }
         }
 
@@ -90,7 +93,7 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try global.context()
                 let store = try await context.assembly.makeStore(forReading: true)
-                let file = try await context.routeFile(migratingFrom: store)
+                let file = try await context.savedRoutes(store)
                 let routes = try await file.routes()
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = routes.map { route in
@@ -122,7 +125,7 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try global.context()
                 let store = try await context.assembly.makeStore(forReading: true)
-                let route = try await RouteAnswers.route(name, in: try await context.routeFile(migratingFrom: store))
+                let route = try await RouteAnswers.route(name, in: try await context.savedRoutes(store))
                 let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
                 let rows = route.crossings.enumerated().map { index, crossing in
                     [Cell(index + 1), Cell(String(format: "%g", crossing.minutesFromStart)),
@@ -149,7 +152,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.routeFile(migratingFrom: try await context.assembly.makeStore(forReading: true))
+                let store = try await context.savedRoutes(try await context.assembly.makeStore(forReading: true))
                 let name = self.name.trimmingCharacters(in: .whitespaces)
                 guard try await store.removeRoute(named: name) else {
                     throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
@@ -169,7 +172,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.routeFile(migratingFrom: try await context.assembly.makeStore(forReading: true))
+                let store = try await context.savedRoutes(try await context.assembly.makeStore(forReading: true))
                 let route = try await RouteAnswers.route(name, in: store)
                 try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
                 print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
@@ -193,7 +196,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let context = try global.context()
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
-                let route = try await RouteAnswers.route(name, in: try await context.routeFile(migratingFrom: store))
+                let route = try await RouteAnswers.route(name, in: try await context.savedRoutes(store))
                 let time = context.clock
                 let (score, resolved) = try await RouteAnswers(context: context, store: store)
                     .score(route, depart: depart, option: "--depart")
@@ -261,7 +264,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let context = try global.context()
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
-                let route = try await RouteAnswers.route(name, in: try await context.routeFile(migratingFrom: store))
+                let route = try await RouteAnswers.route(name, in: try await context.savedRoutes(store))
                 let time = context.clock
                 let answer = try await RouteAnswers(context: context, store: store)
                     .bestTime(route, between: (range.between[0], range.between[1]), date: range.date,
@@ -339,7 +342,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let context = try global.context()
                 let store = try await context.openStoreForReading()
                 try await context.requireHistory(store, for: "route scoring")
-                let file = try await context.routeFile(migratingFrom: store)
+                let file = try await context.savedRoutes(store)
                 let routes = [try await RouteAnswers.route(first, in: file), try await RouteAnswers.route(second, in: file)]
                 let time = context.clock
                 let (day, times) = try RouteAnswers(context: context, store: store)
@@ -433,7 +436,7 @@ struct RouteCommand: AsyncParsableCommand {
                 let context = try global.context()
                 let store = try await context.assembly.makeStore(forReading: true)
                 let routes = fromStore ? try await store.routes()
-                    : try await context.routeFile(migratingFrom: store).routes()
+                    : try await context.savedRoutes(store).routes()
                 let text = try RouteFile.yaml(routes)
                 if out == "-" {
                     print(text, terminator: "")
@@ -512,9 +515,50 @@ struct RouteCommand: AsyncParsableCommand {
                         }, minutesFromStart: crossing.minutesFromStart)
                     }, isFavorite: route.isFavorite)
                 }
-                let routeFile = try await context.routeFile(migratingFrom: store)
-                let added = try routeFile.merge(resolved)
-                print("imported \(resolved.count) routes (\(added) new, \(resolved.count - added) replaced) into \(routeFile.path)")
+                let routeFile = try await context.savedRoutes(store)
+                let added = try await routeFile.merge(resolved)
+                print("imported \(resolved.count) routes (\(added) new, \(resolved.count - added) replaced) into "
+                      + routeFile.location)
+            }
+        }
+    }
+
+    /// `route move`.
+    struct Move: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy every saved route from the routes file into the store, or back (--to file).",
+            discussion: """
+                For a deployment whose hosts share a PostgreSQL store: routes saved with `bridget route add` on \
+                one machine go into the store, where every host serves them. A route of the same name is \
+                replaced; the source keeps its copy. Then set routes.storage (or leave auto, which is the store \
+                for PostgreSQL).
+                  bridget route move --to store
+                """)
+        @OptionGroup var global: GlobalOptions
+
+        enum Place: String, CaseIterable, ExpressibleByArgument { case store, file }
+
+        @Option(name: .long, help: "Where the routes go: store or file.") var to: Place
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore()
+                let file = try await context.routeFile(migratingFrom: store)
+                let stored = StoreRoutes(store: store, location: "the store at \(context.assembly.storeDescription)")
+                let (from, into): (any SavedRoutes, any SavedRoutes) = switch to {
+                case .store: (file, stored)
+                case .file: (stored, file)
+                }
+                let routes = try await from.routes()
+                let added = try await into.merge(routes)
+                print("copied \(routes.count) routes from \(from.location) to \(into.location) (\(added) new, "
+                      + "\(routes.count - added) replaced)")
+                if context.configuration.routesInStore != (to == .store) {
+                    Terminal.note("routes.storage is \(context.configuration.routeStorage.rawValue): bridget reads routes "
+                                  + "from \(context.configuration.routesInStore ? "the store" : "the file"); set it to "
+                                  + "\(to.rawValue) to read them from \(into.location)")
+                }
             }
         }
     }

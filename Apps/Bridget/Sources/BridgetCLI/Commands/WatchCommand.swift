@@ -17,7 +17,7 @@ struct WatchCommand: AsyncParsableCommand {
             line on standard error says each step.
             Syncs take turns through the store's sync lock: while another watch, a refreshing serve or a \
             bridget sync is syncing the same store (on this host or another), this one waits for its next look.
-            Ctrl-C or SIGTERM stops it: a running sync commits the batch in flight and is recorded cancelled; the \
+            Ctrl-C, SIGTERM or SIGHUP stops it: a running sync commits the batch in flight and is recorded cancelled; the \
             next start resumes.
               bridget watch
               bridget watch --once        # one sync now, then exit (for cron); 75 if another is syncing
@@ -47,11 +47,12 @@ struct WatchCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let refresh = try RefreshService(context: context, store: store, logger: logger)
+            // A store file replaced under a long-running watch (a restore) is reopened, not written to where no one reads.
+            let refresh = try RefreshService(context: context, store: context.served(store), logger: logger)
             logger.info("watch: \(refresh.refresher.schedule.description) into \(context.assembly.storeDescription)")
             var group = ServiceGroupConfiguration(services: [.init(service: refresh)],
-                                                  gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-            group.maximumGracefulShutdownDuration = .milliseconds(Int64(configuration.serve.drainSeconds * 1000))
+                                                  gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger)
+            group.maximumGracefulShutdownDuration = .seconds(configuration.serve.drainSeconds)
             try await ServiceGroup(configuration: group).run()
         }
     }

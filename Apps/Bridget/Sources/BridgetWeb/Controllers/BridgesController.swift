@@ -52,7 +52,13 @@ struct BridgesController {
         let limit = try query.integer("limit", in: 1...HistoryAnswers.maximumPage, fallback: 100)
         var cursor: EventCursor?
         if let text = query["cursor"] {
-            guard let read = EventCursor(text: text), read.key.bridgeID == target.id else {
+            // A cursor names the last opening of a page this endpoint gave: one that names no stored opening of this
+            // bridge was not given here (or names one since pruned), and is refused rather than read as a place.
+            guard let read = EventCursor(text: text), read.key.bridgeID == target.id,
+                  try await !web.store.events(matching: EventQuery(
+                      bridgeID: target.id, openedFrom: read.key.openedAt,
+                      openedBefore: read.key.openedAt.addingTimeInterval(0.001), limit: 1)).isEmpty
+            else {
                 throw Problem.badParameter("cursor", "'\(text)' is not a cursor this endpoint gave for bridge \(target.id)")
             }
             cursor = read

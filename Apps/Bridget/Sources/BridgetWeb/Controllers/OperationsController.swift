@@ -21,18 +21,18 @@ struct OperationsController {
         }
     }
 
-    /// 200 when the store answers a query, else the store's problem (503 with `Retry-After`).
+    /// 200 when the store is ready (`BridgeStore.checkReadiness`: its file still the one opened and whole, the
+    /// database reachable, a query answered), else its problem: 503 with `Retry-After`.
     func ready() async throws -> Response {
         do {
-            _ = try await web.store.historyVersion()
+            try await web.store.checkReadiness()
             return Self.text("ready\n")
         } catch {
             let problem = Problem.from(error)
             guard problem.status == .serviceUnavailable else {
-                var headers: HTTPFields = [:]
-                headers[.retryAfter] = "5"
-                throw Problem(status: .serviceUnavailable, type: "store-unavailable", title: "The store does not answer",
-                              detail: "the server's store cannot answer now", headers: headers, logged: problem.logged)
+                throw Problem(status: .serviceUnavailable, type: "store-unavailable", title: "The store is not available",
+                              detail: "the server's store cannot answer now", headers: [.retryAfter: "5"],
+                              logged: problem.logged)
             }
             throw problem
         }

@@ -49,7 +49,7 @@ struct RoutesController {
     }
 
     /// `bridget route score NAME --depart …`'s answer.
-    func score(_ name: String, _ query: Query, file: RouteFile) async throws -> RouteScoreDTO {
+    func score(_ name: String, _ query: Query, file: any SavedRoutes) async throws -> RouteScoreDTO {
         let route = try await RouteAnswers.route(name, in: file)
         try await web.app.requireHistory(web.store, for: "route scoring")
         return try await RouteAnswers(context: web.app, store: web.store)
@@ -57,7 +57,7 @@ struct RoutesController {
     }
 
     /// `bridget route best-time NAME --between FROM TO [--date] [--step] [--top]`'s answer.
-    func bestTime(_ name: String, _ query: Query, file: RouteFile) async throws -> [RouteScoreDTO] {
+    func bestTime(_ name: String, _ query: Query, file: any SavedRoutes) async throws -> [RouteScoreDTO] {
         let route = try await RouteAnswers.route(name, in: file)
         guard let from = query["between"], let to = query["and"] else {
             throw Problem.badParameter(query["between"] == nil ? "between" : "and",
@@ -65,12 +65,125 @@ struct RoutesController {
         }
         let step = try TimeGrammar.minutes(query["step"] ?? "5m", option: "step")
         let top = try query.integer("top", in: 0...1_000, fallback: 10, meaning: " (all)")
+        let names = DepartureRangeNames(from: "between", to: "and", date: "date")
+        let answers = RouteAnswers(context: web.app, store: web.store)
+        let (_, times) = try answers.departures(between: (from, to), date: query["date"], names: names)
+        try Self.checkWork(route, departures: Int((times.1.wallClockSeconds - times.0.wallClockSeconds) / 60) / step + 1,
+                           top: top)
         try await web.app.requireHistory(web.store, for: "route scoring")
-        return try await RouteAnswers(context: web.app, store: web.store)
-            .bestTime(route, between: (from, to), date: query["date"], stepMinutes: step, top: top,
-                      names: DepartureRangeNames(from: "between", to: "and", date: "date"))
-            .shown
+        return try await answers.bestTime(route, between: (from, to), date: query["date"], stepMinutes: step, top: top,
+                                          names: names).shown
     }
+
+    /// The most (departure, bridge) pairs one best-time request may score, and answer with.
+    static let maximumScored = 20_000
+    static let maximumAnswered = 2_000
+
+    /// Refuses a best-time request whose work or answer is over the limits (422, saying them): each departure scores
+    /// every bridge of every crossing, and every departure answered lists them all.
+    static func checkWork(_ route: RouteDTO, departures: Int, top: Int) throws {
+        let options = route.crossings.reduce(0) { $0 + $1.bridgeIDs.count }
+        let scored = departures * options
+        let answered = (top == 0 ? departures : min(top, departures)) * options
+        guard scored <= maximumScored, answered <= maximumAnswered else {
+            let what = scored > maximumScored
+                ? "\(departures) departures × \(options) bridge options = \(scored) to score, over the limit of "
+                    + "\(maximumScored): narrow between and, or take a longer step"
+                : "\(top == 0 ? departures : top) departures × \(options) bridge options = \(answered) to answer, over "
+                    + "the limit of \(maximumAnswered): ask for fewer with top (1 to \(maximumAnswered / max(options, 1)))"
+            throw Problem(status: .unprocessableContent, type: "over-limit", title: "The request asks for too much",
+                          detail: what)
+        }
+    }
+
+    /// Limits on what one route may hold, so a stored route cannot make a request's work grow without bound.
+    static let maximumCrossings = 20
+    static let maximumBridgesPerCrossing = 10
+    static let maximumRoutes = 1_000
+
+    /// `PUT /v1/routes/{name}`: saves the route (201 when new, 200 when it replaced one) and answers it as stored.
+    func saveRoute(_ name: String, _ request: Request) async throws -> Response {
+        try authorize(request)
+        let name = try routeName(name)
+        let data = try await body(of: request)
+        let crossings: [(bridges: [String], minutes: Double)]
+        let isFavorite: Bool
+        do {
+            (crossings, isFavorite) = try Self.routeBody(data, name: name)
+        } catch let refusal as StrictJSON.Refusal {
+            throw Problem.badBody("the body is not a route: " + refusal.reason
+                                  + #"; send {"crossings": [{"bridgeIDs": ["Fremont"], "minutesFromStart": 8}]}"#)
+        }
+        let catalog = try await web.app.catalog(in: web.store)
+        var resolved: [RouteCrossingDTO] = []
+        for (index, crossing) in crossings.enumerated() {
+            var ids: [String] = []
+            for text in crossing.bridges {
+                guard let bridge = catalog.resolve(text.trimmingCharacters(in: .whitespaces)) else {
+                    throw Problem.badBody("crossing \(index + 1): no bridge named '\(ConfigValueType.escaped(text, limit: 80))'; "
+                                          + "known: " + catalog.bridges.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))
+                }
+                if !ids.contains(bridge.id) { ids.append(bridge.id) }
+            }
+            resolved.append(RouteCrossingDTO(bridgeIDs: ids, minutesFromStart: crossing.minutes))
+        }
+        let route = RouteDTO(id: name, crossings: resolved, isFavorite: isFavorite)
+        let file = try await web.routeFile()
+        let saved = try await file.routes()
+        let existed = saved.contains { $0.id == name }
+        guard existed || saved.count < Self.maximumRoutes else {
+            throw Problem(status: .unprocessableContent, type: "over-limit", title: "Too many routes",
+                          detail: "this server keeps at most \(Self.maximumRoutes) routes; remove one first")
+        }
+        try await file.saveRoute(route)
+        let json = try AnswerJSON.text(route) + "\n"
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if !existed {
+            headers[.location] = "/v1/routes/"
+                + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? name)
+        }
+        return Response(status: existed ? .ok : .created, headers: headers,
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    /// A request's body: at most `serve.max_body_bytes` (413), whole within `serve.body_timeout_seconds` (408); a
+    /// client that hangs up before sending it all is a 400, not the server's failure.
+    func body(of request: Request) async throws -> Data {
+        let serve = web.app.configuration.serve
+        let limit = serve.maximumBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw Problem.tooLarge(limit)
+        }
+        let deadline = Duration.seconds(serve.bodyTimeout)
+        let incomplete = Problem(status: .badRequest, type: "incomplete-body", title: "The body did not arrive whole",
+                                 detail: "the connection ended before the request's body did")
+        do {
+            let buffer = try await Deadline.within(deadline, progress: nil, timeout: { BodyTimeout() }) { [request] in
+                var request = request
+                return try await request.collectBody(upTo: limit)
+            }
+            if let length = request.headers[.contentLength].flatMap(Int.init), buffer.readableBytes < length {
+                throw incomplete
+            }
+            return Data(buffer.readableBytesView)
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw Problem.tooLarge(limit)
+        } catch is CancellationError {
+            throw CancellationError() // the server is stopping: the client is told to come back (503)
+        } catch is BodyTimeout {
+            throw Problem(status: .requestTimeout, type: "request-timeout", title: "The body took too long",
+                          detail: "the request's body did not arrive within \(serve.bodyTimeout) s (serve.body_timeout_seconds)",
+                          headers: [.connection: "close"])
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw incomplete
+        }
+    }
+
+    /// The time to receive a body ran out.
+    struct BodyTimeout: Error {}
 
     /// The body of `PUT /v1/routes/{name}`: the route's crossings (bridge ids or names) and whether it is a favourite.
     struct RouteBody: Decodable {
@@ -84,64 +197,45 @@ struct RoutesController {
         let isFavorite: Bool?
     }
 
-    /// `PUT /v1/routes/{name}`: saves the route (201 when new, 200 when it replaced one) and answers it as stored.
-    func saveRoute(_ name: String, _ request: Request) async throws -> Response {
-        try authorize(request)
-        let name = try routeName(name)
-        let limit = web.app.configuration.serve.maximumBodyBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw Problem.tooLarge(limit)
-        }
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: limit)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw Problem.tooLarge(limit)
+    /// A route's body, read strictly (no unknown field, no key twice, each value of its type): its crossings in
+    /// travel order and whether it is a favourite. `name` is the path's, which an `id` in the body must match.
+    static func routeBody(_ data: Data, name: String) throws
+        -> (crossings: [(bridges: [String], minutes: Double)], favorite: Bool)
+    {
+        let top = try StrictJSON.object(try StrictJSON.parse(data), at: "the body",
+                                        allowed: ["id", "crossings", "isFavorite"])
+        for (index, item) in (top["crossings"] as? [Any] ?? []).enumerated() {
+            _ = try StrictJSON.object(item, at: "crossings[\(index)]", allowed: ["bridgeIDs", "minutesFromStart"])
         }
         let body: RouteBody
         do {
-            body = try JSONDecoder().decode(RouteBody.self, from: Data(buffer.readableBytesView))
+            body = try JSONDecoder().decode(RouteBody.self, from: data)
         } catch {
-            throw Problem.badBody("the body is not a route: " + Self.decodingReason(error)
-                                  + #"; send {"crossings": [{"bridgeIDs": ["Fremont"], "minutesFromStart": 8}]}"#)
+            throw StrictJSON.Refusal(reason: decodingReason(error))
         }
         if let id = body.id, id.trimmingCharacters(in: .whitespaces) != name {
-            throw Problem.badBody("the body names route '\(id)' but the path names '\(name)'")
+            throw StrictJSON.Refusal(reason: "the body names route '\(id)' but the path names '\(name)'")
         }
-        guard !body.crossings.isEmpty else { throw Problem.badBody("a route needs at least one crossing") }
-        let catalog = try await web.app.catalog(in: web.store)
-        var crossings: [RouteCrossingDTO] = []
+        guard !body.crossings.isEmpty else { throw StrictJSON.Refusal(reason: "a route needs at least one crossing") }
+        guard body.crossings.count <= maximumCrossings else {
+            throw StrictJSON.Refusal(
+                reason: "a route has at most \(maximumCrossings) crossings; this one has \(body.crossings.count)")
+        }
         for (index, crossing) in body.crossings.enumerated() {
             guard crossing.minutesFromStart.isFinite, (0...1_440).contains(crossing.minutesFromStart) else {
-                throw Problem.badBody("crossing \(index + 1): minutesFromStart must be from 0 to 1440")
+                throw StrictJSON.Refusal(reason: "crossing \(index + 1): minutesFromStart must be from 0 to 1440")
             }
-            guard !crossing.bridgeIDs.isEmpty else { throw Problem.badBody("crossing \(index + 1) names no bridge") }
-            var ids: [String] = []
-            for text in crossing.bridgeIDs {
-                guard let bridge = catalog.resolve(text.trimmingCharacters(in: .whitespaces)) else {
-                    throw Problem.badBody("crossing \(index + 1): no bridge named '\(ConfigValueType.escaped(text, limit: 80))'; "
-                                          + "known: " + catalog.bridges.map { "\($0.name) (\($0.id))" }.joined(separator: ", "))
-                }
-                if !ids.contains(bridge.id) { ids.append(bridge.id) }
+            guard !crossing.bridgeIDs.isEmpty else { throw StrictJSON.Refusal(reason: "crossing \(index + 1) names no bridge") }
+            guard crossing.bridgeIDs.count <= maximumBridgesPerCrossing else {
+                throw StrictJSON.Refusal(
+                    reason: "crossing \(index + 1) names more than \(maximumBridgesPerCrossing) bridges")
             }
-            crossings.append(RouteCrossingDTO(bridgeIDs: ids, minutesFromStart: crossing.minutesFromStart))
         }
-        guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
-            throw Problem.badBody("crossings must be in travel order (minutesFromStart rising)")
+        guard zip(body.crossings, body.crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart })
+        else {
+            throw StrictJSON.Refusal(reason: "crossings must be in travel order (minutesFromStart rising)")
         }
-        let route = RouteDTO(id: name, crossings: crossings, isFavorite: body.isFavorite ?? false)
-        let file = try await web.routeFile()
-        let existed = try await file.route(named: name) != nil
-        try await file.saveRoute(route)
-        let json = try AnswerJSON.text(route) + "\n"
-        var headers: HTTPFields = [.contentType: "application/json"]
-        if !existed {
-            headers[.location] = "/v1/routes/"
-                + (name.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(["/"])) ?? name)
-        }
-        return Response(status: existed ? .ok : .created, headers: headers,
-                        body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+        return (body.crossings.map { ($0.bridgeIDs, $0.minutesFromStart) }, body.isFavorite ?? false)
     }
 
     /// `DELETE /v1/routes/{name}`: 204, or 404 when no such route is saved.

@@ -7,11 +7,12 @@ import Hummingbird
 import Prometheus
 import Synchronization
 
-/// What the server's handlers share: the app core, the store (opened once), the refresher's state when this server
+/// What the server's handlers share: the app core, the store (opened once, reopened when its file is replaced, each
+/// call under the handlers' deadline), the refresher's state when this server
 /// refreshes, the metrics registry, and the answers already encoded.
 package struct WebContext: Sendable {
     package let app: AppContext
-    package let store: any BridgeStore
+    package let store: ServedStore
     package let registry: PrometheusCollectorRegistry
     /// The refresher's state when `serve` refreshes, for `/v1/status` and `Cache-Control`.
     package let refresh: RefreshState?
@@ -22,11 +23,13 @@ package struct WebContext: Sendable {
     package let answers: MemoryCache<String, ByteBuffer, ContinuousClock>
     /// The history version the answers are keyed by, asked of the store at most once a second.
     package let versions: HistoryVersionMemo
+    /// Requests being answered now (the drain says how many a stop cut short; `/metrics` shows them).
+    package let inFlight: RequestCount
 
     /// The bytes the answer cache may hold.
     package static let answerBudget = 32 << 20
 
-    package init(app: AppContext, store: any BridgeStore, registry: PrometheusCollectorRegistry = .init(),
+    package init(app: AppContext, store: ServedStore, registry: PrometheusCollectorRegistry = .init(),
                  refresh: RefreshState? = nil, schedule: RefreshSchedule? = nil,
                  versions: HistoryVersionMemo = HistoryVersionMemo(lifetime: .seconds(1))) {
         self.app = app
@@ -35,6 +38,8 @@ package struct WebContext: Sendable {
         self.refresh = refresh
         self.schedule = schedule
         self.versions = versions
+        inFlight = RequestCount(gauge: registry.makeGauge(descriptor: MetricNameDescriptor(
+            metricName: "http_server_active_requests", unitName: "", helpText: "Requests being answered now.")))
         answers = MemoryCache(
             capacity: 100_000, defaultTimeToLive: .seconds(3_600),
             budget: .init(maximumBytes: Self.answerBudget) { key, body in key.utf8.count + body.readableBytes })
@@ -55,9 +60,13 @@ package struct WebContext: Sendable {
     /// `cached` for a body that is already text (a page's HTML).
     package func cachedBody(_ request: Request, varying: String, untilNextMinute: Bool, revalidate: Bool,
                             contentType: String, _ text: () async throws -> String) async throws -> Response {
-        let version = try await versions.version { try await store.historyVersion() }
+        try store.checkKnownProblems()
+        // The generation first: an answer computed while the store was reopened is kept under the old one, unused.
+        let generation = store.generation
+        let version = try await versions.version(generation: generation) { try await store.historyVersion() }
         let key = request.uri.path + "?" + (request.uri.query ?? "") + "#" + varying
-        let tag = "W/\"v\(version)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
+        let stamp = generation == 0 ? "v\(version)" : "v\(version).\(generation)"
+        let tag = "W/\"\(stamp)-" + FNV1a.hex(FNV1a.hash(key)) + "\""
         let control = "max-age=\(maxAge(untilNextMinute: untilNextMinute, revalidate: revalidate))"
         let given = request.headers[.ifNoneMatch].map {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -70,7 +79,7 @@ package struct WebContext: Sendable {
             _ = try await text()
             return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
         }
-        let cacheKey = "v\(version) " + key
+        let cacheKey = stamp + " " + key
         let body: ByteBuffer
         if let kept = answers.value(forKey: cacheKey) {
             body = kept
@@ -109,8 +118,8 @@ package struct WebContext: Sendable {
     /// The local day now, for the tags of answers about today.
     func dayTag() -> String { LocalDay(containing: app.assembly.now(), time: app.clock).description }
 
-    /// The routes file (`routes.path`), routes saved in an older store copied there first, as the CLI does.
-    func routeFile() async throws -> RouteFile { try await app.routeFile(migratingFrom: store) }
+    /// The saved routes, where `routes.storage` keeps them (the file, or the store).
+    func routeFile() async throws -> any SavedRoutes { try await app.savedRoutes(store) }
 
     /// A bridge by id or name from the stored catalog, or `input.unknown-bridge` (404) naming the known bridges.
     func catalogBridge(_ text: String) async throws -> BridgeInfoDTO { try await app.bridge(named: text, in: store) }
@@ -120,19 +129,43 @@ package struct WebContext: Sendable {
 /// it, so asking for each request was most of a cached answer's cost. A sync's batches show in the answers within
 /// `lifetime` (the refresher in this process also says at once, with `forget()`); `/readyz` still asks the store.
 package final class HistoryVersionMemo: Sendable {
-    private let state = Mutex<(version: Int64, at: ContinuousClock.Instant)?>(nil)
+    private let state = Mutex<(version: Int64, generation: Int, at: ContinuousClock.Instant)?>(nil)
     package let lifetime: Duration
 
     package init(lifetime: Duration) { self.lifetime = lifetime }
 
-    package func version(_ ask: () async throws -> Int64) async throws -> Int64 {
+    /// The history version of the store's `generation` (a reopened store's is asked at once).
+    package func version(generation: Int = 0, _ ask: () async throws -> Int64) async throws -> Int64 {
         let now = ContinuousClock.now
-        if let kept = state.withLock({ $0 }), now - kept.at < lifetime { return kept.version }
+        if let kept = state.withLock({ $0 }), kept.generation == generation, now - kept.at < lifetime {
+            return kept.version
+        }
         let version = try await ask()
-        state.withLock { $0 = (version, now) }
+        state.withLock { $0 = (version, generation, now) }
         return version
     }
 
     /// The next request asks the store.
     package func forget() { state.withLock { $0 = nil } }
+}
+
+/// A count of requests under way, and the gauge that shows it.
+package final class RequestCount: Sendable {
+    private let count = Mutex(0)
+    private let gauge: Gauge?
+
+    package init(gauge: Gauge? = nil) { self.gauge = gauge }
+
+    package var value: Int { count.withLock { $0 } }
+
+    func begin() { change(by: 1) }
+
+    func end() { change(by: -1) }
+
+    private func change(by step: Int) {
+        count.withLock { count in
+            count += step
+            gauge?.set(Int64(count)) // under the lock, so the gauge ends at the count whatever the order
+        }
+    }
 }
