@@ -7,6 +7,8 @@ package struct ConfigProblemList: Sendable {
 
     private(set) var shown: [String] = []
     private(set) var count = 0
+    /// The sections whose valid keys a problem already listed.
+    private var listed: Set<String> = []
 
     package var isEmpty: Bool { count == 0 }
 
@@ -20,6 +22,10 @@ package struct ConfigProblemList: Sendable {
     package mutating func add(_ message: @autoclosure () -> String) {
         add(message)
     }
+
+    /// True the first time it is asked about `section`: the valid keys of a section are listed once, not on each
+    /// unknown key's line.
+    package mutating func firstMention(of section: String) -> Bool { listed.insert(section).inserted }
 
     /// One indented line per shown problem, then how many more there are.
     package var report: String {

@@ -93,12 +93,14 @@ package struct ConfigurationLoader: Sendable {
             let name = keyNode.scalar?.string ?? "?"
             let path = section.isEmpty ? name : section + "." + name
             guard allowed.contains(name) else {
-                // Built only for the problems shown: a file of 400,000 unknown keys costs no suggestion each.
+                // Built only for the problems shown: a file of 400,000 unknown keys costs no suggestion each. The valid
+                // keys of a section are listed on its first unknown key's line only.
+                let listing = problems.firstMention(of: section)
                 problems.add {
                     let hint = suggestion(for: name, among: allowed).map { " (did you mean '\($0)'?)" } ?? ""
                     let within = section.isEmpty ? "at the top level" : "in '\(section)'"
-                    return "\(origin):\(keyLine): unknown key \(ConfigValueType.quoted(path)) \(within)\(hint); "
-                        + "valid keys: \(allowed.joined(separator: ", "))"
+                    return "\(origin):\(keyLine): unknown key \(ConfigValueType.quoted(path)) \(within)\(hint)"
+                        + (listing ? "; valid keys: \(allowed.joined(separator: ", "))" : "")
                 }
                 continue
             }
