@@ -1,7 +1,7 @@
 import BridgetDTOs
 import Foundation
 import GRDB
-import Synchronization
+import SocrataFixtureServer
 import Testing
 
 /// The assembled `bridget` executable, as a user meets it.
@@ -344,10 +344,21 @@ struct InterruptTests {
     @Test("SIGINT during a sync exits 130, records the run as cancelled, and leaves a sound store")
     func interruptedSync() async throws {
         let bridget = BridgetProcess()
-        // Twenty years: a debug build syncs about 12,000 rows a second, so this takes 20 s or more; the signal comes
-        // once a batch is seen committed, or after 8 s at the latest (waiting up to 20 s for a read that kept
-        // failing once let the sync finish first on a loaded machine).
-        let config = try bridget.sampleConfig(days: 7_300)
+        // The sync's first five requests are answered and the sixth hangs (ten minutes, a hang detector), queued
+        // before it starts: the signal always comes while the sync waits inside itself with batches committed, however
+        // slow or loaded the machine.
+        let fixture = try SocrataFixtureServer(dataset: .generate(rows: 20_000, seed: 5))
+        let url = try await fixture.start().absoluteString
+        defer { Task { await fixture.stop() } }
+        fixture.inject(Array(repeating: .pass, count: 5) + [.hang(600)])
+        let config = try bridget.write("interrupt.yaml", """
+            provider:
+              kind: live
+              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600}
+            cache: {path: \(bridget.home)/cache}
+            store: {path: \(bridget.storePath)}
+            sync: {batch_size: 1000}
+            """)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
         process.arguments = ["sync", "--config", config]
@@ -355,30 +366,23 @@ struct InterruptTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait until the first batch is committed (the store file exists and holds rows), then interrupt. On a
-        // thread of its own: the suite's other tests can hold every cooperative thread for many seconds (each
-        // waits for a child process), and a poll there once came only after the sync had finished.
-        let committedRows = Mutex(0)
         let storePath = bridget.storePath
-        let interrupter = Thread {
-            let deadline = Date().addingTimeInterval(8)
+        let count: @Sendable () -> Int = {
             var readOnly = Configuration()
             readOnly.readonly = true
-            while Date() < deadline {
-                Thread.sleep(forTimeInterval: 0.1)
-                guard FileManager.default.fileExists(atPath: storePath),
-                      let queue = try? DatabaseQueue(path: storePath, configuration: readOnly),
-                      let rows = try? queue.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM events") }),
-                      rows > 0
-                else { continue }
-                committedRows.withLock { $0 = rows }
-                break
-            }
-            process.interrupt()
+            guard FileManager.default.fileExists(atPath: storePath),
+                  let queue = try? DatabaseQueue(path: storePath, configuration: readOnly)
+            else { return 0 }
+            return (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
         }
-        interrupter.start()
+        let until = ContinuousClock.now + .seconds(120) // a hang detector
+        while ContinuousClock.now < until, fixture.pendingFaults > 0 || count() == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let committed = count()
+        #expect(committed > 0 && fixture.pendingFaults == 0, "no batch was committed, or the hanging page was not asked for")
+        process.interrupt()
         await process.exited()
-        let committed = committedRows.withLock { $0 }
         #expect(process.terminationStatus == 130)
         let queue = try DatabaseQueue(path: bridget.storePath)
         let (integrity, status, stored) = try await queue.read { db in

@@ -21,11 +21,11 @@ struct LiveExecutableTests {
         // A server that started is left alone (a test may use it for minutes).
         final class Started: Sendable { let value = Mutex(false) }
         let started = Started()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 20) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { // a hang detector
             if !started.value.withLock({ $0 }) && server.isRunning { server.terminate() }
         }
         var output = ""
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)
         while !output.contains("\n") && Date() < deadline {
             let chunk = pipe.fileHandleForReading.availableData
             if chunk.isEmpty { break }

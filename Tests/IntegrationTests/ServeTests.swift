@@ -32,7 +32,7 @@ struct ServeTests {
             try process.run()
             // The server prints "listening on http://127.0.0.1:PORT" once it is bound.
             var port: String?
-            for _ in 0..<300 where port == nil {
+            for _ in 0..<2_400 where port == nil { // two minutes: a hang detector
                 let text = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
                 port = text.split(separator: "\n").first { $0.hasPrefix("listening on http://127.0.0.1:") }
                     .map { String($0.split(separator: ":").last ?? "") }

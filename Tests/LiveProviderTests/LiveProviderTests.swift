@@ -138,7 +138,7 @@ struct LiveProviderTests {
         var pages = provider.eventPages(since: nil).makeAsyncIterator()
         let first = try #require(try await pages.next())
         // The consumer has not asked for page 2 yet, but the server answers its request.
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120) // a hang detector
         while fixture.server.requests.filter({ $0.query["$offset"] == "50" }).isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -280,18 +280,18 @@ struct LiveProviderTests {
         #expect(await client.networkRequests == 1)
     }
 
-    @Test("cancelling a sync stops a hanging request at once, not after the server's 20-second hang")
+    @Test("cancelling a sync stops a hanging request at once, not after the server's 10-minute hang")
     func cancellationIsPrompt() async throws {
         let fixture = try await LiveFixture.start(rows: 100)
         defer { Task { await fixture.stop() } }
-        fixture.server.inject([.hang(20)])
-        let provider = LiveProvider(client: fixture.client(cache: nil, timeout: 30), query: try fixture.query,
+        fixture.server.inject([.hang(600)])
+        let provider = LiveProvider(client: fixture.client(cache: nil, timeout: 600), query: try fixture.query,
                                     pageSize: 50)
         let pipeline = fixture.pipeline(provider: provider, store: try fixture.store())
         let task = Task { try await pipeline.run(full: true) }
         // Cancel only once the request is hanging on the server: a fixed sleep raced a loaded machine, where the
         // cancellation could land before the run had started.
-        let deadline = ContinuousClock.now + .seconds(15)
+        let deadline = ContinuousClock.now + .seconds(120)
         while fixture.server.pendingFaults > 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -300,12 +300,9 @@ struct LiveProviderTests {
         let cancelled = ContinuousClock.now
         task.cancel()
         let report = try await task.value // an interrupted sync reports what it committed instead of throwing
-        // Well under the 20 s hang and the 30 s timeout. The bound is loose on purpose: the suite's other tests share
-        // the two cores and the cooperative pool, and once (a clean-clone CI run) the wake-up after a prompt
-        // cancellation came 1.035 s later, which a 1 s bound failed; and once 6.96 s later (the root run with the
-        // PostgreSQL tests and Chromium's page tests at the same moment), which 5 s failed. Half the hang still tells
-        // a prompt cancellation from one that waited the hang out.
-        #expect(ContinuousClock.now - cancelled < .seconds(10))
+        // A hang detector, not a timing: a cancellation that waited for the hang or the timeout (10 minutes each)
+        // would take five times this; a prompt one on a loaded machine has taken 7 s.
+        #expect(ContinuousClock.now - cancelled < .seconds(120))
         #expect(!report.completed)
         #expect(report.fetched == 0)
     }

@@ -231,6 +231,7 @@ struct RefreshTests {
         task.cancel()
         let started = ContinuousClock.now
         await task.value
-        #expect(ContinuousClock.now - started < .seconds(5), "a cancelled wait of an hour should end at once")
+        // A hang detector: a wait that ignored the cancellation would take the hour.
+        #expect(ContinuousClock.now - started < .seconds(120), "a cancelled wait of an hour should end at once")
     }
 }

@@ -195,7 +195,7 @@ struct PostgresStoreTests {
         let writing = Task { try await store.upsertEvents(events) }
         // Commit only once the batch's COPY waits on that key (so this is the fallback, not the upsert from the start).
         var waiting = false
-        for _ in 0..<300 where !waiting {
+        for _ in 0..<1_200 where !waiting { // two minutes: a hang detector
             try await Task.sleep(for: .milliseconds(100))
             waiting = try await TestServer.sql("""
                 SELECT count(*)::text FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE 'COPY%events%'
