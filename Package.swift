@@ -115,8 +115,7 @@ let package = Package(
             name: "BridgetApp",
             dependencies: [
                 "CBridgetMemory", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence",
-                "BridgetAnalysis", .product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "BridgetAnalysis", .product(name: "Yams", package: "Yams"),
                 .target(name: "BridgetPostgres", condition: .when(traits: ["Postgres"])),
             ],
             path: "Apps/Bridget/Sources/BridgetApp",
@@ -153,8 +152,6 @@ let package = Package(
                 "BridgetApp", "BridgetPages", .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
                 "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Apps/Bridget/Sources/BridgetCLI",
             swiftSettings: strictSettings

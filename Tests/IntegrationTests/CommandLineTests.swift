@@ -341,6 +341,52 @@ let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
 
 @Suite("bridget executable: interruption")
 struct InterruptTests {
+    @Test("watch: SIGHUP during a sync stops it as SIGTERM does: the batch in flight committed, the run recorded cancelled, exit 0, the log saying each step")
+    func watchStops() async throws {
+        let bridget = BridgetProcess()
+        let fixture = try SocrataFixtureServer(dataset: .generate(rows: 20_000, seed: 6))
+        let url = try await fixture.start().absoluteString
+        defer { Task { await fixture.stop() } }
+        fixture.inject(Array(repeating: .pass, count: 5) + [.hang(600)]) // the sixth request hangs: mid-sync, always
+        let config = try bridget.write("watch.yaml", """
+            provider:
+              kind: live
+              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600}
+            cache: {path: \(bridget.home)/cache}
+            store: {path: \(bridget.storePath)}
+            sync: {batch_size: 1000}
+            refresh: {every: 10m, jitter_minutes: 0}
+            """)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
+        process.arguments = ["watch", "--config", config]
+        process.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin"]
+        let logPath = bridget.home + "/watch.err"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        try process.run()
+        let until = ContinuousClock.now + .seconds(120) // a hang detector
+        while ContinuousClock.now < until, fixture.pendingFaults > 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(fixture.pendingFaults == 0, "the hanging page was never asked for")
+        kill(process.processIdentifier, SIGHUP)
+        await process.exited()
+        let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(log)")
+        #expect(log.contains("info bridget.watch: watch: every 10 min into"), "\(log)")
+        #expect(log.contains("info bridget.watch: refresh: syncing"), "\(log)")
+        #expect(log.contains("notice bridget.watch: SIGHUP: stopping"), "\(log)")
+        #expect(log.contains("recorded cancelled"), "\(log)")
+        let queue = try DatabaseQueue(path: bridget.storePath)
+        let (status, stored) = try await queue.read { db in
+            (try String.fetchOne(db, sql: "SELECT status FROM sync_runs ORDER BY id DESC LIMIT 1"),
+             try Int.fetchOne(db, sql: "SELECT count(*) FROM events") ?? 0)
+        }
+        #expect(status == "cancelled" && stored > 0, "\(String(describing: status)), \(stored) rows")
+    }
+
     @Test("SIGINT during a sync exits 130, records the run as cancelled, and leaves a sound store")
     func interruptedSync() async throws {
         let bridget = BridgetProcess()

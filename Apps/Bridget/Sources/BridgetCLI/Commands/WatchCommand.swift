@@ -1,8 +1,6 @@
 import ArgumentParser
 import BridgetApp
 import Foundation
-import Logging
-import ServiceLifecycle
 
 /// `bridget watch`: keeps the store fresh on the `refresh` schedule, with no HTTP.
 struct WatchCommand: AsyncParsableCommand {
@@ -34,8 +32,6 @@ struct WatchCommand: AsyncParsableCommand {
             let context = try global.context()
             let configuration = context.configuration
             let store = try await context.assembly.makeStore()
-            var logger = Logger(label: "bridget.watch")
-            logger.logLevel = .info
             if once {
                 let pipeline = try context.assembly.makeSyncPipeline(store: store)
                 let report = try await cancellingOnInterrupt { try await pipeline.run(full: false) }
@@ -48,12 +44,30 @@ struct WatchCommand: AsyncParsableCommand {
                 return
             }
             // A store file replaced under a long-running watch (a restore) is reopened, not written to where no one reads.
-            let refresh = try RefreshService(context: context, store: context.served(store), logger: logger)
-            logger.info("watch: \(refresh.refresher.schedule.description) into \(context.assembly.storeDescription)")
-            var group = ServiceGroupConfiguration(services: [.init(service: refresh)],
-                                                  gracefulShutdownSignals: [.sigterm, .sigint, .sighup], logger: logger)
-            group.maximumGracefulShutdownDuration = .seconds(configuration.serve.drainSeconds)
-            try await ServiceGroup(configuration: group).run()
+            let refresh = try RefreshRunner(context: context, store: context.served(store), log: Self.log)
+            Self.log(.init(level: .info, message: "watch: \(refresh.refresher.schedule.description) into "
+                           + context.assembly.storeDescription))
+            let names = [SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGHUP: "SIGHUP"]
+            let drain = Duration.seconds(configuration.serve.drainSeconds)
+            try await cancelling(on: [SIGTERM, SIGINT, SIGHUP], saying: { number in
+                Self.line(.init(level: .notice, message: "\(names[number] ?? "a signal"): stopping; a running sync "
+                                + "commits its batch in flight (at most \(configuration.serve.drainSeconds) s)"))
+            }, drain: drain) {
+                try await refresh.run()
+            }
         }
     }
+
+    /// A line of the watch's log on standard error, shaped as the server's (`TIME LEVEL bridget.watch: MESSAGE`).
+    static func line(_ line: RefreshLogLine) -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let length = strftime(&buffer, buffer.count, "%Y-%m-%dT%H:%M:%S%z", &parts)
+        let stamp = String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return "\(stamp) \(line.level.rawValue) bridget.watch: \(line.message)\n"
+    }
+
+    @Sendable static func log(_ line: RefreshLogLine) { Terminal.writeError(Self.line(line)) }
 }

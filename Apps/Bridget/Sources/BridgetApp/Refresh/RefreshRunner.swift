@@ -1,17 +1,30 @@
 import BridgetPersistence
 import Foundation
-import Logging
-import ServiceLifecycle
 import Synchronization
 
+/// One line the refresher logs, and how much it matters.
+package struct RefreshLogLine: Sendable, Equatable {
+    package enum Level: String, Sendable { case info, notice, warning, error }
+
+    package let level: Level
+    package let message: String
+
+    package init(level: Level, message: String) {
+        self.level = level
+        self.message = message
+    }
+}
+
 /// The refresher as `serve` and `watch` run it: syncs of the configured provider into `store` on the configured
-/// schedule, each run logged (one line when it starts, one when it ends). As a service of a `ServiceGroup`, a
-/// graceful shutdown cancels it: a wait ends, a running sync commits its batch in flight and records itself
-/// `cancelled`. Another process (or host) syncing the same store defers this one (the store's sync lock).
+/// schedule, each run logged (one line when it starts, one when it ends) through `log`. Cancelling `run()` ends a
+/// wait, and a running sync commits its batch in flight and records itself `cancelled`. Another process (or host)
+/// syncing the same store defers this one (the store's sync lock). Plain Swift: `serve` runs it as a service of its
+/// `ServiceGroup` (BridgetWeb's `RefreshService`), `watch` under its own signal handling, so the plain build needs no
+/// service framework.
 ///
 /// After a sync that changed the history, the pages' figures are kept in the background (`KeptFigures`), so pages
 /// on every host that shares the store render from them.
-package struct RefreshService: Service {
+package struct RefreshRunner: Sendable {
     package let refresher: Refresher
     package let store: any BridgeStore
     package let provider: String
@@ -19,7 +32,8 @@ package struct RefreshService: Service {
 
     /// `onBatch` runs after each batch the sync commits, and when it ends; `observe` sees every event after it is
     /// logged (the server counts them in its metrics).
-    package init(context: AppContext, store: any BridgeStore, logger: Logger, onBatch: @escaping @Sendable () -> Void = {},
+    package init(context: AppContext, store: any BridgeStore, log: @escaping @Sendable (RefreshLogLine) -> Void,
+                 onBatch: @escaping @Sendable () -> Void = {},
                  observe: @escaping @Sendable (RefreshEvent) -> Void = { _ in }) throws {
         let configuration = context.configuration
         let settings = configuration.refresh
@@ -36,7 +50,8 @@ package struct RefreshService: Service {
                 do {
                     try await KeptFigures(context: context, store: store).keepAll()
                 } catch {
-                    logger.warning("refresh: the pages' figures were not kept (the next page computes them): \(error)")
+                    log(.init(level: .warning,
+                              message: "refresh: the pages' figures were not kept (the next page computes them): \(error)"))
                 }
             }
         }
@@ -51,24 +66,27 @@ package struct RefreshService: Service {
             report: { event in
                 switch event {
                 case .scheduled(let when):
-                    logger.info("refresh: next sync at \(clock.display(when))")
+                    log(.init(level: .info, message: "refresh: next sync at \(clock.display(when))"))
                 case .started:
-                    logger.info("refresh: syncing")
+                    log(.init(level: .info, message: "refresh: syncing"))
                 case .succeeded(let report):
                     if report.inserted + report.updated > 0 { keepFigures() }
-                    logger.info("""
+                    log(.init(level: .info, message: """
                         refresh: synced \(report.fetched) rows (\(report.inserted) new, \(report.updated) updated, \
                         \(report.rejected) rejected) in run \(report.runID)
-                        """)
+                        """))
                 case .failed(let message, let retryAt):
-                    logger.error("refresh: sync failed: \(message); trying again at \(clock.display(retryAt))")
+                    log(.init(level: .error,
+                              message: "refresh: sync failed: \(message); trying again at \(clock.display(retryAt))"))
                 case .deferred(let holder, let retryAt):
-                    logger.info("refresh: another sync is running on \(holder); looking again at \(clock.display(retryAt))")
+                    log(.init(level: .info, message: """
+                        refresh: another sync is running on \(holder); looking again at \(clock.display(retryAt))
+                        """))
                 case .interrupted(let report):
-                    logger.notice("""
+                    log(.init(level: .notice, message: """
                         refresh: stopped during a sync after \(report.fetched) rows; committed batches are kept, \
                         run \(report.runID) is recorded cancelled and the next sync resumes
-                        """)
+                        """))
                 }
                 observe(event)
             })
@@ -79,10 +97,9 @@ package struct RefreshService: Service {
         try await store.lastSucceededRun(provider: provider)?.finishedAt
     }
 
+    /// Syncs on the schedule until cancelled.
     package func run() async throws {
-        let last = try await lastSuccess()
-        let refresher = self.refresher
-        await cancelWhenGracefulShutdown { await refresher.run(lastSuccess: last) }
+        await refresher.run(lastSuccess: try await lastSuccess())
     }
 }
 
