@@ -247,10 +247,12 @@ let package = Package(
             path: "Apps/Bridget/Tests/BridgetPagesTests",
             swiftSettings: strictSettings
         ),
+        // Raw sockets for the server's tests, in process and through the built executable.
+        .target(name: "BridgetTestSupport", path: "Apps/Bridget/Tests/BridgetTestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "BridgetWebTests",
             dependencies: [
-                "BridgetApp", "BridgetWeb", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetApp", "BridgetWeb", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -273,7 +275,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "BridgetApp", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
-                "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence",
+                "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence", "BridgetTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/IntegrationTests",

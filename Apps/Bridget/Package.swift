@@ -142,11 +142,14 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Raw sockets for the server's tests, in process and through the built executable.
+        .target(name: "BridgetTestSupport", path: "Tests/BridgetTestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "BridgetWebTests",
             dependencies: [
                 "BridgetApp",
                 "BridgetWeb",
+                "BridgetTestSupport",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),

@@ -97,13 +97,5 @@ request = function()
   return wrk.format("GET", path)
 end
 
-done = function(summary, latency, requests)
-  local seconds = summary.duration / 1e6
-  local e = summary.errors
-  io.write(string.format(
-    '{"requests": %d, "seconds": %.3f, "rps": %.1f, "p50_ms": %.2f, "p99_ms": %.2f, "max_ms": %.2f, '
-      .. '"bytes": %d, "connect": %d, "read": %d, "write": %d, "timeout": %d, "status": %d}\n',
-    summary.requests, seconds, summary.requests / seconds, latency:percentile(50) / 1000,
-    latency:percentile(99) / 1000, latency.max / 1000, summary.bytes, e.connect, e.read, e.write, e.timeout,
-    e.status))
-end
+-- The closing report: Scripts/bench.d/wrk_report.lua's, beside this file.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "wrk_report.lua")

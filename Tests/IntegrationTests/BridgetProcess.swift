@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import SocrataFixtureServer
 import Testing
 
 /// The result of running the `bridget` executable.
@@ -93,6 +95,49 @@ struct BridgetProcess {
     }
 
     var storePath: String { home + "/store.sqlite" }
+
+    /// A config syncing from a Socrata-shaped server at `url` into this home's store: pages of 1,000, a batch a page
+    /// (so a sync commits early and often), a timeout of ten minutes (a hang the test injects is waited on); `extra`
+    /// adds lines (`refresh: …`).
+    func liveConfig(_ name: String, url: String, extra: String = "") throws -> String {
+        try write(name, """
+            provider:
+              kind: live
+              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600}
+            cache: {path: \(home)/cache}
+            store: {path: \(storePath)}
+            sync: {batch_size: 1000}
+            \(extra)
+            """)
+    }
+
+    /// The events in this home's store now, read as another process would (0 before it exists).
+    func storedEvents() -> Int {
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        guard FileManager.default.fileExists(atPath: storePath),
+              let queue = try? DatabaseQueue(path: storePath, configuration: readOnly)
+        else { return 0 }
+        return (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
+    }
+
+    /// Waits (two minutes at most: a hang detector) until `fixture` has handed out every fault queued (the last one
+    /// a hang the sync now waits on) and a batch is committed; returns the rows stored then.
+    func waitForHangingSync(_ fixture: SocrataFixtureServer) async throws -> Int {
+        let until = ContinuousClock.now + .seconds(120)
+        while ContinuousClock.now < until, fixture.pendingFaults > 0 || storedEvents() == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let committed = storedEvents()
+        #expect(committed > 0 && fixture.pendingFaults == 0, "no batch was committed, or the hanging page was not asked for")
+        return committed
+    }
+}
+
+extension SocrataFixtureServer {
+    /// Answers the next five requests and hangs the sixth for ten minutes: a sync that starts after this always waits
+    /// inside itself, with batches committed, however slow or loaded the machine.
+    func hangMidSync() { inject(Array(repeating: .pass, count: 5) + [.hang(600)]) }
 }
 
 /// Decodes a command's JSON output.

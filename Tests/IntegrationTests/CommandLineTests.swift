@@ -347,16 +347,8 @@ struct InterruptTests {
         let fixture = try SocrataFixtureServer(dataset: .generate(rows: 20_000, seed: 6))
         let url = try await fixture.start().absoluteString
         defer { Task { await fixture.stop() } }
-        fixture.inject(Array(repeating: .pass, count: 5) + [.hang(600)]) // the sixth request hangs: mid-sync, always
-        let config = try bridget.write("watch.yaml", """
-            provider:
-              kind: live
-              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600}
-            cache: {path: \(bridget.home)/cache}
-            store: {path: \(bridget.storePath)}
-            sync: {batch_size: 1000}
-            refresh: {every: 10m, jitter_minutes: 0}
-            """)
+        fixture.hangMidSync()
+        let config = try bridget.liveConfig("watch.yaml", url: url, extra: "refresh: {every: 10m, jitter_minutes: 0}")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
         process.arguments = ["watch", "--config", config]
@@ -366,11 +358,7 @@ struct InterruptTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try process.run()
-        let until = ContinuousClock.now + .seconds(120) // a hang detector
-        while ContinuousClock.now < until, fixture.pendingFaults > 0 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        #expect(fixture.pendingFaults == 0, "the hanging page was never asked for")
+        _ = try await bridget.waitForHangingSync(fixture)
         kill(process.processIdentifier, SIGHUP)
         await process.exited()
         let log = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
@@ -390,21 +378,13 @@ struct InterruptTests {
     @Test("SIGINT during a sync exits 130, records the run as cancelled, and leaves a sound store")
     func interruptedSync() async throws {
         let bridget = BridgetProcess()
-        // The sync's first five requests are answered and the sixth hangs (ten minutes, a hang detector), queued
-        // before it starts: the signal always comes while the sync waits inside itself with batches committed, however
-        // slow or loaded the machine.
+        // The sync's sixth request hangs, queued before it starts: the signal always comes while it waits inside itself
+        // with batches committed, however slow or loaded the machine.
         let fixture = try SocrataFixtureServer(dataset: .generate(rows: 20_000, seed: 5))
         let url = try await fixture.start().absoluteString
         defer { Task { await fixture.stop() } }
-        fixture.inject(Array(repeating: .pass, count: 5) + [.hang(600)])
-        let config = try bridget.write("interrupt.yaml", """
-            provider:
-              kind: live
-              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600}
-            cache: {path: \(bridget.home)/cache}
-            store: {path: \(bridget.storePath)}
-            sync: {batch_size: 1000}
-            """)
+        fixture.hangMidSync()
+        let config = try bridget.liveConfig("interrupt.yaml", url: url)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
         process.arguments = ["sync", "--config", config]
@@ -412,21 +392,7 @@ struct InterruptTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let storePath = bridget.storePath
-        let count: @Sendable () -> Int = {
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            guard FileManager.default.fileExists(atPath: storePath),
-                  let queue = try? DatabaseQueue(path: storePath, configuration: readOnly)
-            else { return 0 }
-            return (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
-        }
-        let until = ContinuousClock.now + .seconds(120) // a hang detector
-        while ContinuousClock.now < until, fixture.pendingFaults > 0 || count() == 0 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let committed = count()
-        #expect(committed > 0 && fixture.pendingFaults == 0, "no batch was committed, or the hanging page was not asked for")
+        let committed = try await bridget.waitForHangingSync(fixture)
         process.interrupt()
         await process.exited()
         #expect(process.terminationStatus == 130)

@@ -1,4 +1,5 @@
 import Foundation
+import BridgetTestSupport
 import GRDB
 import SocrataFixtureServer
 import Testing
@@ -120,37 +121,17 @@ struct ServeTests {
         let url = try await fixture.start().absoluteString
         defer { Task { await fixture.stop() } }
         let expected = judgeSocrataRows(FixtureDataset.generate(rows: rows, seed: 9).records.map(\.row), now: Date())
-        let config = try bridget.write("refresh.yaml", """
-            provider:
-              kind: live
-              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 120}
-            cache: {path: \(bridget.home)/cache}
-            store: {path: \(bridget.storePath)}
+        let config = try bridget.liveConfig("refresh.yaml", url: url, extra: """
             serve: {drain_seconds: 30}
-            sync: {batch_size: 1000}
             refresh: {every: 10m, jitter_minutes: 0}
             """)
-        let storePath = bridget.storePath
-        let count: @Sendable () -> Int = {
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            guard FileManager.default.fileExists(atPath: storePath),
-                  let queue = try? DatabaseQueue(path: storePath, configuration: readOnly)
-            else { return 0 }
-            return (try? queue.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM events") ?? 0 }) ?? 0
-        }
+        let count = { bridget.storedEvents() }
 
-        // Never synced: the refresher starts at once. Its first five requests are answered and the sixth hangs (the
-        // hang a hang detector), queued before the server starts, so the sync always waits inside itself, with
-        // batches committed, when SIGTERM comes: however slow or loaded the machine, the signal lands mid-sync.
-        fixture.inject(Array(repeating: .pass, count: 5) + [.hang(600)])
+        // Never synced: the refresher starts at once, and its sixth request hangs (queued before the server starts),
+        // so SIGTERM always lands inside a sync with batches committed.
+        fixture.hangMidSync()
         let first = try await Server(bridget, config: config, log: "first")
-        let until = ContinuousClock.now + .seconds(120)
-        while ContinuousClock.now < until, fixture.pendingFaults > 0 || count() == 0 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let committed = count()
-        #expect(committed > 0 && fixture.pendingFaults == 0, "no batch was committed, or the hanging page was not asked for")
+        let committed = try await bridget.waitForHangingSync(fixture)
         // The store's sync lock: another sync (here, a cron's `watch --once`) is refused while this one holds it.
         let second = try await bridget.run(["watch", "--once", "--config", config])
         #expect(second.status == 75 && second.stderr.contains("another sync is running on")
@@ -224,9 +205,8 @@ struct ServeTests {
         defer { server.terminate() }
         // A request that will not end by itself: a PUT whose body never finishes coming.
         let port = try #require(server.base.port)
-        let client = try RawSocket(port: port)
-        client.send("PUT /v1/routes/slow HTTP/1.1\r\nHost: b\r\nAuthorization: Bearer t\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+        let client = try RawConnection(port: port)
+        client.sendUnfinishedPut("/v1/routes/slow", token: "t")
         // It is being answered once the server counts it (the scrape itself is the other one).
         var active = 0
         let until = ContinuousClock.now + .seconds(120)
@@ -245,7 +225,7 @@ struct ServeTests {
         // Cut at the limit: told to come back (503) if the handler heeded the cancellation, else by the watchdog.
         #expect(log.contains("PUT /v1/routes/slow 503") && log.contains(": unavailable")
                 || log.contains("drain limit reached: stopping with 1 request(s) unanswered"), "\(log)")
-        client.close()
+        client.hangUp()
     }
 
     @Test("a port in use or an address that cannot be listened on is a clear error, exit 69, not a crash")

@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import BridgetTestSupport
 import Testing
 
 /// What one client can hold and send, over real sockets to the server as `bridget serve` builds it: connections
@@ -100,8 +101,7 @@ struct ConnectionTests {
         let logger = Logger(label: "bridget.test") { _ in lines }
         try await fixture.withServer(logger: logger) { port in
             let client = try RawConnection(port: port)
-            client.send("PUT /v1/routes/commute HTTP/1.1\r\nHost: b\r\nAuthorization: Bearer \(token)\r\n"
-                        + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"crossings\": [")
+            client.sendUnfinishedPut("/v1/routes/commute", token: token)
             client.hangUp()
             // The log line comes when the server notices (at once; the loop is a hang detector, not a timing).
             let until = ContinuousClock.now + .seconds(120)
@@ -128,8 +128,7 @@ struct ConnectionTests {
         defer { fixture.remove() }
         try await fixture.withServer { port in
             let client = try RawConnection(port: port)
-            client.send("PUT /v1/routes/commute HTTP/1.1\r\nHost: b\r\nAuthorization: Bearer \(token)\r\n"
-                        + "Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"crossings\": [")
+            client.sendUnfinishedPut("/v1/routes/commute", token: token)
             let response = try #require(await client.receiveResponse())
             #expect(response.status == 408 && response.body.contains("request-timeout")
                     && response.body.contains("serve.body_timeout_seconds"), "\(response.status) \(response.body)")

@@ -52,12 +52,7 @@ struct FaultTests {
         try await fixture.withClient { client in
             #expect(try await client.execute(uri: "/v1/stats", method: .get).status == .ok)
             relay.cut()
-            for path in Self.paths where path != "/v1/stats" {
-                let response = try await client.execute(uri: path, method: .get)
-                #expect(response.status == .serviceUnavailable && response.header("Retry-After") != nil,
-                        "\(path): \(response.status) \(response.text)")
-                #expect(!response.text.contains(String(relay.port)), "\(path) names the database's address")
-            }
+            try await Self.expectUnavailable(Self.paths.filter { $0 != "/v1/stats" }, client, naming: String(relay.port))
             try relay.resume()
             var recovered = false
             let until = ContinuousClock.now + .seconds(120) // a hang detector, not a timing
@@ -82,12 +77,7 @@ struct FaultTests {
         try await fixture.application(logger: Logger(label: "bridget.test") { _ in lines }).test(.router) { client in
             #expect(try await client.execute(uri: "/v1/stats", method: .get).status == .ok)
             relay.stall()
-            for path in Self.paths + Self.pages {
-                let response = try await client.execute(uri: path, method: .get)
-                #expect(response.status == .serviceUnavailable && response.header("Retry-After") != nil,
-                        "\(path): \(response.status) \(response.text)")
-                #expect(!response.text.contains(String(relay.port)), "\(path) names the database's address")
-            }
+            try await Self.expectUnavailable(Self.paths + Self.pages, client, naming: String(relay.port))
             // The deadline answered them (a connect timeout of 600 s could not have), and the log says which call.
             let log = lines.all.joined(separator: "\n")
             #expect(log.contains(" within 1 s"), "\(log)")
@@ -108,11 +98,7 @@ struct FaultTests {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
             #expect(try await Self.eventually { try await client.execute(uri: "/readyz", method: .get).status != .ok },
                     "readyz still says ready with the file deleted")
-            for path in Self.paths {
-                let response = try await client.execute(uri: path, method: .get)
-                #expect(response.status == .serviceUnavailable && response.header("Retry-After") != nil,
-                        "\(path): \(response.status) \(response.text)")
-            }
+            try await Self.expectUnavailable(Self.paths, client, naming: fixture.folder)
             #expect(!FileManager.default.fileExists(atPath: path), "the server made an empty store in its place")
 
             // `bridget sync` makes the file again, from another source: the server serves it.
@@ -159,18 +145,23 @@ struct FaultTests {
             try handle.close()
             #expect(try await Self.eventually { try await client.execute(uri: "/readyz", method: .get).status != .ok },
                     "readyz still says ready with the file cut short")
-            for path in Self.paths {
-                let response = try await client.execute(uri: path, method: .get)
-                #expect(response.status == .serviceUnavailable && response.header("Retry-After") != nil,
-                        "\(path): \(response.status) \(response.text)")
-                #expect(!response.text.contains(fixture.folder), "\(path) names the store's path: \(response.text)")
-            }
+            try await Self.expectUnavailable(Self.paths, client, naming: fixture.folder)
             try whole.write(to: URL(fileURLWithPath: path))
             #expect(try await Self.eventually { try await client.execute(uri: "/readyz", method: .get).status == .ok })
         }
     }
 
     // MARK: Helpers
+
+    /// Every one of `paths` answers 503 with `Retry-After`, and no answer names `secret` (a path, a port).
+    static func expectUnavailable(_ paths: [String], _ client: any TestClientProtocol, naming secret: String) async throws {
+        for path in paths {
+            let response = try await client.execute(uri: path, method: .get)
+            #expect(response.status == .serviceUnavailable && response.header("Retry-After") != nil,
+                    "\(path): \(response.status) \(response.text)")
+            #expect(!response.text.contains(secret), "\(path) names \(secret): \(response.text)")
+        }
+    }
 
     /// Whether `condition` holds within two minutes (a hang detector: it is asked again every 100 ms).
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {

@@ -3,16 +3,17 @@ import Foundation
 import Glibc
 #endif
 
-/// A raw TCP connection to a server on 127.0.0.1, for what an HTTP client will not do: say nothing, send half a head
+/// A raw TCP connection to a server on 127.0.0.1 (the in-process server's tests, and the built executable's), for what
+/// an HTTP client will not do: say nothing, send half a head
 /// or half a body, send bytes that are not HTTP, hang up mid-request. Blocking POSIX calls run on a thread of their
 /// own, never on the tasks' threads the server in the same process answers on.
-final class RawConnection: Sendable {
+public final class RawConnection: Sendable {
     private let socket: Int32
 
     /// The longest a read waits for the server: a hang detector, not a timing.
-    static let hangDetector: Int32 = 120_000
+    public static let hangDetector: Int32 = 120_000
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -31,7 +32,7 @@ final class RawConnection: Sendable {
 
     /// Sends `bytes` whole; false when the server has closed the connection.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    public func send(_ bytes: [UInt8]) -> Bool {
         var sent = 0
         while sent < bytes.count {
             let written = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL)) }
@@ -42,13 +43,13 @@ final class RawConnection: Sendable {
     }
 
     @discardableResult
-    func send(_ text: String) -> Bool { send(Array(text.utf8)) }
+    public func send(_ text: String) -> Bool { send(Array(text.utf8)) }
 
     /// Ends the connection from this side (a client that hangs up).
-    func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
+    public func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
 
     /// Whether the server sends anything (or closes) within `milliseconds`, without reading it.
-    func hasNews(within milliseconds: Int32) async -> Bool {
+    public func hasNews(within milliseconds: Int32) async -> Bool {
         let socket = self.socket
         return await Self.blocking {
             var entry = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -58,7 +59,7 @@ final class RawConnection: Sendable {
 
     /// What the server sends until it closes the connection; `closed` is false when it did not within the hang
     /// detector.
-    func receiveUntilClosed() async -> (data: Data, closed: Bool) {
+    public func receiveUntilClosed() async -> (data: Data, closed: Bool) {
         let socket = self.socket
         return await Self.blocking {
             var data = Data()
@@ -74,7 +75,7 @@ final class RawConnection: Sendable {
     }
 
     /// One response: its head and a body of its `Content-Length`; `nil` when the connection closed first.
-    func receiveResponse() async -> RawResponse? {
+    public func receiveResponse() async -> RawResponse? {
         let socket = self.socket
         return await Self.blocking {
             var data = Data()
@@ -91,7 +92,7 @@ final class RawConnection: Sendable {
     }
 
     /// `work`'s result, computed on a thread of its own.
-    static func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    public static func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             Thread.detachNewThread { continuation.resume(returning: work()) }
         }
@@ -99,13 +100,13 @@ final class RawConnection: Sendable {
 }
 
 /// An HTTP/1.1 response as bytes arrived: its status, headers (names in lower case) and body.
-struct RawResponse: Sendable {
-    let status: Int
-    let headers: [String: String]
-    let body: String
+public struct RawResponse: Sendable {
+    public let status: Int
+    public let headers: [String: String]
+    public let body: String
 
     /// The response at the start of `data`, once its head and its `Content-Length` of body have arrived.
-    init?(_ data: Data) {
+    public init?(_ data: Data) {
         guard let end = data.range(of: Data("\r\n\r\n".utf8)) else { return nil }
         let head = String(decoding: data[..<end.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         guard let statusLine = head.first, let code = statusLine.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
@@ -121,5 +122,14 @@ struct RawResponse: Sendable {
         status = code
         self.headers = headers
         self.body = String(decoding: body.prefix(length), as: UTF8.self)
+    }
+}
+
+extension RawConnection {
+    /// Sends the head of a `PUT` of `path` with the bearer `token`, promising a body of `length` bytes, and the
+    /// body's first bytes only: a request the server waits on.
+    public func sendUnfinishedPut(_ path: String, token: String, length: Int = 1_000) {
+        send("PUT \(path) HTTP/1.1\r\nHost: bridget\r\nAuthorization: Bearer \(token)\r\n"
+             + "Content-Type: application/json\r\nContent-Length: \(length)\r\n\r\n{\"crossings\": [")
     }
 }
