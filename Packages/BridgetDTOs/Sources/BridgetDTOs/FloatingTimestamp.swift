@@ -105,24 +105,44 @@ public struct FloatingTimestamp: Sendable, Equatable, Hashable, Comparable, Cust
     public var dayNumber: Int { CivilCalendar.daysFromCivil(year: year, month: month, day: day) }
 
     /// The Socrata form, `YYYY-MM-DDTHH:MM:SS.fff`.
-    public var description: String {
-        pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) + "T" + pad(hour, 2) + ":" + pad(minute, 2) + ":"
-            + pad(second, 2) + "." + pad(millisecond, 3)
-    }
+    public var description: String { text(length: 23) }
 
     /// The one local form of Bridget's output (outside Socrata's own rows): ISO 8601 local date and time to the
     /// second, no zone, `2026-10-01T06:38:00`.
-    public var localText: String { String(description.prefix(19)) }
+    public var localText: String { text(length: 19) }
 
     /// The date part, `YYYY-MM-DD`.
-    public var dateString: String { pad(year, 4) + "-" + pad(month, 2) + "-" + pad(day, 2) }
+    public var dateString: String { text(length: 10) }
+
+    /// The first `length` characters of `YYYY-MM-DDTHH:MM:SS.mmm`, written digit by digit (every answer that lists
+    /// openings writes two of these an opening).
+    private func text(length: Int) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 23) { buffer in
+            func put(_ value: Int, _ width: Int, at start: Int) {
+                var rest = max(value, 0)
+                for index in stride(from: start + width - 1, through: start, by: -1) {
+                    buffer[index] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(hour, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(minute, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(second, 2, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            put(millisecond, 3, at: 20)
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<length]), as: UTF8.self)
+        }
+    }
 
     public static func < (lhs: FloatingTimestamp, rhs: FloatingTimestamp) -> Bool { lhs.packed < rhs.packed }
-}
-
-private func pad(_ value: Int, _ width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
 }
 
 /// Proleptic Gregorian calendar arithmetic on day numbers (days since 1970-01-01), free of time zones.

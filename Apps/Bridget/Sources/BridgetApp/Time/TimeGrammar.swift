@@ -117,9 +117,13 @@ package struct TimeGrammar: Sendable {
             throw BridgetError.validation(
                 "bad-time", "\(option) '\(text)' has a UTC offset of \(offset.text); offsets run from -12:00 to +14:00")
         }
-        let formatter = ISO8601DateFormatter()
         // `2026-10-01T17:40Z`: ISO 8601 allows the seconds to be left out.
         let withSeconds = Self.minutePrecisionInstant(text).map { [$0] } ?? []
+        for candidate in [text] + withSeconds {
+            if let date = InstantText.date(from: candidate) { return exact(date) }
+        }
+        // What RFC 3339's form leaves out and Foundation's reader still takes.
+        let formatter = ISO8601DateFormatter()
         for candidate in [text] + withSeconds {
             for options: ISO8601DateFormatter.Options in [[.withInternetDateTime],
                                                          [.withInternetDateTime, .withFractionalSeconds]] {

@@ -1,3 +1,4 @@
+import BridgetDTOs
 import Foundation
 
 /// The texts of one `situationRecord` as the collector met them, before they are judged.
@@ -39,18 +40,18 @@ struct DatexRecordDraft {
         guard managementType == "bridgeSwingInOperation" else { return .rejected(.notBridgeOperation(found: managementType)) }
         guard let bridgeID = DatexBridgeOpening.bridgeID(inSituationID: situationID) else { return .rejected(.noBridgeID) }
         guard let start else { return .rejected(.missingStartTime) }
-        guard let startDate = DatexTimestamp.date(from: start) else {
+        guard let startDate = InstantText.date(from: start) else {
             return .rejected(.invalidTime(element: "overallStartTime", text: start))
         }
         var endDate: Date?
         if let end {
-            guard let date = DatexTimestamp.date(from: end) else { return .rejected(.invalidTime(element: "overallEndTime", text: end)) }
+            guard let date = InstantText.date(from: end) else { return .rejected(.invalidTime(element: "overallEndTime", text: end)) }
             guard date >= startDate else { return .rejected(.endBeforeStart) }
             endDate = date
         }
         var versionDate: Date?
         if let versionTime {
-            guard let date = DatexTimestamp.date(from: versionTime) else {
+            guard let date = InstantText.date(from: versionTime) else {
                 return .rejected(.invalidTime(element: "situationRecordVersionTime", text: versionTime))
             }
             versionDate = date

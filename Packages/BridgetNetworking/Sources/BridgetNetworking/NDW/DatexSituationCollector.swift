@@ -1,3 +1,4 @@
+import BridgetDTOs
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -29,7 +30,7 @@ final class DatexSituationCollector: NSObject, XMLParserDelegate {
         if let failure { throw failure }
         guard sawPublication else { throw DatexFeedError(.notDatex(rootElement: firstElement ?? "")) }
         guard let publicationTime else { throw DatexFeedError(.missingPublicationTime) }
-        guard let published = DatexTimestamp.date(from: publicationTime.text) else {
+        guard let published = InstantText.date(from: publicationTime.text) else {
             throw DatexFeedError(.invalidPublicationTime(publicationTime.text), line: publicationTime.line,
                                  column: publicationTime.column)
         }

@@ -1,13 +1,15 @@
 import Foundation
 
-/// Reads a DATEX II time (`xs:dateTime` with a zone): `YYYY-MM-DDThh:mm:ss`, an optional fraction of any length,
-/// then `Z` or `±hh:mm`. NDW writes `2023-11-23T00:01:00.000Z`; other writers leave out the fraction or give an offset.
+/// An instant written with its zone, as RFC 3339 (and XML Schema's `xs:dateTime`, and ISO 8601's extended form)
+/// writes one: `YYYY-MM-DDThh:mm:ss`, an optional fraction of any length, then `Z` or `±hh:mm`
+/// (`2023-11-23T00:01:00.000Z`, `2026-10-01T17:40:00-07:00`).
 ///
 /// A time without a zone is refused (`nil`): it names no instant, and guessing UTC is how wall-clock times go wrong.
-/// Written out rather than with `ISO8601DateFormatter`, which needs one formatter per fraction style and is not
-/// `Sendable`.
-enum DatexTimestamp {
-    static func date(from text: String) -> Date? {
+/// Written out rather than with `ISO8601DateFormatter`, which needs one formatter per fraction style, is not
+/// `Sendable`, and costs microseconds to make: a feed's every record and a server's every time parameter read one.
+public enum InstantText {
+    /// The instant `text` writes, or `nil` when it is not such a time.
+    public static func date(from text: some StringProtocol) -> Date? {
         var scanner = ByteReader(Array(text.utf8))
         guard let year = scanner.number(digits: 4), scanner.skip("-"),
               let month = scanner.number(digits: 2), scanner.skip("-"),
