@@ -23,20 +23,29 @@ package struct ForecastAnswer: Encodable, Sendable {
     package let lastSimilarSlots: [Slot]
 }
 
-/// Forecasts from a store's opening models: one question, one answer, for every front end.
+/// Forecasts from a store's opening models: one question, one answer, for every front end. The models and the
+/// evidence come from the book of the store's current history (a server's is shared, so a forecast asks the store
+/// nothing but the history's version, at most once a second).
 package struct Forecasts: Sendable {
-    package let context: AppContext
-    package let store: any BridgeStore
+    package let books: HistoryBooks
+
+    package init(books: HistoryBooks) { self.books = books }
 
     package init(context: AppContext, store: any BridgeStore) {
-        self.context = context
-        self.store = store
+        self.init(books: HistoryBooks(context: context, store: store))
     }
+
+    /// The book of the store's current history.
+    package func book() async throws -> ForecastBook { try await books.book() }
 
     /// `bridge`'s current model, or `no-history` when none of its openings is stored.
     package func model(of bridge: BridgeInfoDTO) async throws -> OpeningModelDTO {
-        let model = try await OpeningModels(context: context, store: store).current(bridgeID: bridge.id)
-        guard model.openings > 0 else {
+        try Self.model(of: bridge, in: try await book())
+    }
+
+    /// `bridge`'s model in `book`, or `no-history` when none of its openings is stored.
+    package static func model(of bridge: BridgeInfoDTO, in book: ForecastBook) throws -> OpeningModelDTO {
+        guard let model = book.models[bridge.id], model.openings > 0 else {
             throw BridgetError.validation("no-history", "no openings of \(bridge.name) are stored",
                                           hint: "run `bridget sync` first")
         }
@@ -58,11 +67,13 @@ package struct Forecasts: Sendable {
             lastSimilarSlots: similar)
     }
 
-    /// The same weekday and time in the five latest weeks of the history before `at`.
+    /// The same weekday and time in the five latest weeks of the history before `at`: from the book's recent
+    /// openings, or the store for a time further back.
     private func lastSimilarSlots(bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
                                   lastDay: String?) async throws -> [ForecastAnswer.Slot] {
         guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
-        let clock = context.clock
+        let clock = books.context.clock
+        let recent = try await book().recent[bridgeID]
         var day = reading.dayNumber - 7
         while day > last.number { day -= 7 }
         var slots: [ForecastAnswer.Slot] = []
@@ -70,8 +81,14 @@ package struct Forecasts: Sendable {
             let wall = Int64(day) * 86_400 + Int64(reading.hour * 3600 + reading.minute * 60)
             let start = FloatingTimestamp(wallClockSeconds: wall)
             let from = clock.openingInstant(for: start)
-            let events = try await store.events(matching: EventQuery(
-                bridgeID: bridgeID, openedFrom: from, openedBefore: from.addingTimeInterval(Double(minutes) * 60)))
+            let until = from.addingTimeInterval(Double(minutes) * 60)
+            let events: [BridgeEventDTO]
+            if let kept = recent?.events(from: from, before: until) {
+                events = kept
+            } else {
+                events = try await books.store.events(
+                    matching: EventQuery(bridgeID: bridgeID, openedFrom: from, openedBefore: until))
+            }
             slots.append(ForecastAnswer.Slot(
                 from: start.localText,
                 openings: events.map { event in

@@ -37,10 +37,4 @@ package struct OpeningModels: Sendable {
         return model
     }
 
-    /// A scorer for routes over `bridgeIDs`' current models and the stored catalog.
-    package func scorer(bridgeIDs: [String]) async throws -> RouteScorer {
-        let models = try await current(bridgeIDs: bridgeIDs)
-        let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
-        return RouteScorer(models: models, catalog: catalog, clock: context.clock)
-    }
 }

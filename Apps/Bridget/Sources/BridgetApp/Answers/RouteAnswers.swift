@@ -40,12 +40,13 @@ package struct DepartureRangeNames: Sendable {
 /// Saved routes scored by the opening models: the answers of `route score` and `route best-time`, on the command
 /// line, over HTTP and on a route's page.
 package struct RouteAnswers: Sendable {
-    package let context: AppContext
-    package let store: any BridgeStore
+    package let books: HistoryBooks
+    package var context: AppContext { books.context }
+
+    package init(books: HistoryBooks) { self.books = books }
 
     package init(context: AppContext, store: any BridgeStore) {
-        self.context = context
-        self.store = store
+        self.init(books: HistoryBooks(context: context, store: store))
     }
 
     /// The route saved as `name` (trimmed), or `input.unknown-route` naming the saved ones.
@@ -61,9 +62,12 @@ package struct RouteAnswers: Sendable {
         return route
     }
 
-    /// A scorer over the current models of the bridges `route` crosses.
+    /// A scorer over the current models of the bridges `route` crosses, or `store-empty` before any sync.
     package func scorer(for route: RouteDTO) async throws -> RouteScorer {
-        try await OpeningModels(context: context, store: store).scorer(bridgeIDs: route.crossings.flatMap(\.bridgeIDs))
+        let book = try await books.bookWithHistory(for: "route scoring")
+        let models = Set(route.crossings.flatMap(\.bridgeIDs)).compactMap { book.models[$0] }
+        return RouteScorer(models: models, catalog: BridgeCatalog(bridges: book.storedBridges + BridgeCatalog.seattle.bridges),
+                           clock: context.clock)
     }
 
     /// The score of `route` leaving at `depart` (the one time grammar; default now): what `route score --format json`

@@ -68,8 +68,13 @@ package struct AppContext: Sendable {
     /// Fails with "the store is empty: run `bridget sync`" (exit 66, no input) when the store holds no opening, so a
     /// command never answers "no bridge 3" or "choose a later date" about a store that has nothing yet.
     package func requireHistory(_ store: any EventStore, for question: String) async throws {
-        guard try await store.eventCount(bridgeID: nil) == 0 else { return }
-        throw BridgetError.data(
+        guard try await store.latestOpening() == nil else { return }
+        throw storeEmpty(for: question)
+    }
+
+    /// "The store is empty: run `bridget sync`" (exit 66, no input), for `question`.
+    package func storeEmpty(for question: String) -> BridgetError {
+        BridgetError.data(
             "store-empty", "the store at \(assembly.storeDescription) holds no openings yet, so \(question) has "
                 + "nothing to go on",
             hint: "run `bridget sync` (or `bridget import FILE`) first", exitCode: 66)
@@ -83,7 +88,11 @@ package struct AppContext: Sendable {
 
     /// The catalog bridge named by an id or a name, or a validation error listing the bridges.
     package func bridge(named text: String, in store: any BridgeCatalogStore) async throws -> BridgeInfoDTO {
-        let catalog = try await catalog(in: store)
+        try bridge(named: text, in: try await catalog(in: store))
+    }
+
+    /// The bridge of `catalog` named by an id or a name, or a validation error listing the bridges.
+    package func bridge(named text: String, in catalog: BridgeCatalog) throws -> BridgeInfoDTO {
         guard let bridge = catalog.resolve(text) else {
             let names = catalog.bridges.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
             throw BridgetError.validation("unknown-bridge", "no bridge named '\(text)'", hint: "known bridges: \(names)")
