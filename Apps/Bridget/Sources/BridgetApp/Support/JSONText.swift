@@ -1,0 +1,260 @@
+import BridgetDTOs
+import Foundation
+
+/// An answer that writes its own JSON, byte for byte what `AnswerJSON`'s encoder makes of it (pretty-printed, keys
+/// sorted by their bytes, ISO 8601 instants in whole seconds, slashes as they are), without the encoder's generic
+/// machinery: the answers a server gives most (a page of events, a forecast) are written this way.
+/// Members are written in sorted order by hand; a test holds every such answer to the encoder's bytes.
+package protocol JSONTextWritable: Encodable {
+    func write(to json: inout JSONText)
+}
+
+/// A JSON text being written, in the layout of `JSONEncoder`'s `[.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]`
+/// with `.iso8601` dates: two spaces a level, `"key" : value`, an empty container as an opening line, an empty line
+/// and its closing.
+package struct JSONText {
+    package private(set) var bytes: [UInt8] = []
+    /// Whether each open container has a member yet, innermost last.
+    private var filled: [Bool] = []
+    /// A value that JSON cannot hold (a non-finite number) was written.
+    package private(set) var invalid = false
+
+    package init(capacity: Int = 1_024) { bytes.reserveCapacity(capacity) }
+
+    // MARK: Containers
+
+    package mutating func object(_ members: (inout JSONText) -> Void) {
+        open(UInt8(ascii: "{"))
+        members(&self)
+        close(UInt8(ascii: "}"))
+    }
+
+    package mutating func array<S: Sequence>(_ elements: S, _ write: (inout JSONText, S.Element) -> Void) {
+        open(UInt8(ascii: "["))
+        for element in elements {
+            startMember()
+            write(&self, element)
+        }
+        close(UInt8(ascii: "]"))
+    }
+
+    /// The member `key` of the object being written, its value written by `value`.
+    package mutating func member(_ key: StaticString, _ value: (inout JSONText) -> Void) {
+        startMember()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: " "), UInt8(ascii: ":"), UInt8(ascii: " ")])
+        value(&self)
+    }
+
+    // MARK: Members by type (an absent optional is left out, as the encoder's synthesized conformances do)
+
+    package mutating func member(_ key: StaticString, _ value: String?) {
+        guard let value else { return }
+        member(key) { $0.string(value) }
+    }
+
+    package mutating func member(_ key: StaticString, _ value: Int?) {
+        guard let value else { return }
+        member(key) { $0.integer(value) }
+    }
+
+    package mutating func member(_ key: StaticString, _ value: Double?) {
+        guard let value else { return }
+        member(key) { $0.number(value) }
+    }
+
+    package mutating func member(_ key: StaticString, _ value: Date?) {
+        guard let value else { return }
+        member(key) { $0.instant(value) }
+    }
+
+    package mutating func member(_ key: StaticString, _ value: some JSONTextWritable) {
+        member(key) { value.write(to: &$0) }
+    }
+
+    // MARK: Values
+
+    package mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: utf8[start..<index])
+                start = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case 0x0A: bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "t"))
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0C: bytes.append(UInt8(ascii: "f"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                              Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0x0F)]])
+                }
+            }
+            bytes.append(contentsOf: utf8[start...])
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    package mutating func integer(_ value: Int) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// A number as the encoder writes it: Swift's shortest round-tripping form, without a trailing `.0`.
+    package mutating func number(_ value: Double) {
+        guard value.isFinite else {
+            invalid = true
+            return
+        }
+        var text = value.description
+        if text.hasSuffix(".0") { text.removeLast(2) }
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// An instant as ISO 8601 UTC in whole seconds (`2025-03-01T17:05:09Z`), the fraction dropped toward the past.
+    package mutating func instant(_ date: Date) {
+        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
+        let (days, second) = seconds.quotientAndRemainder(dividingBy: 86_400)
+        let day = second < 0 ? days - 1 : days
+        let secondOfDay = second < 0 ? second + 86_400 : second
+        let (year, month, dayOfMonth) = Self.civil(fromDays: day)
+        bytes.append(UInt8(ascii: "\""))
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(dayOfMonth, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay / 60 % 60, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+    }
+
+    // MARK: Layout
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
+        filled.append(false)
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        let hadMembers = filled.removeLast()
+        bytes.append(UInt8(ascii: "\n"))
+        if !hadMembers { bytes.append(UInt8(ascii: "\n")) }
+        indent(filled.count)
+        bytes.append(bracket)
+    }
+
+    private mutating func startMember() {
+        if filled[filled.count - 1] { bytes.append(UInt8(ascii: ",")) }
+        filled[filled.count - 1] = true
+        bytes.append(UInt8(ascii: "\n"))
+        indent(filled.count)
+    }
+
+    private mutating func indent(_ level: Int) {
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+    }
+
+    private mutating func digits(_ value: some BinaryInteger, _ width: Int) {
+        let text = String(value)
+        if text.utf8.count < width { bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - text.utf8.count)) }
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
+    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}
+
+// MARK: The answers written this way
+
+extension EventPage: JSONTextWritable {
+    package func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("events") { json in json.array(events) { json, event in event.write(to: &json) } }
+            json.member("next", next)
+        }
+    }
+}
+
+extension EventOutput: JSONTextWritable {
+    package func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("bridgeID", bridgeID)
+            json.member("bridgeName", bridgeName)
+            json.member("closeLocal", closeLocal)
+            json.member("closedAt", closedAt)
+            json.member("durationMinutes", durationMinutes)
+            json.member("latitude", latitude)
+            json.member("longitude", longitude)
+            json.member("minutesOpen", minutesOpen)
+            json.member("openLocal", openLocal)
+            json.member("openedAt", openedAt)
+            json.member("recordID", recordID)
+            json.member("recordVersion", recordVersion)
+            json.member("status", status)
+        }
+    }
+}
+
+extension ForecastAnswer: JSONTextWritable {
+    package func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("atInstant", atInstant)
+            json.member("atLocal", atLocal)
+            json.member("forecast", forecast)
+            json.member("history", history)
+            json.member("lastSimilarSlots") { json in json.array(lastSimilarSlots) { json, slot in slot.write(to: &json) } }
+            json.member("modelBuiltAt", modelBuiltAt)
+            json.member("waitIfOpenMinutes", waitIfOpenMinutes)
+        }
+    }
+}
+
+extension ForecastAnswer.Slot: JSONTextWritable {
+    package func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("from", from)
+            json.member("openings") { json in json.array(openings) { json, opening in json.string(opening) } }
+        }
+    }
+}
+
+extension ForecastDTO: JSONTextWritable {
+    package func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("at", at)
+            json.member("baseChanceOfOpening", baseChanceOfOpening)
+            json.member("bridgeID", bridgeID)
+            json.member("bridgeName", bridgeName)
+            json.member("chanceOfOpening", chanceOfOpening)
+            json.member("chanceOpenOnArrival", chanceOpenOnArrival)
+            json.member("expectedDelayMinutes", expectedDelayMinutes)
+            json.member("sampleOccurrences", sampleOccurrences)
+            json.member("sampleStarts", sampleStarts)
+            json.member("windowMinutes", windowMinutes)
+        }
+    }
+}
