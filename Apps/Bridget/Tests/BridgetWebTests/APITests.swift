@@ -3,6 +3,7 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import BridgetWeb
+import CompressNIO
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -51,6 +52,84 @@ struct APITests {
             let nowhere = try await client.execute(uri: "/v1/nothing", method: .get)
             #expect(try nowhere.status == .notFound && (try ProblemBody(nowhere)).type.hasSuffix("/not-found"))
         }
+    }
+
+    @Test("gzip for a client that takes it and an answer worth it, compressed once; the same bytes after gunzip")
+    func compression() async throws {
+        let fixture = try await WebFixture.make(days: 7)
+        defer { fixture.remove() }
+        try await fixture.withClient { client in
+            let path = "/v1/bridges/3/events?limit=200"
+            let plain = try await client.execute(uri: path, method: .get)
+            #expect(plain.status == .ok && plain.header("Content-Encoding") == nil
+                    && plain.header("Vary") == "Accept-Encoding" && plain.body.readableBytes > AnswerEncoding.minimumBytes)
+            let cachedBefore = fixture.web.answers.bytes
+            var compressedSize = 0
+            for field in ["gzip", "br, gzip;q=0.5", "*", "deflate, X-GZIP"] {
+                let zipped = try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: field])
+                #expect(zipped.status == .ok && zipped.header("Content-Encoding") == "gzip"
+                        && zipped.header("Vary") == "Accept-Encoding" && zipped.header("ETag") == plain.header("ETag"),
+                        "\(field)")
+                var body = zipped.body
+                let unzipped = try body.decompress(with: .gzip())
+                #expect(unzipped == plain.body, "\(field)")
+                #expect(zipped.body.readableBytes * 4 < plain.body.readableBytes, "\(field): \(zipped.body.readableBytes) bytes")
+                compressedSize = zipped.body.readableBytes
+            }
+            // Compressed once: the cache holds the answer's two forms, however many asked for gzip.
+            #expect(fixture.web.answers.bytes == cachedBefore + compressedSize)
+            // Refused, or not offered: as it is.
+            for field in ["gzip;q=0", "identity", "br", "*, gzip;q=0", "*;q=0"] {
+                let response = try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: field])
+                #expect(response.status == .ok && response.header("Content-Encoding") == nil && response.body == plain.body,
+                        "\(field)")
+            }
+            // A small answer is not worth it.
+            let small = try await client.execute(uri: "/v1/bridges/3/events?limit=1", method: .get,
+                                                 headers: [.acceptEncoding: "gzip"])
+            #expect(small.status == .ok && small.header("Content-Encoding") == nil
+                    && small.body.readableBytes < AnswerEncoding.minimumBytes)
+            // A 304 is the same for either encoding.
+            let etag = try #require(plain.header("ETag"))
+            let unchanged = try await client.execute(uri: path, method: .get,
+                                                     headers: [.acceptEncoding: "gzip", .ifNoneMatch: etag])
+            #expect(unchanged.status == .notModified && unchanged.body.readableBytes == 0)
+        }
+    }
+
+    @Test("a forecast's evidence from the history in memory is what the store holds, recent or further back")
+    func evidenceFromMemory() async throws {
+        let fixture = try await WebFixture.make(days: 120)
+        defer { fixture.remove() }
+        let forecasts = Forecasts(context: fixture.context, store: fixture.store)
+        let clock = fixture.context.clock
+        for bridge in BridgeCatalog.seattle.bridges.prefix(3) {
+            let model = try await forecasts.model(of: bridge)
+            // Recent (in memory) and months back (read from the store), on the hour and between.
+            for at in ["2026-06-30T17:40", "2026-06-26T07:05", "2026-04-02T12:00", "2026-03-10T23:55"] {
+                let resolved = try fixture.context.timeGrammar.resolve(at, option: "at", direction: .ahead)
+                let answer = try await forecasts.answer(model: model, bridge: bridge, at: resolved, minutes: 45,
+                                                        evidence: true)
+                #expect(answer.lastSimilarSlots.count == 5)
+                for slot in answer.lastSimilarSlots {
+                    let start = try #require(FloatingTimestamp(slot.from + ".000"))
+                    let from = clock.openingInstant(for: start)
+                    let stored = try await fixture.store.events(matching: EventQuery(
+                        bridgeID: bridge.id, openedFrom: from, openedBefore: from.addingTimeInterval(45 * 60)))
+                    #expect(slot.openings.count == stored.count, "\(bridge.id) \(at) \(slot.from)")
+                    #expect(slot.openings.map { String($0.prefix(5)) } == stored.map { String($0.openLocal.dropFirst(11).prefix(5)) })
+                }
+            }
+        }
+        // Evidence was found at all (the check above is not of empty lists only).
+        let resolved = try fixture.context.timeGrammar.resolve("2026-06-30T17:40", option: "at", direction: .ahead)
+        var cited = 0
+        for bridge in BridgeCatalog.seattle.bridges {
+            guard let model = try? await forecasts.model(of: bridge) else { continue }
+            let answer = try await forecasts.answer(model: model, bridge: bridge, at: resolved, minutes: 240, evidence: true)
+            cited += answer.lastSimilarSlots.reduce(0) { $0 + $1.openings.count }
+        }
+        #expect(cited > 0)
     }
 
     @Test("health, readiness and status; a sync that stores nothing still changes the status's tag")

@@ -72,9 +72,8 @@ struct BridgesController {
         let target = try await web.catalogBridge(id)
         let minutes = try TimeGrammar.minutes(query["window"] ?? "20m", option: "window")
         let resolved = try web.app.timeGrammar.resolve(query["at"] ?? "now", option: "at", direction: .ahead)
-        try await web.app.requireHistory(web.store, for: "a forecast")
-        let forecasts = Forecasts(context: web.app, store: web.store)
-        let model = try await forecasts.model(of: target)
+        let forecasts = Forecasts(books: web.books)
+        let model = try Forecasts.model(of: target, in: try await web.books.bookWithHistory(for: "a forecast"))
         return try await forecasts.answer(model: model, bridge: target, at: resolved, minutes: minutes, evidence: true)
     }
 }

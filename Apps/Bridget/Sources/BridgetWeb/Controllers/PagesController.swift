@@ -38,7 +38,7 @@ struct PagesController {
             let routes = try await web.routeFile().fingerprint()
             return try await web.cachedBody(request, varying: routes + varying, untilNextMinute: !varying.isEmpty,
                                             revalidate: false, contentType: "text/html; charset=utf-8") {
-                try await render(site)
+                ByteBuffer(string: try await render(site))
             }
         } catch {
             // A person reads it, not a program: the problem as a page, with the same status and headers.

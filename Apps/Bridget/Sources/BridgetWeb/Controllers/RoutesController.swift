@@ -51,8 +51,7 @@ struct RoutesController {
     /// `bridget route score NAME --depart …`'s answer.
     func score(_ name: String, _ query: Query, file: any SavedRoutes) async throws -> RouteScoreDTO {
         let route = try await RouteAnswers.route(name, in: file)
-        try await web.app.requireHistory(web.store, for: "route scoring")
-        return try await RouteAnswers(context: web.app, store: web.store)
+        return try await RouteAnswers(books: web.books)
             .score(route, depart: query["depart"], option: "depart").score
     }
 
@@ -66,11 +65,10 @@ struct RoutesController {
         let step = try TimeGrammar.minutes(query["step"] ?? "5m", option: "step")
         let top = try query.integer("top", in: 0...1_000, fallback: 10, meaning: " (all)")
         let names = DepartureRangeNames(from: "between", to: "and", date: "date")
-        let answers = RouteAnswers(context: web.app, store: web.store)
+        let answers = RouteAnswers(books: web.books)
         let (_, times) = try answers.departures(between: (from, to), date: query["date"], names: names)
         try Self.checkWork(route, departures: Int((times.1.wallClockSeconds - times.0.wallClockSeconds) / 60) / step + 1,
                            top: top)
-        try await web.app.requireHistory(web.store, for: "route scoring")
         return try await answers.bestTime(route, between: (from, to), date: query["date"], stepMinutes: step, top: top,
                                           names: names).shown
     }

@@ -20,9 +20,11 @@ package struct WebContext: Sendable {
     /// Encoded answers by history version and request, within a byte budget: a popular bridge's page or forecast is
     /// encoded once per sync (or minute), not once per request. Such a key names one answer for good (a sync that
     /// changes the history changes the version), so an entry is never stale, only unused.
-    package let answers: MemoryCache<String, ByteBuffer, ContinuousClock>
+    package let answers: MemoryCache<String, EncodedAnswer, ContinuousClock>
     /// The history version the answers are keyed by, asked of the store at most once a second.
     package let versions: HistoryVersionMemo
+    /// The models, recent openings and catalog of the store's current history, loaded once per history.
+    package let memory = HistoryMemory()
     /// Requests being answered now (the drain says how many a stop cut short; `/metrics` shows them).
     package let inFlight: RequestCount
 
@@ -42,7 +44,7 @@ package struct WebContext: Sendable {
             metricName: "http_server_active_requests", unitName: "", helpText: "Requests being answered now.")))
         answers = MemoryCache(
             capacity: 100_000, defaultTimeToLive: .seconds(3_600),
-            budget: .init(maximumBytes: Self.answerBudget) { key, body in key.utf8.count + body.readableBytes })
+            budget: .init(maximumBytes: Self.answerBudget) { key, answer in key.utf8.count + answer.size })
     }
 
     /// The JSON of `value` with an ETag of the history version, `varying` (what else the answer depends on) and the
@@ -53,13 +55,15 @@ package struct WebContext: Sendable {
                         _ value: () async throws -> some Encodable) async throws -> Response {
         try await cachedBody(request, varying: varying, untilNextMinute: untilNextMinute, revalidate: revalidate,
                              contentType: contentType) {
-            try AnswerJSON.text(try await value()) + "\n"
+            var bytes = try AnswerJSON.bytes(try await value())
+            bytes.append(UInt8(ascii: "\n"))
+            return ByteBuffer(bytes: bytes)
         }
     }
 
-    /// `cached` for a body that is already text (a page's HTML).
+    /// `cached` for a body already written (a page's HTML).
     package func cachedBody(_ request: Request, varying: String, untilNextMinute: Bool, revalidate: Bool,
-                            contentType: String, _ text: () async throws -> String) async throws -> Response {
+                            contentType: String, _ text: () async throws -> ByteBuffer) async throws -> Response {
         try store.checkKnownProblems()
         // The generation first: an answer computed while the store was reopened is kept under the old one, unused.
         let generation = store.generation
@@ -72,23 +76,37 @@ package struct WebContext: Sendable {
             $0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         } ?? []
         if given.contains(tag) {
-            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
+            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control, .vary: "Accept-Encoding"])
         }
         if given.contains("*") {
             // `*` matches an answer that exists (RFC 9110 13.1.2): a bad parameter or unknown bridge is still its error.
             _ = try await text()
-            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control])
+            return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control, .vary: "Accept-Encoding"])
         }
         let cacheKey = stamp + " " + key
-        let body: ByteBuffer
+        var answer: EncodedAnswer
         if let kept = answers.value(forKey: cacheKey) {
-            body = kept
+            answer = kept
         } else {
-            body = ByteBuffer(string: try await text())
-            answers.insert(body, forKey: cacheKey, timeToLive: nil)
+            answer = EncodedAnswer(plain: try await text(), gzip: nil)
+            answers.insert(answer, forKey: cacheKey, timeToLive: nil)
         }
-        return Response(status: .ok, headers: [.contentType: contentType, .eTag: tag, .cacheControl: control],
-                        body: ResponseBody(byteBuffer: body))
+        var headers: HTTPFields = [.contentType: contentType, .eTag: tag, .cacheControl: control,
+                                   .vary: "Accept-Encoding"]
+        guard answer.plain.readableBytes >= AnswerEncoding.minimumBytes,
+              AnswerEncoding.acceptsGzip(request.headers[.acceptEncoding])
+        else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: answer.plain))
+        }
+        if answer.gzip == nil, let compressed = AnswerEncoding.gzip(answer.plain) {
+            answer = EncodedAnswer(plain: answer.plain, gzip: compressed)
+            answers.insert(answer, forKey: cacheKey, timeToLive: nil)
+        }
+        guard let gzip = answer.gzip else {
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: answer.plain))
+        }
+        headers[.contentEncoding] = "gzip"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: gzip))
     }
 
     /// How many seconds an answer holds: one about now, to the end of the minute; saved routes, none (they change
@@ -122,7 +140,18 @@ package struct WebContext: Sendable {
     func routeFile() async throws -> any SavedRoutes { try await app.savedRoutes(store) }
 
     /// A bridge by id or name from the stored catalog, or `input.unknown-bridge` (404) naming the known bridges.
-    func catalogBridge(_ text: String) async throws -> BridgeInfoDTO { try await app.bridge(named: text, in: store) }
+    func catalogBridge(_ text: String) async throws -> BridgeInfoDTO { try await books.bridge(named: text) }
+
+    /// The book and catalog of the store's current history, from `memory`: the history is named by the version the
+    /// answers are keyed by (asked at most once a second) and the store's generation.
+    var books: HistoryBooks {
+        let store = self.store, versions = self.versions
+        return HistoryBooks(context: app, store: store, memory: memory) {
+            let generation = store.generation
+            let version = try await versions.version(generation: generation) { try await store.historyVersion() }
+            return HistoryKey(version: version, generation: generation)
+        }
+    }
 }
 
 /// The store's history version, asked of the store at most once a `lifetime`: every cached answer's key starts with
