@@ -4,8 +4,8 @@ import Synchronization
 /// An in-memory LRU cache with a capacity in entries, an optional budget in bytes, and a per-entry time to live,
 /// timed by an injected clock.
 ///
-/// Recency is kept in a doubly linked list threaded through the entries by key, so reads, inserts and evictions are
-/// O(1). The state is behind one lock, not an actor: a read is a few dictionary operations, cheaper than a hop to an
+/// Recency is kept in a doubly linked list threaded through the entries' slots by number, so reads, inserts and
+/// evictions are O(1) with one hash of the key each. The state is behind one lock, not an actor: a read is a few dictionary operations, cheaper than a hop to an
 /// executor, and the methods can be called synchronously by code that holds the concrete type (a server's answer
 /// cache on every request); the `Cache` protocol's asynchronous requirements are met by the same methods.
 public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable, C: Clock>: Cache, Sendable
@@ -24,18 +24,24 @@ where C.Duration == Duration {
         }
     }
 
-    private struct Entry {
+    /// An entry in its slot; `newer` and `older` are slot numbers (-1 for none), so moving an entry in the recency
+    /// order touches no hash table.
+    private struct Slot {
+        var key: Key
         var value: Value
         var expires: C.Instant
         var bytes: Int
-        var newer: Key?
-        var older: Key?
+        var newer = -1
+        var older = -1
     }
 
     private struct State {
-        var entries: [Key: Entry] = [:]
-        var newest: Key?
-        var oldest: Key?
+        /// Each key's slot: the one hash lookup an operation makes.
+        var index: [Key: Int] = [:]
+        var slots: [Slot?] = []
+        var free: [Int] = []
+        var newest = -1
+        var oldest = -1
         var bytes = 0
         var counts = CacheStatistics()
     }
@@ -61,19 +67,19 @@ where C.Duration == Duration {
     public func value(forKey key: Key) -> Value? {
         let now = clock.now
         return state.withLock { state in
-            guard let entry = state.entries[key] else {
+            guard let slot = state.index[key], let entry = state.slots[slot] else {
                 state.counts.misses += 1
                 return nil
             }
             guard now < entry.expires else {
-                Self.remove(key, from: &state)
+                Self.remove(slot, from: &state)
                 state.counts.expirations += 1
                 state.counts.misses += 1
                 return nil
             }
             state.counts.hits += 1
-            Self.unlink(key, in: &state)
-            Self.linkAsNewest(key, entry, in: &state)
+            Self.unlink(slot, in: &state)
+            Self.linkAsNewest(slot, in: &state)
             return entry.value
         }
     }
@@ -82,12 +88,22 @@ where C.Duration == Duration {
         let expires = clock.now.advanced(by: timeToLive ?? defaultTimeToLive)
         let bytes = budget.map { $0.cost(key, value) } ?? 0
         state.withLock { state in
-            if state.entries[key] != nil { Self.remove(key, from: &state) }
+            if let slot = state.index[key] { Self.remove(slot, from: &state) }
             if let budget, bytes > budget.maximumBytes / 4 { return }
-            Self.linkAsNewest(key, Entry(value: value, expires: expires, bytes: bytes), in: &state)
+            let entry = Slot(key: key, value: value, expires: expires, bytes: bytes)
+            let slot: Int
+            if let reused = state.free.popLast() {
+                slot = reused
+                state.slots[slot] = entry
+            } else {
+                slot = state.slots.count
+                state.slots.append(entry)
+            }
+            state.index[key] = slot
+            Self.linkAsNewest(slot, in: &state)
             state.bytes += bytes
-            while state.entries.count > capacity || state.bytes > (budget?.maximumBytes ?? .max), let victim = state.oldest {
-                Self.remove(victim, from: &state)
+            while state.index.count > capacity || state.bytes > (budget?.maximumBytes ?? .max), state.oldest >= 0 {
+                Self.remove(state.oldest, from: &state)
                 state.counts.evictions += 1
             }
         }
@@ -95,15 +111,17 @@ where C.Duration == Duration {
 
     public func removeValue(forKey key: Key) {
         state.withLock { state in
-            if state.entries[key] != nil { Self.remove(key, from: &state) }
+            if let slot = state.index[key] { Self.remove(slot, from: &state) }
         }
     }
 
     public func removeAll() {
         state.withLock { state in
-            state.entries.removeAll()
-            state.newest = nil
-            state.oldest = nil
+            state.index.removeAll()
+            state.slots.removeAll()
+            state.free.removeAll()
+            state.newest = -1
+            state.oldest = -1
             state.bytes = 0
         }
     }
@@ -111,7 +129,7 @@ where C.Duration == Duration {
     public func statistics() -> CacheStatistics {
         state.withLock { state in
             var result = state.counts
-            result.count = state.entries.count
+            result.count = state.index.count
             return result
         }
     }
@@ -119,29 +137,29 @@ where C.Duration == Duration {
     /// The bytes the entries weigh by the budget's cost (0 without a budget).
     public var bytes: Int { state.withLock { $0.bytes } }
 
-    private static func remove(_ key: Key, from state: inout State) {
-        guard let entry = state.entries[key] else { return }
-        unlink(key, in: &state)
-        state.entries[key] = nil
+    private static func remove(_ slot: Int, from state: inout State) {
+        guard let entry = state.slots[slot] else { return }
+        unlink(slot, in: &state)
+        state.index[entry.key] = nil
+        state.slots[slot] = nil
+        state.free.append(slot)
         state.bytes -= entry.bytes
     }
 
-    private static func linkAsNewest(_ key: Key, _ entry: Entry, in state: inout State) {
-        var entry = entry
-        entry.older = state.newest
-        entry.newer = nil
-        if let previous = state.newest { state.entries[previous]?.newer = key }
-        state.entries[key] = entry
-        state.newest = key
-        if state.oldest == nil { state.oldest = key }
+    private static func linkAsNewest(_ slot: Int, in state: inout State) {
+        state.slots[slot]?.older = state.newest
+        state.slots[slot]?.newer = -1
+        if state.newest >= 0 { state.slots[state.newest]?.newer = slot }
+        state.newest = slot
+        if state.oldest < 0 { state.oldest = slot }
     }
 
-    private static func unlink(_ key: Key, in state: inout State) {
-        guard let entry = state.entries[key] else { return }
-        if let newer = entry.newer { state.entries[newer]?.older = entry.older } else { state.newest = entry.older }
-        if let older = entry.older { state.entries[older]?.newer = entry.newer } else { state.oldest = entry.newer }
-        state.entries[key]?.newer = nil
-        state.entries[key]?.older = nil
+    private static func unlink(_ slot: Int, in state: inout State) {
+        guard let entry = state.slots[slot] else { return }
+        if entry.newer >= 0 { state.slots[entry.newer]?.older = entry.older } else { state.newest = entry.older }
+        if entry.older >= 0 { state.slots[entry.older]?.newer = entry.newer } else { state.oldest = entry.newer }
+        state.slots[slot]?.newer = -1
+        state.slots[slot]?.older = -1
     }
 }
 
