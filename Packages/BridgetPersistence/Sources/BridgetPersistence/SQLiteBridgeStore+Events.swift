@@ -136,7 +136,8 @@ extension SQLiteBridgeStore: EventStore {
         let (finalSQL, finalArguments) = (sql, arguments)
         return try await read("read events") { db in
             var events: [BridgeEventDTO] = []
-            let rows = try Row.fetchCursor(db, sql: finalSQL, arguments: finalArguments)
+            // A query's text depends only on which filters it has: prepared once a connection, kept by GRDB.
+            let rows = try Row.fetchCursor(try db.cachedStatement(sql: finalSQL), arguments: finalArguments)
             while let row = try rows.next() { events.append(try Self.event(row)) }
             return events
         }
