@@ -17,26 +17,75 @@ package enum Deadline {
                 outcome.finish(with: .failure(error))
             }
         }
-        let watcher = Task {
-            var last = progress?.count ?? 0
-            var until = ContinuousClock.now + deadline
-            while !Task.isCancelled {
-                try? await Task.sleep(until: until, clock: .continuous)
-                guard !Task.isCancelled else { return }
-                if let progress, progress.count != last { // it moved: another `deadline` from now
-                    last = progress.count
-                    until = ContinuousClock.now + deadline
-                    continue
-                }
-                if outcome.finish(with: .failure(timeout())) { worker.cancel() }
-                return
-            }
+        let watched = DeadlineWatch.shared.watch(deadline, progress: progress) {
+            if outcome.finish(with: .failure(timeout())) { worker.cancel() }
         }
-        defer { watcher.cancel() }
+        defer { DeadlineWatch.shared.forget(watched) }
         return try await withTaskCancellationHandler {
             try await outcome.value()
         } onCancel: {
             worker.cancel()
+        }
+    }
+}
+
+/// Every deadline of the process under one watcher that looks a tick apart, rather than a timer and a task a call:
+/// a store call of a busy server costs no more than the call. A deadline is kept to within a tick.
+final class DeadlineWatch: Sendable {
+    static let shared = DeadlineWatch(tick: .milliseconds(100))
+
+    private struct Watched {
+        var until: ContinuousClock.Instant
+        let deadline: Duration
+        let progress: ProgressMark?
+        var last: Int
+        let expire: @Sendable () -> Void
+    }
+
+    private let tick: Duration
+    private let state = Mutex<(watched: [Int: Watched], next: Int, looking: Bool)>(([:], 0, false))
+
+    init(tick: Duration) { self.tick = tick }
+
+    /// Calls `expire` once `deadline` passes (with `progress`, once it passes with no progress), unless forgotten
+    /// first; the watcher runs while anything is watched.
+    func watch(_ deadline: Duration, progress: ProgressMark?, expire: @escaping @Sendable () -> Void) -> Int {
+        let entry = Watched(until: .now + deadline, deadline: deadline, progress: progress, last: progress?.count ?? 0,
+                            expire: expire)
+        let (id, start) = state.withLock { state in
+            let id = state.next
+            state.next += 1
+            state.watched[id] = entry
+            defer { state.looking = true }
+            return (id, !state.looking)
+        }
+        if start { Task.detached { await self.look() } }
+        return id
+    }
+
+    func forget(_ id: Int) { state.withLock { _ = $0.watched.removeValue(forKey: id) } }
+
+    private func look() async {
+        while true {
+            try? await Task.sleep(for: tick)
+            let now = ContinuousClock.now
+            let (due, more): ([@Sendable () -> Void], Bool) = state.withLock { state in
+                var due: [@Sendable () -> Void] = []
+                for (id, var entry) in state.watched where now >= entry.until {
+                    if let progress = entry.progress, progress.count != entry.last { // it moved: another deadline
+                        entry.last = progress.count
+                        entry.until = now + entry.deadline
+                        state.watched[id] = entry
+                    } else {
+                        due.append(entry.expire)
+                        state.watched[id] = nil
+                    }
+                }
+                if state.watched.isEmpty { state.looking = false }
+                return (due, state.looking)
+            }
+            for expire in due { expire() }
+            if !more { return }
         }
     }
 }
