@@ -23,10 +23,13 @@ struct APITests {
         try await fixture.withClient { client in
             let all = try await client.execute(uri: "/v1/bridges", method: .get)
             #expect(all.status == .ok && all.header("Content-Type") == "application/json" && all.text == expected)
-            #expect(all.header("X-Request-Id")?.count == 36)
+            // A random UUID in lowercase, another for each request.
+            let id = try #require(all.header("X-Request-Id"))
+            #expect(UUID(uuidString: id) != nil && id == id.lowercased() && Array(id)[14] == "4", "\(id)")
             let etag = try #require(all.header("ETag"))
             let again = try await client.execute(uri: "/v1/bridges", method: .get, headers: [.ifNoneMatch: etag])
             #expect(again.status == .notModified && again.body.readableBytes == 0)
+            #expect(again.header("X-Request-Id").map { $0 != id && UUID(uuidString: $0) != nil } == true)
 
             let geojson = try await client.execute(uri: "/v1/bridges?format=geojson", method: .get)
             #expect(geojson.status == .ok && geojson.header("Content-Type") == "application/geo+json" && geojson.text == geo)

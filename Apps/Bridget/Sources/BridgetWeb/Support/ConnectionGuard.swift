@@ -84,7 +84,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         closing = true
         disarm()
-        let id = UUID().uuidString.lowercased()
+        let id = RequestID.make()
         let detail = switch error as? HTTPParserError {
         case .headerOverflow?: "the request line and headers are over the server's limit (80 kB)"
         case .invalidURL?: "the request's target is not a URL"

@@ -14,7 +14,7 @@ package struct RequestLog<Context: RequestContext>: RouterMiddleware {
         async throws -> Response
     {
         let started = ContinuousClock.now
-        let id = UUID().uuidString.lowercased()
+        let id = RequestID.make()
         inFlight.begin()
         defer { inFlight.end() }
         var response: Response
@@ -29,11 +29,41 @@ package struct RequestLog<Context: RequestContext>: RouterMiddleware {
         response.headers[.requestID] = id
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
-        var line = "\(request.method) \(request.uri.path) \(response.status.code) " + String(format: "%.1f ms", milliseconds)
+        var line = "\(request.method) \(request.uri.path) \(response.status.code) \(RequestID.tenths(milliseconds)) ms"
         if let problem { line += ": \(problem.type)" + (problem.logged.map { ": \($0)" } ?? "") }
         let level: Logger.Level = response.status.code >= 500 ? .error : .info
         context.logger.log(level: level, "\(line)", metadata: ["request": .string(id)])
         return response
+    }
+}
+
+/// A request's id: a random (version 4) UUID in lowercase, from the system's generator (`getrandom`, where
+/// Foundation's `UUID()` opens `/dev/urandom` each time).
+enum RequestID {
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for half in 0..<2 {
+            let word = generator.next() as UInt64
+            for index in 0..<8 { bytes[half * 8 + index] = UInt8(truncatingIfNeeded: word >> (8 * index)) }
+        }
+        bytes[6] = bytes[6] & 0x0F | 0x40 // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80 // the RFC 9562 variant
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(36)
+        for (index, byte) in bytes.enumerated() {
+            if index == 4 || index == 6 || index == 8 || index == 10 { text.append(UInt8(ascii: "-")) }
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    /// `value` with one decimal (`12.3`), as `%.1f` writes it, without a formatter.
+    static func tenths(_ value: Double) -> String {
+        let tenths = Int((max(0, value) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
     }
 }
 
