@@ -21,6 +21,9 @@ package struct JSONText {
 
     package init(capacity: Int = 1_024) { bytes.reserveCapacity(capacity) }
 
+    /// Room for `count` more bytes, so a long answer is not copied as it grows.
+    package mutating func reserve(_ count: Int) { bytes.reserveCapacity(bytes.count + count) }
+
     // MARK: Containers
 
     package mutating func object(_ members: (inout JSONText) -> Void) {
@@ -104,19 +107,39 @@ package struct JSONText {
     }
 
     package mutating func integer(_ value: Int) {
-        bytes.append(contentsOf: String(value).utf8)
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            // The magnitude of Int.min does not fit an Int.
+            digits(value.magnitude, 1)
+        } else {
+            digits(UInt(value), 1)
+        }
     }
 
-    /// A number as the encoder writes it: Swift's shortest round-tripping form, without a trailing `.0`.
+    /// A number as the encoder writes it: Swift's shortest round-tripping form, without a trailing `.0`. The last
+    /// few are kept as text: a page of one bridge's openings repeats its coordinates in every event.
     package mutating func number(_ value: Double) {
         guard value.isFinite else {
             invalid = true
             return
         }
+        let bits = value.bitPattern
+        if let kept = recentNumbers.first(where: { $0.bits == bits }) {
+            bytes.append(contentsOf: kept.text)
+            return
+        }
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
-        bytes.append(contentsOf: text.utf8)
+        let written = Array(text.utf8)
+        bytes.append(contentsOf: written)
+        if recentNumbers.count < 4 { recentNumbers.append((bits, written)) } else {
+            recentNumbers[nextNumberSlot] = (bits, written)
+            nextNumberSlot = (nextNumberSlot + 1) % 4
+        }
     }
+
+    private var recentNumbers: [(bits: UInt64, text: [UInt8])] = []
+    private var nextNumberSlot = 0
 
     /// An instant as ISO 8601 UTC in whole seconds (`2025-03-01T17:05:09Z`), the fraction dropped toward the past.
     package mutating func instant(_ date: Date) {
@@ -126,17 +149,17 @@ package struct JSONText {
         let secondOfDay = second < 0 ? second + 86_400 : second
         let (year, month, dayOfMonth) = Self.civil(fromDays: day)
         bytes.append(UInt8(ascii: "\""))
-        digits(year, 4)
+        digits(UInt(clamping: year), 4)
         bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
+        digits(UInt(month), 2)
         bytes.append(UInt8(ascii: "-"))
-        digits(dayOfMonth, 2)
+        digits(UInt(dayOfMonth), 2)
         bytes.append(UInt8(ascii: "T"))
-        digits(secondOfDay / 3600, 2)
+        digits(UInt(secondOfDay / 3600), 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay / 60 % 60, 2)
+        digits(UInt(secondOfDay / 60 % 60), 2)
         bytes.append(UInt8(ascii: ":"))
-        digits(secondOfDay % 60, 2)
+        digits(UInt(secondOfDay % 60), 2)
         bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
     }
 
@@ -164,14 +187,35 @@ package struct JSONText {
         indent(filled.count)
     }
 
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
     private mutating func indent(_ level: Int) {
-        bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * level))
+        var count = 2 * level
+        while count > 0 {
+            let step = min(count, Self.spaces.count)
+            Self.spaces.withUnsafeBufferPointer { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0[0..<step])) }
+            count -= step
+        }
     }
 
-    private mutating func digits(_ value: some BinaryInteger, _ width: Int) {
-        let text = String(value)
-        if text.utf8.count < width { bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - text.utf8.count)) }
-        bytes.append(contentsOf: text.utf8)
+    /// `value` in decimal, zero-padded to `width` digits.
+    private mutating func digits(_ value: UInt, _ width: Int) {
+        var count = 1
+        var rest = value / 10
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        let length = max(count, width)
+        let end = bytes.count + length
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: length))
+        var index = end - 1
+        var left = value
+        repeat {
+            bytes[index] = UInt8(ascii: "0") + UInt8(left % 10)
+            left /= 10
+            index -= 1
+        } while left > 0
     }
 
     /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
@@ -192,6 +236,7 @@ package struct JSONText {
 
 extension EventPage: JSONTextWritable {
     package func write(to json: inout JSONText) {
+        json.reserve(events.count * 512)
         json.object { json in
             json.member("events") { json in json.array(events) { json, event in event.write(to: &json) } }
             json.member("next", next)

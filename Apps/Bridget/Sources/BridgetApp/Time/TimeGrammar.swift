@@ -238,7 +238,7 @@ package struct TimeGrammar: Sendable {
 
     /// `YYYY-MM-DD HH:MM[:SS[.mmm]]` or with `T`, as a wall-clock reading.
     package static func localReading(_ text: String) -> FloatingTimestamp? {
-        var local = text.replacingOccurrences(of: " ", with: "T")
+        var local = String(decoding: text.utf8.map { $0 == UInt8(ascii: " ") ? UInt8(ascii: "T") : $0 }, as: UTF8.self)
         guard local.count >= 16 else { return nil }
         if local.count == 16 { local += ":00" }
         if local.count == 19 { local += ".000" }
