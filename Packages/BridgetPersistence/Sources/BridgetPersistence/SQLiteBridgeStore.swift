@@ -76,10 +76,12 @@ public final class SQLiteBridgeStore: Sendable {
             // A file that exists keeps its page size.
             try db.execute(sql: "PRAGMA page_size = 16384")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // 8 MB of page cache (grown only as used), four times SQLite's default: an import batch's dirty pages
-            // stay in memory until its commit instead of spilling into the WAL. 32 MB bought no speed the noise could
-            // show, and made a million-row import's peak memory grow with the file.
-            try db.execute(sql: "PRAGMA cache_size = -8192")
+            // The writer: 8 MB of page cache (grown only as used), four times SQLite's default: an import batch's dirty
+            // pages stay in memory until its commit instead of spilling into the WAL. 32 MB bought no speed the noise
+            // could show, and made a million-row import's peak memory grow with the file. A reader keeps 1 MB: what it
+            // reads is in the system's file cache too, and a server's five readers at 8 MB each grew its memory by
+            // 40 MB as their caches filled, with no speed to show for it.
+            try db.execute(sql: db.configuration.readonly ? "PRAGMA cache_size = -1024" : "PRAGMA cache_size = -8192")
         }
         switch access {
         case .readWrite:
