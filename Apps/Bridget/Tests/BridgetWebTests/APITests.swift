@@ -67,7 +67,7 @@ struct APITests {
             #expect(plain.status == .ok && plain.header("Content-Encoding") == nil
                     && plain.header("Vary") == "Accept-Encoding" && plain.body.readableBytes > AnswerEncoding.minimumBytes)
             let cachedBefore = fixture.web.answers.bytes
-            var compressedSize = 0
+            var cachedAfterFirst: Int?
             for field in ["gzip", "br, gzip;q=0.5", "*", "deflate, X-GZIP"] {
                 let zipped = try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: field])
                 #expect(zipped.status == .ok && zipped.header("Content-Encoding") == "gzip"
@@ -77,10 +77,14 @@ struct APITests {
                 let unzipped = try body.decompress(with: .gzip())
                 #expect(unzipped == plain.body, "\(field)")
                 #expect(zipped.body.readableBytes * 4 < plain.body.readableBytes, "\(field): \(zipped.body.readableBytes) bytes")
-                compressedSize = zipped.body.readableBytes
+                // Compressed once: the cache holds the answer's two forms, however many asked for gzip.
+                if let cachedAfterFirst {
+                    #expect(fixture.web.answers.bytes == cachedAfterFirst, "\(field)")
+                } else {
+                    cachedAfterFirst = fixture.web.answers.bytes
+                    #expect(fixture.web.answers.bytes >= cachedBefore + zipped.body.readableBytes)
+                }
             }
-            // Compressed once: the cache holds the answer's two forms, however many asked for gzip.
-            #expect(fixture.web.answers.bytes == cachedBefore + compressedSize)
             // Refused, or not offered: as it is.
             for field in ["gzip;q=0", "identity", "br", "*, gzip;q=0", "*;q=0"] {
                 let response = try await client.execute(uri: path, method: .get, headers: [.acceptEncoding: field])
@@ -229,7 +233,8 @@ struct APITests {
         let fixture = try await WebFixture.make(environment: ["BRIDGET_API_TOKEN": token], sync: false)
         defer { fixture.remove() }
         try await fixture.withClient { client in
-            #expect(try await client.execute(uri: "/v1/bridges", method: .get).text == "[\n\n]\n")
+            let bridges = try await client.execute(uri: "/v1/bridges", method: .get)
+            #expect(bridges.text == "[\n\n]\n", "\(bridges.status) \(bridges.text)")
             let forecast = try await client.execute(uri: "/v1/bridges/3/forecast", method: .get)
             #expect(try forecast.status == .notFound && (try ProblemBody(forecast)).type.hasSuffix("/no-history"))
             let saved = try await client.execute(

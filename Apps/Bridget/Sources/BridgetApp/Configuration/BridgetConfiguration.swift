@@ -109,10 +109,12 @@ package struct BridgetConfiguration: Sendable {
         package var headerTimeout: Double
         package var bodyTimeout: Double
         package var storeTimeout: Double
+        /// The most bytes of encoded answers the server keeps (`serve.answer_cache_mb`).
+        package var answerCacheBytes: Int
 
         package init(host: String, port: Int, tokenVariable: String, drainSeconds: Double, maximumBodyBytes: Int,
                      maximumConnections: Int = 4_096, idleTimeout: Double = 60, headerTimeout: Double = 10,
-                     bodyTimeout: Double = 10, storeTimeout: Double = 3) {
+                     bodyTimeout: Double = 10, storeTimeout: Double = 3, answerCacheBytes: Int = 16 << 20) {
             self.host = host
             self.port = port
             self.tokenVariable = tokenVariable
@@ -123,6 +125,7 @@ package struct BridgetConfiguration: Sendable {
             self.headerTimeout = headerTimeout
             self.bodyTimeout = bodyTimeout
             self.storeTimeout = storeTimeout
+            self.answerCacheBytes = answerCacheBytes
         }
     }
 
@@ -251,7 +254,8 @@ package struct BridgetConfiguration: Sendable {
             idleTimeout: resolved.number("serve.idle_timeout_seconds"),
             headerTimeout: resolved.number("serve.header_timeout_seconds"),
             bodyTimeout: resolved.number("serve.body_timeout_seconds"),
-            storeTimeout: resolved.number("serve.store_timeout_seconds"))
+            storeTimeout: resolved.number("serve.store_timeout_seconds"),
+            answerCacheBytes: resolved.integer("serve.answer_cache_mb") << 20)
         apiToken = environment[serve.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
         let every: Int? = if case .integer(let minutes) = resolved.value("refresh.every") { minutes } else { nil }
         refresh = RefreshSettings(

@@ -165,6 +165,8 @@ extension ConfigSchema {
                   help: "a request body not received in this long is answered 408"),
         ConfigKey("serve.store_timeout_seconds", .number(0.1...600), default: .number(3),
                   help: "a store that does not answer a request's read in this long is answered 503"),
+        ConfigKey("serve.answer_cache_mb", .integer(1...4_096), default: .integer(16),
+                  help: "encoded answers kept in memory, least recently used out first (the server's memory grows by this much at most)"),
         ConfigKey("refresh.enabled", .choice(["auto", "true", "false"]), default: .text("auto"),
                   help: "sync on a schedule inside serve: auto is on for live and ndw, off for sample and cached"),
         ConfigKey("refresh.times", .timesOfDay, default: .text("05:30,17:30"),

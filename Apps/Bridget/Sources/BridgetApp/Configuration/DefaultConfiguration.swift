@@ -87,6 +87,7 @@ serve:                      # `bridget serve`, the HTTP API (a bridget built wit
   header_timeout_seconds: 10  # a request whose head has not arrived this long after it began is dropped
   body_timeout_seconds: 10  # a request body not received in this long is answered 408
   store_timeout_seconds: 3  # a store that does not answer a request's read in this long is answered 503
+  answer_cache_mb: 16       # encoded answers kept in memory, least recently used out first
 
 refresh:                    # syncs on a schedule, inside `bridget serve` or alone as `bridget watch`
   enabled: auto             # auto (on for live and ndw, off for sample and cached) | true | false

@@ -8,8 +8,8 @@ package struct EncodedAnswer: Sendable {
     package let plain: ByteBuffer
     package let gzip: ByteBuffer?
 
-    /// The bytes the cache's budget counts.
-    package var size: Int { plain.readableBytes + (gzip?.readableBytes ?? 0) }
+    /// The bytes the cache's budget counts: what the buffers hold in memory, which can be more than they hold to send.
+    package var size: Int { plain.capacity + (gzip?.capacity ?? 0) }
 }
 
 /// `Content-Encoding: gzip` for answers worth it: over `minimumBytes`, to a client whose `Accept-Encoding` takes gzip.

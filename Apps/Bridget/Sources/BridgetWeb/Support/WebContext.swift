@@ -28,9 +28,6 @@ package struct WebContext: Sendable {
     /// Requests being answered now (the drain says how many a stop cut short; `/metrics` shows them).
     package let inFlight: RequestCount
 
-    /// The bytes the answer cache may hold.
-    package static let answerBudget = 32 << 20
-
     package init(app: AppContext, store: ServedStore, registry: PrometheusCollectorRegistry = .init(),
                  refresh: RefreshState? = nil, schedule: RefreshSchedule? = nil,
                  versions: HistoryVersionMemo = HistoryVersionMemo(lifetime: .seconds(1))) {
@@ -42,9 +39,12 @@ package struct WebContext: Sendable {
         self.versions = versions
         inFlight = RequestCount(gauge: registry.makeGauge(descriptor: MetricNameDescriptor(
             metricName: "http_server_active_requests", unitName: "", helpText: "Requests being answered now.")))
+        // The budget counts what an entry holds in memory: its buffers' capacity (allocations round up), its key.
         answers = MemoryCache(
             capacity: 100_000, defaultTimeToLive: .seconds(3_600),
-            budget: .init(maximumBytes: Self.answerBudget) { key, answer in key.utf8.count + answer.size })
+            budget: .init(maximumBytes: app.configuration.serve.answerCacheBytes) { key, answer in
+                key.utf8.count + answer.size
+            })
     }
 
     /// The JSON of `value` with an ETag of the history version, `varying` (what else the answer depends on) and the
