@@ -23,6 +23,7 @@ public struct BridgeCatalog: Sendable, Equatable {
 
     /// Finds a bridge by id, dataset name or display name, ignoring case ("fremont", "3", "Fremont Bridge").
     public func resolve(_ text: String) -> BridgeInfoDTO? {
+        if let exact = byID[text] { return exact }
         let needle = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let exact = byID[needle] { return exact }
         return bridges.first { $0.name.lowercased() == needle || $0.displayName.lowercased() == needle }

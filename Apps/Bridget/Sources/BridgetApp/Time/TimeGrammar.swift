@@ -51,7 +51,7 @@ package struct TimeGrammar: Sendable {
     }
 
     private func resolving(_ text: String, option: String, direction: Direction) throws -> Resolved {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmedOfSpaces
         guard let resolved = try parse(trimmed, option: option, direction: direction) else {
             throw BridgetError.validation("bad-time", "\(option) '\(text)' is not a time", hint: Self.formsHint)
         }
@@ -142,13 +142,12 @@ package struct TimeGrammar: Sendable {
     package func local(_ reading: FloatingTimestamp) -> Resolved {
         let occurrences = clock.instants(for: reading)
         let instant = clock.openingInstant(for: reading)
-        let shown = Self.shown(reading)
         var note: String?
         if occurrences.isEmpty {
-            note = "\(shown) does not exist in \(clock.zone.identifier) (the clocks skip it); using "
+            note = "\(Self.shown(reading)) does not exist in \(clock.zone.identifier) (the clocks skip it); using "
                 + clock.display(instant)
         } else if occurrences.count > 1 {
-            note = "\(shown) occurs twice in \(clock.zone.identifier) (the clocks repeat the hour); using the first, "
+            note = "\(Self.shown(reading)) occurs twice in \(clock.zone.identifier) (the clocks repeat the hour); using the first, "
                 + clock.display(instant)
         }
         return Resolved(instant: instant, reading: clock.reading(for: instant), note: note)
@@ -182,7 +181,7 @@ package struct TimeGrammar: Sendable {
 
     /// `2026-10-01 17:40`, for messages.
     package static func shown(_ reading: FloatingTimestamp) -> String {
-        reading.description.prefix(16).replacingOccurrences(of: "T", with: " ")
+        String(reading.description.prefix(16).map { $0 == "T" ? " " : $0 })
     }
 
     /// `2026-10-01T17:40Z` (or `+02:00`) with `:00` seconds put in, or `nil` when `text` is not that form.
@@ -259,5 +258,15 @@ package struct TimeGrammar: Sendable {
         let minutes = digits.count == 4 ? digits[2] * 10 + digits[3] : 0
         guard minutes < 60 else { return (text[sign...], nil) }
         return (text[sign...], (text[sign] == "-" ? -1 : 1) * (hours * 60 + minutes))
+    }
+}
+
+extension StringProtocol {
+    /// The text without spaces and tabs at either end (what `trimmingCharacters(in: .whitespaces)` gives for the
+    /// ASCII ones, without Foundation's bridging).
+    var trimmedOfSpaces: String {
+        let isSpace = { (character: Character) in character == " " || character == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
     }
 }

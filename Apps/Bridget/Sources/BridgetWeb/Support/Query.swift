@@ -31,6 +31,7 @@ extension Request {
     /// escapes are not UTF-8 text.
     package func pathParameter(_ name: String, in context: some RequestContext) throws -> String {
         let raw = try context.parameters.require(name)
+        if !raw.utf8.contains(UInt8(ascii: "%")) { return raw }
         guard let decoded = raw.removingPercentEncoding else {
             throw Problem.badPath(name, "'\(raw)' holds a percent escape that is not UTF-8 text")
         }
