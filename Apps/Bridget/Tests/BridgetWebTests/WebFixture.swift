@@ -37,13 +37,16 @@ struct WebFixture {
               path: \(folder)/routes.yaml
             cache:
               path: \(folder)/cache
+            serve:
+              store_timeout_seconds: 120
             """.write(toFile: config, atomically: true, encoding: .utf8)
         // A moment inside the history, so "now" and "today" are days the sample covers.
         let now = Date(timeIntervalSince1970: 1_782_850_000) // 2026-06-30 13:06 PDT
         let context = try AppContext.load(configPath: config, environment: environment, now: { now }, notes: { _ in })
         let store = try await context.assembly.makeStore()
         if sync { _ = try await context.assembly.makeSyncPipeline(store: store).run(full: false) }
-        // The handlers read it as `bridget serve`'s do: reopened when replaced, each call under the deadline.
+        // The handlers read it as `bridget serve`'s do: reopened when replaced, each call under the deadline (a hang
+        // detector here, 120 s, as a busy machine can hold any call for seconds; a test of the deadline sets its own).
         let served = context.served(store).withDeadline(.seconds(context.configuration.serve.storeTimeout))
         return WebFixture(folder: folder, context: context, store: store, web: WebContext(app: context, store: served))
     }
