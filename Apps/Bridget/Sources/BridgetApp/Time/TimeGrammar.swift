@@ -197,6 +197,7 @@ package struct TimeGrammar: Sendable {
     /// `17:40`, `7:05`, `17:40:00`: hour and minute (seconds, when given, must be a valid 00-59 and are dropped:
     /// answers are per minute).
     package static func timeOfDay(_ text: String) -> (Int, Int)? {
+        guard text.utf8.count <= 8 else { return nil } // H:MM:SS at most
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard (2...3).contains(parts.count), (1...2).contains(parts[0].count), parts[1].count == 2,
               parts.count == 2 || (parts[2].count == 2 && (Int(parts[2]) ?? 60) < 60),
@@ -208,6 +209,7 @@ package struct TimeGrammar: Sendable {
 
     /// `30d`, `2h`, `45m`, `1w`, with an optional sign: seconds.
     package static func span(_ text: String) -> Int? {
+        guard text.utf8.count <= 8 else { return nil } // a sign, six digits and a unit at most
         var body = Substring(text)
         if body.first == "+" || body.first == "-" { body = body.dropFirst() }
         guard let unit = body.last, let count = Int(body.dropLast()), count >= 0, count <= 100_000,
@@ -224,7 +226,7 @@ package struct TimeGrammar: Sendable {
 
     /// A duration in whole minutes from 1 to 1440: `20m`, `45`, `1h`. `option` names the option in the error.
     package static func minutes(_ text: String, option: String) throws -> Int {
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let trimmed = text.trimmedOfSpaces.lowercased()
         let value: Int? = if trimmed.hasSuffix("h") { Int(trimmed.dropLast()).flatMap { $0 <= 24 ? $0 * 60 : nil } }
             else if trimmed.hasSuffix("m") { Int(trimmed.dropLast()) }
             else { Int(trimmed) }
