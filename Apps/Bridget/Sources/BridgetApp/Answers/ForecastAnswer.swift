@@ -40,12 +40,12 @@ package struct Forecasts: Sendable {
 
     /// `bridge`'s current model, or `no-history` when none of its openings is stored.
     package func model(of bridge: BridgeInfoDTO) async throws -> OpeningModelDTO {
-        try Self.model(of: bridge, in: try await book())
+        try await Self.model(of: bridge, in: try await book())
     }
 
     /// `bridge`'s model in `book`, or `no-history` when none of its openings is stored.
-    package static func model(of bridge: BridgeInfoDTO, in book: ForecastBook) throws -> OpeningModelDTO {
-        guard let model = book.models[bridge.id], model.openings > 0 else {
+    package static func model(of bridge: BridgeInfoDTO, in book: ForecastBook) async throws -> OpeningModelDTO {
+        guard let model = try await book.model(bridge.id), model.openings > 0 else {
             throw BridgetError.validation("no-history", "no openings of \(bridge.name) are stored",
                                           hint: "run `bridget sync` first")
         }
@@ -73,7 +73,7 @@ package struct Forecasts: Sendable {
                                   lastDay: String?) async throws -> [ForecastAnswer.Slot] {
         guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
         let clock = books.context.clock
-        let recent = try await book().recent[bridgeID]
+        let recent = try await book().recentOpenings(bridgeID)
         var day = reading.dayNumber - 7
         while day > last.number { day -= 7 }
         var slots: [ForecastAnswer.Slot] = []

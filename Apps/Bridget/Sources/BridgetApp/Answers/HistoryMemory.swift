@@ -15,18 +15,100 @@ package struct HistoryKey: Sendable, Hashable {
     }
 }
 
-/// What forecasts, route scores and best times read of one history, in memory: the catalog, every bridge's current
-/// opening model, and each bridge's openings of the last weeks (what a forecast cites as evidence). Loaded once per
-/// history, then answered without the store.
-package struct ForecastBook: Sendable {
+/// What forecasts, route scores and best times read of one history, in memory: the catalog, and each bridge's current
+/// opening model and recent openings (what a forecast cites as evidence) once an answer first needs them. Loaded
+/// once per history, then answered without the store.
+package final class ForecastBook: Sendable {
     /// The bridges the store keeps (none before the first sync).
     package let storedBridges: [BridgeInfoDTO]
     /// The stored catalog, or the embedded Seattle one before any sync (as names are resolved).
     package let catalog: BridgeCatalog
     /// Whether any opening is stored.
     package let hasHistory: Bool
-    package let models: [String: OpeningModelDTO]
-    package let recent: [String: RecentOpenings]
+    private let context: AppContext
+    private let store: any BridgeStore
+    /// Whether recent openings are kept for evidence: a server's book, asked again and again; a command's asks the
+    /// store for the few it cites.
+    private let keepsEvidence: Bool
+    /// Each bridge's model, by the load that read it (one load reads every bridge an answer asked for at once).
+    private let models = Mutex<[String: Task<[String: OpeningModelDTO], any Error>]>([:])
+    private let recent = Mutex<[String: Task<RecentOpenings?, any Error>]>([:])
+
+    init(context: AppContext, store: any BridgeStore, keepsEvidence: Bool) async throws {
+        self.context = context
+        self.store = store
+        self.keepsEvidence = keepsEvidence
+        storedBridges = try await store.bridges()
+        catalog = BridgeCatalog(bridges: storedBridges.isEmpty ? BridgeCatalog.seattle.bridges : storedBridges)
+        hasHistory = try await store.latestOpening() != nil
+    }
+
+    /// `bridgeID`'s current model (`nil` when the store has none), read once.
+    package func model(_ bridgeID: String) async throws -> OpeningModelDTO? {
+        try await models([bridgeID]).first
+    }
+
+    /// The current models of `bridgeIDs` that the store has, those not yet read in one read (a model out of date
+    /// with the history is rebuilt once for all of them).
+    package func models(_ bridgeIDs: some Sequence<String>) async throws -> [OpeningModelDTO] {
+        guard hasHistory else { return [] }
+        let wanted = Array(Set(bridgeIDs)).sorted()
+        let (context, store) = (self.context, self.store)
+        let loads: [Task<[String: OpeningModelDTO], any Error>] = models.withLock { models in
+            let missing = wanted.filter { models[$0] == nil }
+            if !missing.isEmpty {
+                let load = Task {
+                    let found = try await OpeningModels(context: context, store: store).current(bridgeIDs: missing)
+                    return Dictionary(found.map { ($0.bridgeID, $0) }) { first, _ in first }
+                }
+                for id in missing { models[id] = load }
+            }
+            var seen: [Task<[String: OpeningModelDTO], any Error>] = []
+            for id in wanted where !seen.contains(models[id]!) { seen.append(models[id]!) }
+            return seen
+        }
+        var found: [String: OpeningModelDTO] = [:]
+        for load in loads {
+            do {
+                found.merge(try await load.value) { first, _ in first }
+            } catch {
+                // Not kept: the next asker reads again (the store may be back).
+                models.withLock { models in models = models.filter { $0.value != load } }
+                throw error
+            }
+        }
+        return wanted.compactMap { found[$0] }
+    }
+
+    /// `bridgeID`'s openings of the weeks a forecast cites (from `evidenceDays` before its model's last day), when
+    /// this book keeps them; `nil` otherwise.
+    package func recentOpenings(_ bridgeID: String) async throws -> RecentOpenings? {
+        guard keepsEvidence, let last = try await model(bridgeID)?.lastDay.flatMap(LocalDay.init) else { return nil }
+        let (context, store) = (self.context, self.store)
+        return try await Self.once(bridgeID, in: recent) {
+            let start = FloatingTimestamp(wallClockSeconds: Int64(last.number - HistoryMemory.evidenceDays) * 86_400)
+            let from = context.clock.openingInstant(for: start)
+            return RecentOpenings(from: from, events: try await store.events(matching: EventQuery(bridgeID: bridgeID,
+                                                                                                  openedFrom: from)))
+        }
+    }
+
+    /// The value of `id` in `tasks`, loaded by the first asker while the others await it; a failed load is not kept.
+    private static func once<Value: Sendable>(_ id: String, in tasks: borrowing Mutex<[String: Task<Value, any Error>]>,
+                                              load: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        let task = tasks.withLock { tasks in
+            if let task = tasks[id] { return task }
+            let task = Task { try await load() }
+            tasks[id] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            tasks.withLock { tasks in if tasks[id] == task { tasks[id] = nil } }
+            throw error
+        }
+    }
 }
 
 /// A bridge's openings from `from` on, oldest first: every stored one, so a window within them is answered here.
@@ -43,51 +125,31 @@ package struct RecentOpenings: Sendable {
     }
 }
 
-/// A store's `ForecastBook` and catalog for its current history, each loaded once per `HistoryKey` however many
-/// requests ask at the same moment (one load, every asker awaiting it); a failed load is not kept. A server shares
-/// one; a command makes its own.
+/// A store's `ForecastBook` for its current history, made once per `HistoryKey` however many requests ask at the same
+/// moment (one load, every asker awaiting it); a failed load is not kept. A server shares one, which keeps evidence;
+/// a command makes its own, which does not.
 package final class HistoryMemory: Sendable {
     private let books = VersionedMemo<ForecastBook>()
-    private let catalogs = VersionedMemo<BridgeCatalog>()
+    private let keepsEvidence: Bool
 
-    package init() {}
+    /// `keepsEvidence`: whether each bridge's recent openings are kept for the forecasts that cite them.
+    package init(keepsEvidence: Bool = false) { self.keepsEvidence = keepsEvidence }
 
-    /// The book of `key`'s history, loaded from `store` the first time it is asked for.
+    /// The book of `key`'s history over `store`.
     package func book(_ key: HistoryKey, context: AppContext, store: any BridgeStore) async throws -> ForecastBook {
-        try await books.value(for: key) { try await Self.load(context: context, store: store) }
+        let keepsEvidence = self.keepsEvidence
+        return try await books.value(for: key) {
+            try await ForecastBook(context: context, store: store, keepsEvidence: keepsEvidence)
+        }
     }
 
-    /// The catalog of `key`'s history (as `AppContext.catalog(in:)` reads it).
-    package func catalog(_ key: HistoryKey, context: AppContext, store: any BridgeStore) async throws -> BridgeCatalog {
-        try await catalogs.value(for: key) { try await context.catalog(in: store) }
-    }
-
-    /// How many weeks before a model's last day a book keeps openings: the five similar slots a forecast cites, and
+    /// How many days before a model's last day a book keeps openings: the five similar slots a forecast cites, and
     /// a week and a day either side for its window.
     static let evidenceDays = 5 * 7 + 8
-
-    static func load(context: AppContext, store: any BridgeStore) async throws -> ForecastBook {
-        let stored = try await store.bridges()
-        let catalog = BridgeCatalog(bridges: stored.isEmpty ? BridgeCatalog.seattle.bridges : stored)
-        let hasHistory = try await store.latestOpening() != nil
-        let ids = catalog.bridges.map(\.id)
-        let models = hasHistory ? try await OpeningModels(context: context, store: store).current(bridgeIDs: ids) : []
-        var recent: [String: RecentOpenings] = [:]
-        for model in models {
-            guard let last = model.lastDay.flatMap(LocalDay.init) else { continue }
-            let start = FloatingTimestamp(wallClockSeconds: Int64(last.number - evidenceDays) * 86_400)
-            let from = context.clock.openingInstant(for: start)
-            let events = try await store.events(matching: EventQuery(bridgeID: model.bridgeID, openedFrom: from))
-            recent[model.bridgeID] = RecentOpenings(from: from, events: events)
-        }
-        return ForecastBook(storedBridges: stored, catalog: catalog, hasHistory: hasHistory,
-                            models: Dictionary(models.map { ($0.bridgeID, $0) }) { first, _ in first },
-                            recent: recent)
-    }
 }
 
-/// Where answers find the book and catalog of a store's current history: a memory (a server's shared one, or one of
-/// this command's own) and what says which history the store holds now (by default its version, asked each time).
+/// Where answers find the book of a store's current history: a memory (a server's shared one, or one of this
+/// command's own) and what says which history the store holds now (by default its version, asked each time).
 package struct HistoryBooks: Sendable {
     package let context: AppContext
     package let store: any BridgeStore
@@ -117,7 +179,7 @@ package struct HistoryBooks: Sendable {
 
     /// The catalog bridge named by an id or a name (as `AppContext.bridge(named:in:)` resolves it).
     package func bridge(named text: String) async throws -> BridgeInfoDTO {
-        try context.bridge(named: text, in: try await memory.catalog(try await key(), context: context, store: store))
+        try context.bridge(named: text, in: try await book().catalog)
     }
 }
 

@@ -65,7 +65,7 @@ package struct RouteAnswers: Sendable {
     /// A scorer over the current models of the bridges `route` crosses, or `store-empty` before any sync.
     package func scorer(for route: RouteDTO) async throws -> RouteScorer {
         let book = try await books.bookWithHistory(for: "route scoring")
-        let models = Set(route.crossings.flatMap(\.bridgeIDs)).compactMap { book.models[$0] }
+        let models = try await book.models(route.crossings.flatMap(\.bridgeIDs))
         return RouteScorer(models: models, catalog: BridgeCatalog(bridges: book.storedBridges + BridgeCatalog.seattle.bridges),
                            clock: context.clock)
     }

@@ -73,7 +73,7 @@ struct BridgesController {
         let minutes = try TimeGrammar.minutes(query["window"] ?? "20m", option: "window")
         let resolved = try web.app.timeGrammar.resolve(query["at"] ?? "now", option: "at", direction: .ahead)
         let forecasts = Forecasts(books: web.books)
-        let model = try Forecasts.model(of: target, in: try await web.books.bookWithHistory(for: "a forecast"))
+        let model = try await Forecasts.model(of: target, in: try await web.books.bookWithHistory(for: "a forecast"))
         return try await forecasts.answer(model: model, bridge: target, at: resolved, minutes: minutes, evidence: true)
     }
 }

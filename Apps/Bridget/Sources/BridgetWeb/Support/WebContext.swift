@@ -24,7 +24,7 @@ package struct WebContext: Sendable {
     /// The history version the answers are keyed by, asked of the store at most once a second.
     package let versions: HistoryVersionMemo
     /// The models, recent openings and catalog of the store's current history, loaded once per history.
-    package let memory = HistoryMemory()
+    package let memory = HistoryMemory(keepsEvidence: true)
     /// Requests being answered now (the drain says how many a stop cut short; `/metrics` shows them).
     package let inFlight: RequestCount
 
