@@ -140,7 +140,7 @@ struct HostileNetworkTests {
         let (proxy, front) = try Self.proxy(in: fixture)
         defer { proxy.stop() }
         proxy.inject([.declaredLength(10_000_000_000)])
-        let client = fixture.client(cache: nil, timeout: 20, maxBytes: 2_000_000)
+        let client = fixture.client(cache: nil, timeout: 120, maxBytes: 2_000_000)
         let started = ContinuousClock.now
         do {
             _ = try await client.get(try SocrataQuery(baseURL: front, dataset: "gm8h-9449").changeCheckURL)

@@ -31,7 +31,7 @@ struct LiveFixture {
     }
 
     func client(
-        cache: DiskCache?, policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 10,
+        cache: DiskCache?, policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 120,
         attempts: Int = 4, maxBytes: Int = 5_000_000, sleeps: SleepRecorder? = nil
     ) -> FeedClient {
         let settings = FeedClient.Settings(

@@ -83,7 +83,7 @@ struct LiveProviderTests {
         // A short deadline where the fault is a wait (a hanging or truncated answer ends, and is retried, soon);
         // a roomy one otherwise, so a loaded machine's slow answer is not a second fault.
         let waits = plan.hasPrefix("hang") || plan == "truncated"
-        let provider = LiveProvider(client: fixture.client(cache: nil, timeout: waits ? 2 : 10, sleeps: sleeps),
+        let provider = LiveProvider(client: fixture.client(cache: nil, timeout: waits ? 2 : 120, sleeps: sleeps),
                                     query: try fixture.query, pageSize: 100)
         let fault = try #require(FixtureFault(plan: plan))
         fixture.server.inject([fault])

@@ -32,11 +32,11 @@ struct LiveProviderConformanceTests {
         fixture.server.serve(file: snapshot, at: "/brugopeningen.xml.gz")
         let url = fixture.baseURL.appendingPathComponent("brugopeningen.xml.gz")
         let cache = try fixture.cache()
-        let settings = FeedClient.Settings(timeout: 10, maximumBodyBytes: 64_000_000,
+        let settings = FeedClient.Settings(timeout: 120, maximumBodyBytes: 64_000_000,
                                            retry: RetryPolicy(maxAttempts: 3, baseDelay: 0.01, maxDelay: 0.1, jitter: 0),
                                            body: .any)
         try await promise.check(minimumPages: 1) {
-            NDWProvider(source: .url(url), client: FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache,
+            NDWProvider(source: .url(url), client: FeedClient(transport: URLSessionTransport(timeout: 120), cache: cache,
                                                               settings: settings))
         }
     }

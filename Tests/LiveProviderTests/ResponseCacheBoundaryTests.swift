@@ -40,9 +40,9 @@ struct ResponseCacheBoundaryTests {
         let fixture = try await LiveFixture.start(rows: 100)
         defer { Task { await fixture.stop() } }
         let cache = DictionaryResponseCache()
-        let settings = FeedClient.Settings(timeout: 10, retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01),
+        let settings = FeedClient.Settings(timeout: 120, retry: RetryPolicy(maxAttempts: 2, baseDelay: 0.01),
                                            cachePolicy: .staleIfError)
-        let client = FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache, settings: settings)
+        let client = FeedClient(transport: URLSessionTransport(timeout: 120), cache: cache, settings: settings)
         let url = try fixture.query.pageURL(since: nil, limit: 50, offset: 0)
         let first = try await client.get(url)
         #expect(await cache.entries[url.absoluteString]?.body == first)
@@ -79,14 +79,14 @@ struct ResponseCacheBoundaryTests {
         let cache = FullResponseCache(held: CachedResponse(metadata: CachedResponseMetadata(
             key: url.absoluteString, etag: nil, lastModified: nil, contentType: "application/json",
             fetchedAt: Date(timeIntervalSince1970: 0), size: old.count, checksum: DiskCache.checksum(old)), body: old))
-        let networkFirst = FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache,
-                                      settings: FeedClient.Settings(timeout: 10, cachePolicy: .networkFirst))
+        let networkFirst = FeedClient(transport: URLSessionTransport(timeout: 120), cache: cache,
+                                      settings: FeedClient.Settings(timeout: 120, cachePolicy: .networkFirst))
         await #expect(throws: CacheError.cannotWrite(folder: "/full", reason: "No space left on device")) {
             try await networkFirst.get(url)
         }
         let warnings = Mutex<[String]>([])
-        let staleIfError = FeedClient(transport: URLSessionTransport(timeout: 10), cache: cache,
-                                      settings: FeedClient.Settings(timeout: 10, cachePolicy: .staleIfError),
+        let staleIfError = FeedClient(transport: URLSessionTransport(timeout: 120), cache: cache,
+                                      settings: FeedClient.Settings(timeout: 120, cachePolicy: .staleIfError),
                                       warn: { message in warnings.withLock { $0.append(message) } })
         #expect(try await staleIfError.get(url) == old)
         #expect(warnings.withLock { $0 }.first?.contains("because: cannot write to the cache folder /full") == true)
