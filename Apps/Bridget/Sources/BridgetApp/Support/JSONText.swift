@@ -147,7 +147,7 @@ package struct JSONText {
         let (days, second) = seconds.quotientAndRemainder(dividingBy: 86_400)
         let day = second < 0 ? days - 1 : days
         let secondOfDay = second < 0 ? second + 86_400 : second
-        let (year, month, dayOfMonth) = Self.civil(fromDays: day)
+        let (year, month, dayOfMonth) = CivilCalendar.civilFromDays(Int(day))
         bytes.append(UInt8(ascii: "\""))
         digits(UInt(clamping: year), 4)
         bytes.append(UInt8(ascii: "-"))
@@ -216,19 +216,6 @@ package struct JSONText {
             left /= 10
             index -= 1
         } while left > 0
-    }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (H. Hinnant's `civil_from_days`).
-    private static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }
 
