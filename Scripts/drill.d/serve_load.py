@@ -127,7 +127,8 @@ def judge(out, within, allow_503, since, until):
         key = f"{record['status']}" + ("+Retry-After" if record["retryAfter"] else "")
         statuses[key] = statuses.get(key, 0) + 1
     slowest = max((record["seconds"] for record in chosen), default=0)
-    print(f"{len(chosen)} answers from {since:g} s to {until:g} s: "
+    span = f"from {since:g} s to {until:g} s" if until != float("inf") else f"from {since:g} s to the end"
+    print(f"{len(chosen)} answers {span}: "
           + ", ".join(f"{status}: {count}" for status, count in sorted(statuses.items()))
           + f"; slowest {slowest:.2f} s")
     if bad or not chosen:
