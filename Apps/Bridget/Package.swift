@@ -159,6 +159,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             swiftSettings: strictSettings
         ),
