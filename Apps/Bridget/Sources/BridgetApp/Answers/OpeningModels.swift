@@ -28,13 +28,4 @@ package struct OpeningModels: Sendable {
             store: store, processor: context.assembly.makeProcessor(store: store))
         return rebuilt.filter { wanted.contains($0.bridgeID) }
     }
-
-    /// The current model of one bridge, or a validation error when the store has no such bridge.
-    package func current(bridgeID: String) async throws -> OpeningModelDTO {
-        guard let model = try await current(bridgeIDs: [bridgeID]).first else {
-            throw BridgetError.validation("unknown-bridge", "no bridge \(bridgeID) in the store", hint: "run `bridget sync`")
-        }
-        return model
-    }
-
 }

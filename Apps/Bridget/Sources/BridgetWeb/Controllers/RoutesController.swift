@@ -112,7 +112,7 @@ struct RoutesController {
             throw Problem.badBody("the body is not a route: " + refusal.reason
                                   + #"; send {"crossings": [{"bridgeIDs": ["Fremont"], "minutesFromStart": 8}]}"#)
         }
-        let catalog = try await web.app.catalog(in: web.store)
+        let catalog = try await web.books.book().catalog
         var resolved: [RouteCrossingDTO] = []
         for (index, crossing) in crossings.enumerated() {
             var ids: [String] = []

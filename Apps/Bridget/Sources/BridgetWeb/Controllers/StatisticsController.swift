@@ -22,7 +22,7 @@ struct StatisticsController {
     /// The history scope of the query, as the CLI's `--bridge`, `--since` and `--until` give it.
     func scope(_ query: Query) async throws -> HistoryScope {
         var scope = HistoryScope()
-        let catalog = try await web.app.catalog(in: web.store)
+        let catalog = try await web.books.book().catalog
         for text in query.all("bridge") {
             guard let bridge = catalog.resolve(text) else {
                 throw Problem.badParameter("bridge", "no bridge named '\(text)'")
