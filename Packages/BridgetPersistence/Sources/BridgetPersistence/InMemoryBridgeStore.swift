@@ -13,6 +13,11 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var version: Int64 = 0
     private var checkpoints: [String: ImportCheckpoint] = [:]
     private var keptAnswers: [String: KeptAnswer] = [:]
+    private var changeLog: [OpeningChangeDTO] = []
+    private var newestChange: Int64 = 0
+    private var alertRules: [String: AlertRuleDTO] = [:]
+    private var outbox: [OutboxMessage] = []
+    private var attempts: [AlertAttemptDTO] = []
     /// Who holds the sync lock, if anyone: a lock of this process, as the store lives in it.
     private let syncLockHolder = Mutex<String?>(nil)
 
@@ -31,6 +36,7 @@ public actor InMemoryBridgeStore: BridgeStore {
             throw StoreError.orphan(.event, bridgeID: orphan.bridgeID)
         }
         var counts = UpsertCounts()
+        let logged = newestChange
         for event in events {
             var replaced = false
             if let recordID = event.recordID {
@@ -46,14 +52,29 @@ public actor InMemoryBridgeStore: BridgeStore {
                 }
             }
             switch eventsByKey[event.key] {
-            case nil where replaced: counts.updated += 1 // a record's opening moved: one opening, changed
-            case nil: counts.inserted += 1
+            case nil where replaced: // a record's opening moved: one opening, changed
+                counts.updated += 1
+                log(.replaced, event)
+            case nil:
+                counts.inserted += 1
+                log(event.status == .planned ? .announced : .new, event)
             case let existing? where existing == event && !replaced: counts.unchanged += 1
-            case .some: counts.updated += 1
+            case let existing?:
+                counts.updated += 1
+                if replaced || (event.recordID != nil && existing.recordVersion != event.recordVersion) {
+                    log(.replaced, event)
+                } else if existing.closedAt == nil && event.closedAt != nil {
+                    log(.closed, event)
+                } else {
+                    log(.updated, event)
+                }
             }
             eventsByKey[event.key] = event
         }
-        if counts.inserted + counts.updated > 0 { version += 1 }
+        if counts.inserted + counts.updated > 0 {
+            version += 1
+            enqueueAlerts(changesAfter: logged)
+        }
         if var checkpoint {
             checkpoint.counts = checkpoint.counts + counts
             checkpoints[checkpoint.source] = checkpoint
@@ -198,4 +219,122 @@ public actor InMemoryBridgeStore: BridgeStore {
         defer { syncLockHolder.withLock { $0 = nil } }
         return try await body()
     }
+}
+
+// The change log and alerts.
+extension InMemoryBridgeStore {
+    private func log(_ kind: OpeningChangeKind, _ event: BridgeEventDTO) {
+        newestChange += 1
+        changeLog.append(OpeningChangeDTO(
+            sequence: newestChange, recordedAt: Date(), kind: kind, bridgeID: event.bridgeID, openedAt: event.openedAt,
+            closedAt: event.closedAt, status: event.status, recordID: event.recordID, recordVersion: event.recordVersion))
+    }
+
+    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) -> [OpeningChangeDTO] {
+        Array(changeLog.lazy.filter { $0.sequence > sequence && (bridgeIDs?.contains($0.bridgeID) ?? true) }
+            .prefix(max(limit, 0)))
+    }
+
+    public func changeLogBounds() -> ChangeLogBounds {
+        ChangeLogBounds(oldest: changeLog.first?.sequence, newest: newestChange)
+    }
+
+    public func pruneChanges(recordedBefore cutoff: Date) -> Int {
+        let before = changeLog.count
+        let newest = changeLog.last?.sequence
+        changeLog.removeAll { $0.recordedAt < cutoff && $0.sequence != newest }
+        return before - changeLog.count
+    }
+
+    public func withdrawAnnouncements(bridgeIDs: [String], keeping current: Set<String>) -> Int {
+        let logged = newestChange
+        let doomed = eventsByKey.values.filter { event in
+            event.status == .planned && bridgeIDs.contains(event.bridgeID)
+                && event.recordID.map { !current.contains($0) } ?? false
+        }.sorted { $0.key < $1.key }
+        for event in doomed {
+            eventsByKey[event.key] = nil
+            log(.withdrawn, event)
+        }
+        if !doomed.isEmpty {
+            version += 1
+            enqueueAlerts(changesAfter: logged)
+        }
+        return doomed.count
+    }
+
+    private func enqueueAlerts(changesAfter sequence: Int64) {
+        guard !alertRules.isEmpty else { return }
+        let now = Date()
+        for change in changeLog where change.sequence > sequence {
+            for rule in alertRules.values.sorted(by: { $0.name < $1.name }) where rule.isTriggered(by: change, at: now) {
+                let name = bridgesByID[change.bridgeID]?.displayName ?? change.bridgeID
+                _ = insert(AlertMessageDTO(alert: rule.name, change: change, bridgeName: name, createdAt: now), at: now)
+            }
+        }
+    }
+
+    private func insert(_ message: AlertMessageDTO, at now: Date) -> Bool {
+        guard !outbox.contains(where: { $0.entry.eventID == message.id }), let body = try? message.jsonBody() else {
+            return false
+        }
+        let id = Int64(outbox.count + 1)
+        outbox.append(OutboxMessage(entry: AlertOutboxEntryDTO(
+            id: id, eventID: message.id, alert: message.alert, createdAt: now, body: body, state: .pending, attempts: 0,
+            nextAttemptAt: now)))
+        return true
+    }
+
+    public func saveAlert(_ rule: AlertRuleDTO) { alertRules[rule.name] = rule }
+
+    public func alerts() -> [AlertRuleDTO] { alertRules.values.sorted { $0.name < $1.name } }
+
+    public func removeAlert(named name: String) -> Bool { alertRules.removeValue(forKey: name) != nil }
+
+    public func enqueueAlertMessage(_ message: AlertMessageDTO, at now: Date) -> Bool { insert(message, at: now) }
+
+    public func claimDueMessages(holder: String, now: Date, leaseUntil: Date, limit: Int) -> [AlertOutboxEntryDTO] {
+        var claimed: [AlertOutboxEntryDTO] = []
+        let due = outbox.indices.filter { index in
+            outbox[index].entry.state == .pending && outbox[index].entry.nextAttemptAt <= now
+                && (outbox[index].leaseUntil.map { $0 <= now } ?? true)
+        }.sorted { (outbox[$0].entry.nextAttemptAt, $0) < (outbox[$1].entry.nextAttemptAt, $1) }
+        for index in due.prefix(max(limit, 0)) {
+            outbox[index].leaseUntil = leaseUntil
+            claimed.append(outbox[index].entry)
+        }
+        return claimed.sorted { $0.id < $1.id }
+    }
+
+    public func recordAttempt(outboxID: Int64, holder: String, at: Date, outcome: AlertAttemptOutcome) {
+        guard let index = outbox.firstIndex(where: { $0.entry.id == outboxID }) else { return }
+        let entry = outbox[index].entry
+        let (state, next, status, detail): (AlertDeliveryState, Date, Int?, String?) = switch outcome {
+        case .delivered(let status): (.delivered, at, status, nil)
+        case .retry(let status, let detail, let next): (.pending, next, status, detail)
+        case .gone(let status): (.gone, at, status, nil)
+        case .expired(let detail): (.expired, at, nil, detail)
+        }
+        outbox[index] = OutboxMessage(entry: AlertOutboxEntryDTO(
+            id: entry.id, eventID: entry.eventID, alert: entry.alert, createdAt: entry.createdAt, body: entry.body,
+            state: entry.state == .delivered ? .delivered : state, attempts: entry.attempts + 1, nextAttemptAt: next))
+        let number = attempts.count { $0.outboxID == outboxID } + 1
+        attempts.append(AlertAttemptDTO(outboxID: outboxID, eventID: entry.eventID, alert: entry.alert, attempt: number,
+                                        at: at, holder: holder, outcome: outcome.name, httpStatus: status,
+                                        detail: detail))
+    }
+
+    public func outboxMessages(alert: String?, limit: Int) -> [AlertOutboxEntryDTO] {
+        Array(outbox.reversed().map(\.entry).filter { alert == nil || $0.alert == alert }.prefix(max(limit, 0)))
+    }
+
+    public func alertAttempts(alert: String?, limit: Int) -> [AlertAttemptDTO] {
+        Array(attempts.reversed().filter { alert == nil || $0.alert == alert }.prefix(max(limit, 0)))
+    }
+}
+
+/// A message in the in-memory outbox with its lease.
+private struct OutboxMessage {
+    var entry: AlertOutboxEntryDTO
+    var leaseUntil: Date?
 }

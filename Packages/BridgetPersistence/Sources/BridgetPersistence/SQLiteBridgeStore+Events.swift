@@ -26,6 +26,11 @@ extension SQLiteBridgeStore: EventStore {
                        OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10
                        OR status IS NOT ?11 OR record_id IS NOT ?12 OR record_version IS NOT ?13)
                 """)
+            // The same update, taken first when it is a change of its own kind: a newer version of the record at the
+            // same instant, or a closing now known. Each changes a row only when the general update would.
+            let replaceInPlace = try db.cachedStatement(sql: update.sql + " AND ?12 IS NOT NULL AND record_version IS NOT ?13")
+            let close = try db.cachedStatement(sql: update.sql + " AND closed_at IS NULL AND ?5 IS NOT NULL")
+            let log = try ChangeLogSQL.appendStatements(db)
             // Only for events with a record id (never Socrata's), found through event_records (v11): is a later
             // version stored, and the earlier versions at another opening, which the incoming one replaces (a NULL
             // version is older than any); then the record's opening is listed.
@@ -48,10 +53,12 @@ extension SQLiteBridgeStore: EventStore {
             let listRecord = try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO event_records (record_id, bridge_id, opened_at) VALUES (?12, ?1, ?2)
                 """)
+            let logged = try ChangeLogSQL.newest(db)
             var counts = UpsertCounts()
             var row = EventRowBinding()
             defer {
-                for statement in [insert, update, newerStored, removeEarlier, forgetEarlier, listRecord] {
+                for statement in [insert, update, replaceInPlace, close, newerStored, removeEarlier, forgetEarlier,
+                                  listRecord] + log.statements {
                     RawStatement.clearBindings(statement)
                 }
             }
@@ -73,14 +80,33 @@ extension SQLiteBridgeStore: EventStore {
                         try row.run(forgetEarlier, db)
                         try row.run(listRecord, db)
                     }
-                    try row.run(insert, db)
-                    if sqlite3_changes(db.sqliteConnection) == 1 {
-                        if replaced { counts.updated += 1 } else { counts.inserted += 1 }
+                    func changed(_ statement: Statement) throws -> Bool {
+                        try row.run(statement, db)
+                        return sqlite3_changes(db.sqliteConnection) == 1
+                    }
+                    if try changed(insert) {
+                        if replaced {
+                            counts.updated += 1
+                            try row.run(log[.replaced], db)
+                        } else {
+                            counts.inserted += 1
+                            try row.run(log[events[index].status == .planned ? .announced : .new], db)
+                        }
                         continue
                     }
-                    try row.run(update, db)
-                    if replaced || sqlite3_changes(db.sqliteConnection) == 1 {
+                    if replaced {
+                        try row.run(update, db)
                         counts.updated += 1
+                        try row.run(log[.replaced], db)
+                    } else if events[index].recordID != nil, try changed(replaceInPlace) {
+                        counts.updated += 1
+                        try row.run(log[.replaced], db)
+                    } else if try changed(close) {
+                        counts.updated += 1
+                        try row.run(log[.closed], db)
+                    } else if try changed(update) {
+                        counts.updated += 1
+                        try row.run(log[.updated], db)
                     } else {
                         counts.unchanged += 1
                     }
@@ -88,6 +114,7 @@ extension SQLiteBridgeStore: EventStore {
             }
             if counts.inserted + counts.updated > 0 {
                 try db.execute(sql: "UPDATE history_version SET version = version + 1")
+                try AlertOutboxSQL.enqueue(db, changesAfter: logged)
             }
             if var checkpoint {
                 checkpoint.counts = checkpoint.counts + counts

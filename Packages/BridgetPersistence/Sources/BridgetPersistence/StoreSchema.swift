@@ -206,6 +206,55 @@ enum StoreSchema {
                 DROP INDEX events_by_record;
                 """)
         }
+        migrator.registerMigration("v12: change log, alerts and their outbox") { db in
+            // Every change to an opening, numbered in commit order (writes are serialized by SQLite), appended in
+            // the write's transaction; AUTOINCREMENT so a number is never given twice. No index but the number's:
+            // an import appends a row per opening, and pruning, which scans, is rare. Alerts are subscriptions
+            // (their rule as JSON); the outbox holds each message an alert owes, written in the transaction of the
+            // change that triggers it, with the attempts to deliver it.
+            try db.execute(sql: """
+                CREATE TABLE change_log (
+                    seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+                    recorded_at    TEXT NOT NULL,  -- UTC instant
+                    kind           TEXT NOT NULL
+                        CHECK (kind IN ('new', 'announced', 'closed', 'updated', 'replaced', 'withdrawn')),
+                    bridge_id      TEXT NOT NULL,
+                    opened_at      TEXT NOT NULL,
+                    closed_at      TEXT,
+                    status         TEXT,           -- NULL observed, as in events
+                    record_id      TEXT,
+                    record_version INTEGER
+                );
+                CREATE TABLE alerts (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    rule TEXT NOT NULL  -- JSON: AlertRule
+                );
+                CREATE TABLE alert_outbox (
+                    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id        TEXT NOT NULL UNIQUE,  -- what receivers drop repeats by
+                    alert           TEXT NOT NULL,
+                    created_at      TEXT NOT NULL,
+                    body            TEXT NOT NULL,         -- JSON, as sent
+                    state           TEXT NOT NULL DEFAULT 'pending'
+                        CHECK (state IN ('pending', 'delivered', 'gone', 'expired')),
+                    attempts        INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at TEXT NOT NULL,
+                    lease_until     TEXT,
+                    lease_holder    TEXT
+                );
+                CREATE INDEX alert_outbox_due ON alert_outbox (next_attempt_at) WHERE state = 'pending';
+                CREATE TABLE alert_attempts (
+                    outbox_id   INTEGER NOT NULL REFERENCES alert_outbox(id) ON DELETE CASCADE,
+                    attempt     INTEGER NOT NULL,
+                    at          TEXT NOT NULL,
+                    holder      TEXT NOT NULL,
+                    outcome     TEXT NOT NULL,
+                    http_status INTEGER,
+                    detail      TEXT,
+                    PRIMARY KEY (outbox_id, attempt)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

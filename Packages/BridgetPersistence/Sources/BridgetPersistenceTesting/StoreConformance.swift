@@ -25,6 +25,8 @@ public enum StoreConformance {
              syncLock
         /// `BridgeStore`'s own requirement: the catalog's bridges with their stored openings.
         case bridgeActivity
+        /// The change log and the alerts' outbox, which the writes of events fill.
+        case changeLog, alerts
 
         /// The protocol whose promises this part checks.
         public var description: String {
@@ -40,6 +42,8 @@ public enum StoreConformance {
             case .health: "StoreHealth"
             case .syncLock: "SyncLocking"
             case .bridgeActivity: "BridgeStore.bridgeActivity"
+            case .changeLog: "ChangeLogStore"
+            case .alerts: "AlertStore"
             }
         }
 
@@ -57,6 +61,8 @@ public enum StoreConformance {
             case .health: try await checkHealth { try await makeStore() }
             case .syncLock: try await checkSyncLock { try await makeStore() }
             case .bridgeActivity: try await checkBridgeActivity(makeStore: makeStore)
+            case .changeLog: try await checkChangeLog(makeStore: makeStore)
+            case .alerts: try await checkAlerts(makeStore: makeStore)
             }
         }
     }

@@ -14,6 +14,8 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 throw StoreError.orphan(.event, bridgeID: orphan)
             }
             try await checkSyncLockHeld(connection)
+            try await holdChangeLog(connection)
+            let logged = try await newestChange(connection)
             // A batch of plain openings, each key once (every Socrata batch), goes in by COPY or one upsert over
             // arrays; one with source records or a key twice takes the row-by-row path, whose order decides what wins.
             let counts = batch.isPlain
@@ -21,6 +23,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 : try await upsertRowByRow(events, connection)
             if counts.inserted + counts.updated > 0 {
                 try await connection.query("UPDATE history_version SET version = version + 1", logger: logger)
+                try await enqueueAlerts(changesAfter: logged, connection)
             }
             if var checkpoint {
                 checkpoint.counts = checkpoint.counts + counts
@@ -68,17 +71,28 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                     }
                 }
                 try await connection.query("RELEASE SAVEPOINT plain_insert", logger: logger)
+                try await connection.query(batch.query(before: """
+                    INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status)
+                    SELECT \(Self.nowMS), CASE WHEN b.status IS NULL THEN 'new' ELSE 'announced' END, b.bridge_id,
+                           b.opened_ms, b.closed_ms, b.status
+                    FROM
+                    """, after: " AS b \(EventBatch.names) ORDER BY b.opened_ms, b.bridge_id"), logger: logger)
                 return UpsertCounts(inserted: batch.count)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 try await connection.query("ROLLBACK TO SAVEPOINT plain_insert", logger: logger)
             }
         }
         let rows = try await connection.query(batch.query(before: """
-            WITH written AS (
+            WITH batch AS (SELECT * FROM
+            """, after: """
+                AS b \(EventBatch.names)),
+            earlier AS (
+                SELECT e.bridge_id, e.opened_ms, e.closed_ms FROM events AS e JOIN batch USING (bridge_id, opened_ms)
+            ),
+            written AS (
                 INSERT INTO events AS e (bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local,
                                          minutes_open, latitude, longitude, status)
-                SELECT * FROM
-            """, after: """
+                SELECT * FROM batch
                 ON CONFLICT (bridge_id, opened_ms) DO UPDATE SET
                     entity_name = excluded.entity_name, open_local = excluded.open_local, closed_ms = excluded.closed_ms,
                     close_local = excluded.close_local, minutes_open = excluded.minutes_open,
@@ -90,7 +104,17 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                       (excluded.entity_name, excluded.open_local, excluded.closed_ms, excluded.close_local,
                        excluded.minutes_open, excluded.latitude, excluded.longitude, excluded.status, NULL::text,
                        NULL::bigint)
-                RETURNING (xmax = 0) AS inserted
+                RETURNING e.bridge_id, e.opened_ms, e.closed_ms, e.status, (xmax = 0) AS inserted
+            ),
+            logged AS (
+                INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status)
+                SELECT \(Self.nowMS),
+                       CASE WHEN w.inserted THEN (CASE WHEN w.status IS NULL THEN 'new' ELSE 'announced' END)
+                            WHEN earlier.closed_ms IS NULL AND w.closed_ms IS NOT NULL THEN 'closed'
+                            ELSE 'updated' END,
+                       w.bridge_id, w.opened_ms, w.closed_ms, w.status
+                FROM written AS w LEFT JOIN earlier USING (bridge_id, opened_ms)
+                ORDER BY w.opened_ms, w.bridge_id
             )
             SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM written
             """), logger: logger)
@@ -135,6 +159,14 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                     """)
             }
             let minutes = event.minutesOpen.map(Int64.init)
+            func log(_ kind: OpeningChangeKind) async throws {
+                try await connection.query("""
+                    INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status, record_id,
+                                            record_version)
+                    VALUES (\(unescaped: Self.nowMS), \(kind.rawValue), \(event.bridgeID), \(opened), \(closed)::bigint,
+                            \(status)::text, \(event.recordID)::text, \(version)::bigint)
+                    """, logger: logger)
+            }
             if try await any("""
                 INSERT INTO events (bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local, minutes_open,
                                     latitude, longitude, status, record_id, record_version)
@@ -144,24 +176,43 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 ON CONFLICT (bridge_id, opened_ms) DO NOTHING RETURNING 1
                 """)
             {
-                if replaced { counts.updated += 1 } else { counts.inserted += 1 }
+                if replaced {
+                    counts.updated += 1
+                    try await log(.replaced)
+                } else {
+                    counts.inserted += 1
+                    try await log(event.status == .planned ? .announced : .new)
+                }
                 continue
             }
-            let changed = try await any("""
-                UPDATE events SET entity_name = \(event.bridgeName), open_local = \(event.openLocal),
+            // The stored row before the update, read in the statement's snapshot: what kind of change it was.
+            var change: OpeningChangeKind?
+            for try await (closes, newVersion) in try await connection.query("""
+                UPDATE events AS e SET entity_name = \(event.bridgeName), open_local = \(event.openLocal),
                     closed_ms = \(closed)::bigint, close_local = \(event.closeLocal)::text, minutes_open = \(minutes)::bigint,
                     latitude = \(event.latitude)::float8, longitude = \(event.longitude)::float8, status = \(status)::text,
                     record_id = \(event.recordID)::text, record_version = \(version)::bigint
-                WHERE bridge_id = \(event.bridgeID) AND opened_ms = \(opened)
-                  AND (entity_name, open_local, closed_ms, close_local, minutes_open, latitude, longitude, status,
-                       record_id, record_version)
+                FROM (SELECT closed_ms AS old_closed, record_version AS old_version FROM events
+                      WHERE bridge_id = \(event.bridgeID) AND opened_ms = \(opened)) AS o
+                WHERE e.bridge_id = \(event.bridgeID) AND e.opened_ms = \(opened)
+                  AND (e.entity_name, e.open_local, e.closed_ms, e.close_local, e.minutes_open, e.latitude, e.longitude,
+                       e.status, e.record_id, e.record_version)
                       IS DISTINCT FROM
                       (\(event.bridgeName)::text, \(event.openLocal)::text, \(closed)::bigint, \(event.closeLocal)::text,
                        \(minutes)::bigint, \(event.latitude)::float8, \(event.longitude)::float8, \(status)::text,
                        \(event.recordID)::text, \(version)::bigint)
-                RETURNING 1
-                """)
-            if replaced || changed { counts.updated += 1 } else { counts.unchanged += 1 }
+                RETURNING o.old_closed IS NULL AND e.closed_ms IS NOT NULL, o.old_version IS DISTINCT FROM e.record_version
+                """, logger: logger).decode((Bool, Bool).self)
+            {
+                change = event.recordID != nil && newVersion ? .replaced : closes ? .closed : .updated
+            }
+            if replaced { change = .replaced }
+            if let change {
+                counts.updated += 1
+                try await log(change)
+            } else {
+                counts.unchanged += 1
+            }
         }
         return counts
     }

@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// The PostgreSQL schema, as versioned migrations recorded in `bridget_schema`. Never edit a shipped migration: add
-/// one. The tables mirror the SQLite store's at its version 10, with times as whole milliseconds since 1970.
+/// one. The tables mirror the SQLite store's at its version 12, with times as whole milliseconds since 1970.
 enum PostgresSchema {
     /// The advisory lock class of every lock Bridget takes: "BRDG" in ASCII, as the SQLite store's application id.
     static let lockClass: Int32 = 0x4252_4447
@@ -115,6 +115,48 @@ enum PostgresSchema {
             body            bytea NOT NULL
         );
         """),
+        ("change log, alerts and their outbox", """
+        CREATE TABLE change_log (
+            -- Numbered in commit order: every transaction that appends holds the "changes" advisory lock to its end.
+            seq            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            recorded_ms    bigint NOT NULL,
+            kind           text NOT NULL
+                CHECK (kind IN ('new', 'announced', 'closed', 'updated', 'replaced', 'withdrawn')),
+            bridge_id      text COLLATE "C" NOT NULL,
+            opened_ms      bigint NOT NULL,
+            closed_ms      bigint,
+            status         text,            -- NULL observed, as in events
+            record_id      text,
+            record_version bigint
+        );
+        CREATE TABLE alerts (
+            name text COLLATE "C" PRIMARY KEY,
+            rule text NOT NULL  -- JSON: AlertRule
+        );
+        CREATE TABLE alert_outbox (
+            id              bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            event_id        text COLLATE "C" NOT NULL UNIQUE,
+            alert           text COLLATE "C" NOT NULL,
+            created_ms      bigint NOT NULL,
+            body            text NOT NULL,
+            state           text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'delivered', 'gone', 'expired')),
+            attempts        integer NOT NULL DEFAULT 0,
+            next_attempt_ms bigint NOT NULL,
+            lease_until_ms  bigint,
+            lease_holder    text
+        );
+        CREATE INDEX alert_outbox_due ON alert_outbox (next_attempt_ms) WHERE state = 'pending';
+        CREATE TABLE alert_attempts (
+            outbox_id   bigint NOT NULL REFERENCES alert_outbox (id) ON DELETE CASCADE,
+            attempt     integer NOT NULL,
+            at_ms       bigint NOT NULL,
+            holder      text NOT NULL,
+            outcome     text NOT NULL,
+            http_status integer,
+            detail      text,
+            PRIMARY KEY (outbox_id, attempt)
+        );
+        """),
     ]
 
     /// The newest version this build knows.
@@ -123,7 +165,7 @@ enum PostgresSchema {
     /// The tables the migrations make, `bridget_schema` included: what a Bridget schema may hold.
     static let tableNames: Set<String> = [
         "bridget_schema", "bridges", "events", "history_version", "sync_runs", "import_checkpoints", "opening_models",
-        "routes", "traffic_flows", "kept_answers",
+        "routes", "traffic_flows", "kept_answers", "change_log", "alerts", "alert_outbox", "alert_attempts",
     ]
 
     /// Brings the settings' schema to the latest version in one transaction, holding a lock so that processes

@@ -310,3 +310,59 @@ package final class ServedStore: BridgeStore, Sendable {
         return try await storeToCall().withSyncLock(holder: holder, body)
     }
 }
+
+// MARK: ChangeLogStore, AlertStore
+
+extension ServedStore {
+    package func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [OpeningChangeDTO] {
+        try await call("read the change log") { try await $0.changes(after: sequence, bridgeIDs: bridgeIDs, limit: limit) }
+    }
+
+    package func changeLogBounds() async throws -> ChangeLogBounds {
+        try await call("read the change log") { try await $0.changeLogBounds() }
+    }
+
+    package func pruneChanges(recordedBefore cutoff: Date) async throws -> Int {
+        try await call("prune the change log") { try await $0.pruneChanges(recordedBefore: cutoff) }
+    }
+
+    package func withdrawAnnouncements(bridgeIDs: [String], keeping current: Set<String>) async throws -> Int {
+        try await call("withdraw announcements") {
+            try await $0.withdrawAnnouncements(bridgeIDs: bridgeIDs, keeping: current)
+        }
+    }
+
+    package func saveAlert(_ rule: AlertRuleDTO) async throws { try await call("save an alert") { try await $0.saveAlert(rule) } }
+
+    package func alerts() async throws -> [AlertRuleDTO] { try await call("read alerts") { try await $0.alerts() } }
+
+    package func removeAlert(named name: String) async throws -> Bool {
+        try await call("remove an alert") { try await $0.removeAlert(named: name) }
+    }
+
+    package func enqueueAlertMessage(_ message: AlertMessageDTO, at now: Date) async throws -> Bool {
+        try await call("enqueue an alert message") { try await $0.enqueueAlertMessage(message, at: now) }
+    }
+
+    package func claimDueMessages(holder: String, now: Date, leaseUntil: Date, limit: Int) async throws
+        -> [AlertOutboxEntryDTO]
+    {
+        try await call("claim alert messages") {
+            try await $0.claimDueMessages(holder: holder, now: now, leaseUntil: leaseUntil, limit: limit)
+        }
+    }
+
+    package func recordAttempt(outboxID: Int64, holder: String, at: Date, outcome: AlertAttemptOutcome) async throws {
+        try await call("record an alert attempt") {
+            try await $0.recordAttempt(outboxID: outboxID, holder: holder, at: at, outcome: outcome)
+        }
+    }
+
+    package func outboxMessages(alert: String?, limit: Int) async throws -> [AlertOutboxEntryDTO] {
+        try await call("read the alert outbox") { try await $0.outboxMessages(alert: alert, limit: limit) }
+    }
+
+    package func alertAttempts(alert: String?, limit: Int) async throws -> [AlertAttemptDTO] {
+        try await call("read alert attempts") { try await $0.alertAttempts(alert: alert, limit: limit) }
+    }
+}
