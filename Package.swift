@@ -54,6 +54,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        // Alerts' webhook signatures (HMAC-SHA256), with the server.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The PostgreSQL store (its own package; the app uses it with trait `Postgres` only).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -131,10 +133,20 @@ let package = Package(
             path: "Apps/Bridget/Sources/BridgetPages",
             swiftSettings: strictSettings
         ),
+        // Alert delivery (webhooks signed with swift-crypto, ntfy), inside serve and watch of a server build.
+        .target(
+            name: "BridgetAlerts",
+            dependencies: [
+                "BridgetApp", "BridgetDTOs", "BridgetPersistence", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Apps/Bridget/Sources/BridgetAlerts",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BridgetWeb",
             dependencies: [
-                "BridgetApp", "BridgetPages", "BridgetDTOs", "BridgetCaching", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetApp", "BridgetPages", "BridgetAlerts", "BridgetDTOs", "BridgetCaching", "BridgetPersistence",
+                "BridgetAnalysis",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -152,6 +164,7 @@ let package = Package(
             name: "BridgetCLI",
             dependencies: [
                 "BridgetApp", "BridgetPages", .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
+                .target(name: "BridgetAlerts", condition: .when(traits: ["Server"])),
                 "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
@@ -77,10 +78,21 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "BridgetAlerts",
+            dependencies: [
+                "BridgetApp",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "BridgetWeb",
             dependencies: [
                 "BridgetApp",
                 "BridgetPages",
+                "BridgetAlerts",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
@@ -105,6 +117,7 @@ let package = Package(
                 "BridgetApp",
                 "BridgetPages",
                 .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
+                .target(name: "BridgetAlerts", condition: .when(traits: ["Server"])),
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetNetworking", package: "BridgetNetworking"),

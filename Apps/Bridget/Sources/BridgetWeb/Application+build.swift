@@ -12,6 +12,7 @@ package enum WebAPI {
         "GET /healthz", "GET /readyz", "GET /metrics",
         "GET /v1/status",
         "GET /v1/bridges", "GET /v1/bridges/{id}", "GET /v1/bridges/{id}/events", "GET /v1/bridges/{id}/forecast",
+        "GET /v1/bridges/status", "GET /v1/bridges/{id}/status", "GET /v1/stream",
         "GET /v1/stats", "GET /v1/stats/heatmap",
         "GET /v1/routes", "GET /v1/routes/{name}", "PUT /v1/routes/{name}", "DELETE /v1/routes/{name}",
         "GET /v1/routes/{name}/score", "GET /v1/routes/{name}/best-time",
@@ -32,6 +33,7 @@ package func buildRouter(_ web: WebContext) -> Router<BasicRequestContext> {
     StatisticsController(web: web).addRoutes(to: endpoints)
     RoutesController(web: web).addRoutes(to: endpoints)
     PagesController(web: web).addRoutes(to: endpoints)
+    StreamController(web: web).addRoutes(to: endpoints)
     precondition(endpoints.list.sorted() == WebAPI.routeTable.sorted(),
                  "WebAPI.routeTable and the registered handlers differ: \(endpoints.list)")
     return router

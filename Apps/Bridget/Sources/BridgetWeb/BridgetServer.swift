@@ -1,3 +1,4 @@
+import BridgetAlerts
 import BridgetApp
 import Foundation
 import Hummingbird
@@ -51,7 +52,15 @@ package struct BridgetServer: Sendable {
             // Standard output, one line: a script (or a test) that passed --port 0 learns the port here.
             FileHandle.standardOutput.write(Data("listening on http://\(host):\(bound)\n".utf8))
         }
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app)]
+        // The hub after the app: graceful shutdown goes last to first, so streams end before the server drains.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: app), .init(service: web.changes, successTerminationBehavior: .ignore),
+        ]
+        // Alerts' messages, from the store without the handlers' deadline (an attempt takes its own).
+        let deliverer = AlertDeliverer(
+            store: served, settings: AlertDeliverer.Settings(configuration.alerts), holder: BridgetAssembly.processIdentity,
+            environment: context.environment, clock: context.clock, log: { [logger] line in logger.info("\(line)") })
+        services.append(.init(service: AlertService(deliverer: deliverer), successTerminationBehavior: .ignore))
         if let refresh {
             logger.info("refresh: \(refresh.refresher.schedule.description), jitter up to \(configuration.refresh.jitterMinutes) min")
             services.append(.init(service: refresh, successTerminationBehavior: .gracefullyShutdownGroup))
@@ -124,5 +133,14 @@ package struct BridgetServer: Sendable {
             case .scheduled, .started, .deferred, .interrupted: break
             }
         }
+    }
+}
+
+/// The alert deliverer as a service of the server: it sends until the server shuts down.
+struct AlertService: Service {
+    let deliverer: AlertDeliverer
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { await deliverer.run() }
     }
 }

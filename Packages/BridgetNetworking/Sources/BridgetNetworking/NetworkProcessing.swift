@@ -49,9 +49,17 @@ public protocol NetworkProcessing: Sendable {
     /// no cheap change check. Equal fingerprints mean nothing changed, so a sync after a successful one can skip
     /// paging. (A row edited in place without changing the summary goes unseen; `sync --full` walks everything.)
     func changeFingerprint() async throws -> String?
+
+    /// Whether a whole fetch lists every announced (planned) opening the source has now, as a snapshot does: an
+    /// announcement stored from an earlier fetch and missing from a whole one was withdrawn. `false` for a source
+    /// whose fetches are partial (from a watermark) or that announces nothing.
+    var listsEveryAnnouncement: Bool { get }
 }
 
 extension NetworkProcessing {
     /// Sources without a cheap change check always page.
     public func changeFingerprint() async throws -> String? { nil }
+
+    /// Most sources page a history: a fetch is not a list of every announcement.
+    public var listsEveryAnnouncement: Bool { false }
 }

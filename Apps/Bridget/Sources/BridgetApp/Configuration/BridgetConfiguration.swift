@@ -129,6 +129,20 @@ package struct BridgetConfiguration: Sendable {
         }
     }
 
+    package struct StreamSettings: Sendable, Equatable {
+        package var heartbeat: TimeInterval
+        package var pollInterval: TimeInterval
+        package var clientBuffer: Int
+    }
+
+    package struct AlertSettings: Sendable, Equatable {
+        package var retryWindow: TimeInterval
+        package var timeout: TimeInterval
+        package var backoffInitial: TimeInterval
+        package var backoffMaximum: TimeInterval
+        package var allowPrivate: Bool
+    }
+
     package struct RefreshSettings: Sendable, Equatable {
         /// `refresh.enabled` as written: `auto`, `true` or `false`; see `isEnabled(for:)`.
         package var enabled: String
@@ -191,6 +205,12 @@ package struct BridgetConfiguration: Sendable {
     /// The bearer token writes to the API need, read from the variable `serve.tokenVariable` names; never printed.
     package var apiToken: String?
     package var refresh: RefreshSettings
+    /// Changes older than this leave the change log (`changes.keep_days`).
+    package var changeRetention: TimeInterval
+    /// A planned opening within this is "opening soon" (`status.soon_minutes`).
+    package var soonInterval: TimeInterval
+    package var stream: StreamSettings
+    package var alerts: AlertSettings
     /// The values and their sources, for `config show`.
     package let resolved: ResolvedConfiguration
 
@@ -264,6 +284,17 @@ package struct BridgetConfiguration: Sendable {
             everyMinutes: every, jitterMinutes: resolved.integer("refresh.jitter_minutes"),
             backoffInitial: resolved.number("refresh.backoff_initial_seconds"),
             backoffMaximum: resolved.number("refresh.backoff_max_seconds"))
+        changeRetention = TimeInterval(resolved.integer("changes.keep_days")) * 86_400
+        soonInterval = TimeInterval(resolved.integer("status.soon_minutes")) * 60
+        stream = StreamSettings(
+            heartbeat: resolved.number("stream.heartbeat_seconds"),
+            pollInterval: TimeInterval(resolved.integer("stream.poll_ms")) / 1000,
+            clientBuffer: resolved.integer("stream.client_buffer"))
+        alerts = AlertSettings(
+            retryWindow: resolved.number("alerts.retry_hours") * 3600, timeout: resolved.number("alerts.timeout_seconds"),
+            backoffInitial: resolved.number("alerts.backoff_initial_seconds"),
+            backoffMaximum: resolved.number("alerts.backoff_max_seconds"),
+            allowPrivate: resolved.text("alerts.allow_private") == "true")
     }
 
     /// `store.path`, or the XDG default when it is null.

@@ -97,5 +97,23 @@ refresh:                    # syncs on a schedule, inside `bridget serve` or alo
   backoff_initial_seconds: 60    # after a failed sync, retry after this long, doubling each time
   backoff_max_seconds: 3600      # ... up to this
 
+
+changes:                    # the change log each write of openings appends to: the stream, events --follow, alerts
+  keep_days: 7              # `bridget prune` and the refresher remove changes older than this (the newest stays)
+
+status:
+  soon_minutes: 30          # a planned opening within this many minutes is "opening soon"
+
+stream:                     # GET /v1/stream, Server-Sent Events of the change log
+  heartbeat_seconds: 15     # a comment this often keeps proxies from closing a quiet stream
+  poll_ms: 100              # how often the server reads the log for changes (its own and other hosts')
+  client_buffer: 1000       # changes waiting for one slow client; more and it is dropped with a retry hint
+
+alerts:                     # messages to webhooks and ntfy topics (`bridget alert`), sent by serve and watch
+  retry_hours: 24           # a message not delivered within this is given up (expired)
+  timeout_seconds: 10       # one delivery attempt's deadline
+  backoff_initial_seconds: 30    # after a failed attempt, retry after this long, doubling each time
+  backoff_max_seconds: 1800      # ... up to this (a receiver's Retry-After is honoured)
+  allow_private: false      # allow destinations at private, loopback or link-local addresses, and plain http to them
 """
 }

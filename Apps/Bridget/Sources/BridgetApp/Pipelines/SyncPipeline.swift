@@ -21,6 +21,8 @@ package struct SyncReport: Sendable, Codable, Equatable {
     package var unchanged: Int
     package var rejected: Int
     package var rejectedByReason: [String: Int]
+    /// Announced openings the source no longer lists, removed (a snapshot source's).
+    package var withdrawn: Int = 0
     /// True when the source's change check matched the last successful sync, so no page was fetched.
     package var sourceUnchanged: Bool
     /// False when interrupted (Ctrl-C): the committed batches stay, and the next sync resumes from the watermark.
@@ -105,6 +107,9 @@ package struct SyncPipeline: Sendable {
         // The write of one page runs while the next page is validated: at most one write is in flight. It is not a
         // child task, so an interruption lets it commit whole before the run stops.
         var inFlight: Task<UpsertCounts, any Error>?
+        // Every record id the fetch listed, for a source that lists every announcement in a whole fetch.
+        var listed = Set<String>()
+        var withdrawn = 0
         do {
             // A cheap change check first: an unchanged source costs one small request and stores nothing. A check that
             // fails says nothing about the source, so every page is fetched instead (and no fingerprint is recorded).
@@ -130,6 +135,9 @@ package struct SyncPipeline: Sendable {
                 }
                 try await store.upsertTrafficFlows(page.trafficFlows)
                 record.fetched += page.observations.count
+                if provider.listsEveryAnnouncement {
+                    for observation in page.observations { if let id = observation.recordID { listed.insert(id) } }
+                }
                 record.rejections.merge(processed.rejectionCounts)
                 try rejects?.record(processed.rejected, run: runID) { rejection in
                     RejectedRowOrigin(provider: provider.name, page: page.index, url: page.origin, index: rejection.index)
@@ -150,6 +158,10 @@ package struct SyncPipeline: Sendable {
             }
             // A cancelled stream may simply end; that is not a complete sync.
             try Task.checkCancellation()
+            // Only a whole fetch says what is no longer announced (a record refused this time still counts as listed).
+            if provider.listsEveryAnnouncement, !sourceUnchanged {
+                withdrawn = try await store.withdrawAnnouncements(bridgeIDs: catalog.map(\.id), keeping: listed)
+            }
             // Keep the opening model in step with the history, so predictions read a small table. Inside the run:
             // a rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that never
             // finished; the stored rows stay, and the stale model is rebuilt when next asked for.
@@ -165,8 +177,10 @@ package struct SyncPipeline: Sendable {
                           completed: false, warnings: warnings)
         }
         record = try await RunBook.finish(record, as: .succeeded, store: store, at: now())
-        return report(record, startedAt: startedAt, full: full, since: since, pages: pages,
-                      sourceUnchanged: sourceUnchanged, completed: true, warnings: warnings)
+        var finished = report(record, startedAt: startedAt, full: full, since: since, pages: pages,
+                              sourceUnchanged: sourceUnchanged, completed: true, warnings: warnings)
+        finished.withdrawn = withdrawn
+        return finished
     }
 
     private func report(_ record: SyncRunRecord, startedAt: Date, full: Bool, since: Date?, pages: Int,

@@ -61,7 +61,15 @@ package struct RefreshRunner: Sendable {
             timer: SystemRefreshTimer(clock: context.assembly.now),
             sync: {
                 defer { onBatch() }
-                return try await pipeline.run(full: false) { _ in onBatch() }
+                let report = try await pipeline.run(full: false) { _ in onBatch() }
+                // The change log keeps changes.keep_days; a prune that fails is tried after the next sync.
+                do {
+                    _ = try await store.pruneChanges(
+                        recordedBefore: context.assembly.now().addingTimeInterval(-configuration.changeRetention))
+                } catch {
+                    log(.init(level: .warning, message: "refresh: the change log was not pruned: \(error)"))
+                }
+                return report
             },
             report: { event in
                 switch event {

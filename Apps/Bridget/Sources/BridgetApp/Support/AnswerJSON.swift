@@ -31,4 +31,12 @@ package enum AnswerJSON {
         encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(value)
     }
+
+    /// The JSON on one line (no newline in it): an NDJSON line, a Server-Sent Event's data. Sorted keys, ISO 8601.
+    package static func line(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
 }

@@ -31,10 +31,11 @@ public struct BridgetCommand: AsyncParsableCommand {
               78 bad configuration, 130 interrupted
             """,
         version: "bridget \(BridgetVersion.current)",
-        subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, EventsCommand.self, StatsCommand.self,
+        subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, StatusCommand.self,
+                      EventsCommand.self, StatsCommand.self,
                       PredictCommand.self, RouteCommand.self, BacktestCommand.self, CascadesCommand.self,
                       AnomaliesCommand.self, PatternsCommand.self, ModelCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
-                      ReportCommand.self, ServeCommand.self, WatchCommand.self,
+                      ReportCommand.self, ServeCommand.self, WatchCommand.self, AlertCommand.self,
                       ConfigCommand.self]
     )
 

@@ -18,6 +18,13 @@ struct EventsCommand: AsyncParsableCommand {
                 --since 2026-07-01 --until 2026-08-01
               bridget events --bridge Fremont --bridge Ballard \\
                 --since 30d --format csv
+            With --follow, each change to the openings is printed as it is stored (a new \
+            opening, one announced, closed, replaced by a newer version, withdrawn), by this \
+            process or any other that shares the store, like tail -f, until Ctrl-C. A table \
+            lists the openings first; JSON prints each change as one line (NDJSON) and CSV \
+            as one row, without the list:
+              bridget events --follow
+              bridget events --bridge Fremont --follow --format json | jq .kind
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -31,6 +38,9 @@ struct EventsCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Oldest first instead of newest first.")
     var oldestFirst = false
 
+    @Flag(name: .long, help: "Then print each change to the openings as it is stored, until Ctrl-C (like tail -f).")
+    var follow = false
+
     /// The table's default length on a terminal.
     static let terminalRows = 20
 
@@ -43,6 +53,13 @@ struct EventsCommand: AsyncParsableCommand {
             let context = try global.context()
             let store = try await context.openStoreForReading()
             let scope = try await history.scope(context, store: store)
+            // Where following starts, read before the list: a change stored while it is printed is not missed.
+            let followFrom = follow ? try await store.changeLogBounds().newest : nil
+            if let followFrom, output.format != .table {
+                try await Self.follow(store, after: followFrom, bridgeIDs: scope.bridgeIDs, format: output.format,
+                                      clock: context.clock, poll: context.configuration.stream.pollInterval)
+                return
+            }
             let toTerminal = output.format == .table && isatty(STDOUT_FILENO) == 1
             let shown: Int? = switch limit {
             case .some(0): nil
@@ -71,6 +88,58 @@ struct EventsCommand: AsyncParsableCommand {
             if more {
                 Terminal.note("more openings match than the \(events.count) listed; --limit 0 lists them all")
             }
+            if let followFrom {
+                Terminal.note("following the changes (Ctrl-C ends)")
+                try await Self.follow(store, after: followFrom, bridgeIDs: scope.bridgeIDs, format: output.format,
+                                      clock: time, poll: context.configuration.stream.pollInterval)
+            }
         }
+    }
+
+    /// Prints the changes after `sequence` as they are stored, a line each, until interrupted (exit 0).
+    static func follow(_ store: any BridgeStore, after sequence: Int64, bridgeIDs: [String], format: OutputFormat,
+                       clock: LocalClock, poll: TimeInterval) async throws {
+        let follower = ChangeFollower(store: store, pollInterval: .milliseconds(Int64(max(poll, 0.05) * 1000)))
+        let catalog = Dictionary(try await store.bridges().map { ($0.id, $0.displayName) }, uniquingKeysWith: { a, _ in a })
+        if format == .csv { Self.printLine("sequence,recorded_at,kind,bridge_id,opened_at,closed_at,status,record_id,record_version") }
+        let pages = follower.pages(after: sequence, bridgeIDs: bridgeIDs.isEmpty ? nil : bridgeIDs)
+        do {
+            _ = try await cancelling(on: [SIGINT, SIGTERM], saying: { _ in "" }) {
+                for try await page in pages {
+                    for change in page {
+                        Self.printLine(try Self.line(change, format: format, clock: clock, name: catalog[change.bridgeID]))
+                    }
+                }
+            }
+        } catch is CancellationError {
+            return
+        }
+    }
+
+    /// One change as `--follow` prints it.
+    static func line(_ change: OpeningChangeDTO, format: OutputFormat, clock: LocalClock, name: String?) throws -> String {
+        func instant(_ date: Date?) -> String { date.map { ISO8601DateFormatter().string(from: $0) } ?? "" }
+        switch format {
+        case .json: return try AnswerJSON.line(change)
+        case .csv:
+            return [String(change.sequence), instant(change.recordedAt), change.kind.rawValue, change.bridgeID,
+                    instant(change.openedAt), instant(change.closedAt), change.status.rawValue, change.recordID ?? "",
+                    change.recordVersion.map(String.init) ?? ""]
+                .map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
+                .joined(separator: ",")
+        default:
+            var text = "#\(change.sequence)  \(clock.display(change.recordedAt))  \(change.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
+                + "\(name ?? change.bridgeID) (\(change.bridgeID))  opens \(clock.display(change.openedAt))"
+            if let closed = change.closedAt { text += ", until \(clock.display(closed))" }
+            if change.status == .planned { text += " (announced)" }
+            if let record = change.recordID { text += "  record \(record)" + (change.recordVersion.map { " v\($0)" } ?? "") }
+            return text.terminalSafe
+        }
+    }
+
+    /// A line on standard output, flushed: a reader at the other end of a pipe sees each change as it comes.
+    static func printLine(_ line: String) {
+        fflush(nil) // what print() buffered goes first
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

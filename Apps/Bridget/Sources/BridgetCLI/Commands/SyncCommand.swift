@@ -70,6 +70,10 @@ struct SyncCommand: AsyncParsableCommand {
             "Synced \(report.provider) (\(from)) into \(storeDescription) in \(String(format: "%.1f", seconds)) s.",
             "Newest stored opening: " + (report.watermarkAfter.map(time.display) ?? "none"),
         ]
+        if report.withdrawn > 0 {
+            notes.insert("Withdrew \(report.withdrawn) announced opening\(report.withdrawn == 1 ? "" : "s") the source no "
+                         + "longer lists.", at: 1)
+        }
         if report.sourceUnchanged {
             notes.insert("The source is unchanged since the last sync: no page was fetched.", at: 1)
         }

@@ -1,4 +1,7 @@
 import ArgumentParser
+#if Server
+import BridgetAlerts
+#endif
 import BridgetApp
 import Foundation
 
@@ -53,7 +56,23 @@ struct WatchCommand: AsyncParsableCommand {
                 Self.line(.init(level: .notice, message: "\(names[number] ?? "a signal"): stopping; a running sync "
                                 + "commits its batch in flight (at most \(configuration.serve.drainSeconds) s)"))
             }, drain: drain) {
+                #if Server
+                // Alerts' messages are sent while the store is kept fresh; the watch ends when either ends.
+                let deliverer = AlertDeliverer(
+                    store: context.served(store), settings: AlertDeliverer.Settings(configuration.alerts),
+                    holder: BridgetAssembly.processIdentity, environment: context.environment, clock: context.clock,
+                    log: { Self.log(.init(level: .info, message: $0)) })
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await refresh.run() }
+                    group.addTask { await deliverer.run() }
+                    try await group.next()
+                    group.cancelAll()
+                }
+                #else
+                Self.log(.init(level: .notice, message: "alerts: this bridget was built without the Server trait, so "
+                               + "alert messages wait in the outbox for a serve or watch built with it"))
                 try await refresh.run()
+                #endif
             }
         }
     }

@@ -1,4 +1,5 @@
 import BridgetApp
+import BridgetDTOs
 import BridgetPersistence
 import Hummingbird
 
@@ -18,6 +19,20 @@ struct BridgesController {
                 throw Problem.badParameter("format", "'\(other)' is not a format here; json (the default) or geojson")
             }
         }
+        // Status changes with the clock (opening soon, open until) and with every stored change (the tag's
+        // history version): tagged by the minute.
+        endpoints.get("/v1/bridges/status") { request, _ in
+            let query = Query(request)
+            return try await web.cached(request, varying: web.minuteTag(), untilNextMinute: true) {
+                try await status(query.all("bridge"), query)
+            }
+        }
+        endpoints.get("/v1/bridges/{id}/status") { request, context in
+            let id = try request.pathParameter("id", in: context)
+            return try await web.cached(request, varying: web.minuteTag(), untilNextMinute: true) {
+                try await status([id], Query(request))
+            }
+        }
         endpoints.get("/v1/bridges/{id}") { request, context in
             let id = try request.pathParameter("id", in: context)
             return try await web.cached(request) { try await bridge(id) }
@@ -34,6 +49,16 @@ struct BridgesController {
                 try await forecast(id, Query(request))
             }
         }
+    }
+
+    /// Which bridges are open now, open soon or closed (`bridges`, by id or name; every bridge when empty), at `at`
+    /// (default now).
+    func status(_ bridges: [String], _ query: Query) async throws -> StatusNowAnswer {
+        var wanted: [BridgeInfoDTO] = []
+        for text in bridges { wanted.append(try await web.catalogBridge(text)) }
+        let now = try query["at"].map { try web.app.timeGrammar.resolve($0, option: "at", direction: .ahead).instant }
+            ?? web.app.assembly.now()
+        return try await StatusNowAnswer.current(books: web.books, bridges: wanted, now: now)
     }
 
     /// One bridge's activity (its stored rows and last opening), by id or name.

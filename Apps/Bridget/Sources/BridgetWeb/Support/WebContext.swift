@@ -4,6 +4,7 @@ import BridgetDTOs
 import BridgetPersistence
 import Foundation
 import Hummingbird
+import Logging
 import Prometheus
 import Synchronization
 
@@ -27,6 +28,8 @@ package struct WebContext: Sendable {
     package let memory = HistoryMemory(keepsEvidence: true)
     /// Requests being answered now (the drain says how many a stop cut short; `/metrics` shows them).
     package let inFlight: RequestCount
+    /// The change log's one reader, fanning changes out to stream clients.
+    let changes: ChangeHub
 
     package init(app: AppContext, store: ServedStore, registry: PrometheusCollectorRegistry = .init(),
                  refresh: RefreshState? = nil, schedule: RefreshSchedule? = nil,
@@ -37,6 +40,10 @@ package struct WebContext: Sendable {
         self.refresh = refresh
         self.schedule = schedule
         self.versions = versions
+        let stream = app.configuration.stream
+        changes = ChangeHub(store: store, pollInterval: .milliseconds(Int64(stream.pollInterval * 1000)),
+                            heartbeat: .milliseconds(Int64(stream.heartbeat * 1000)), clientBuffer: stream.clientBuffer,
+                            logger: Logger(label: "bridget.stream"))
         inFlight = RequestCount(gauge: registry.makeGauge(descriptor: MetricNameDescriptor(
             metricName: "http_server_active_requests", unitName: "", helpText: "Requests being answered now.")))
         // The budget counts what an entry holds in memory: its buffers' capacity (allocations round up), its key.

@@ -38,6 +38,9 @@ public struct NDWProvider: NetworkProcessing {
 
     public func fetchBridgeCatalog() async throws -> [BridgeInfoDTO] { try await feed.snapshot().catalog }
 
+    /// The feed is a snapshot: an announcement missing from it was withdrawn.
+    public var listsEveryAnnouncement: Bool { true }
+
     /// The whole snapshot as one page: it is small (about 1,000 records) and has no order to resume from, so the
     /// watermark is not used; the store's upsert absorbs what is already stored.
     public func eventPages(since watermark: Date?) -> AsyncThrowingStream<EventPage, any Error> {

@@ -1,0 +1,47 @@
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+
+/// Reads a store's change log as it grows, like `tail -f`: what `events --follow` prints and the server's stream
+/// hub fans out. The log is read, never pushed, so it sees every writer of the store, in every process and on every
+/// host that shares it.
+package struct ChangeFollower: Sendable {
+    package let store: any ChangeLogStore
+    /// How long to wait before reading again after the log had nothing new.
+    package let pollInterval: Duration
+    /// Changes read at once; a fuller log is read again at once.
+    package let pageSize: Int
+
+    package init(store: any ChangeLogStore, pollInterval: Duration, pageSize: Int = 1_000) {
+        self.store = store
+        self.pollInterval = pollInterval
+        self.pageSize = pageSize
+    }
+
+    /// Pages of the changes after `sequence` (of `bridgeIDs` only, when given), oldest first, each page once, as
+    /// they are stored; never ends by itself (cancel the consuming task). A store error ends it with that error.
+    package func pages(after sequence: Int64, bridgeIDs: [String]? = nil) -> AsyncThrowingStream<[OpeningChangeDTO], any Error> {
+        let (stream, continuation) = AsyncThrowingStream<[OpeningChangeDTO], any Error>.makeStream(bufferingPolicy: .unbounded)
+        let task = Task {
+            var cursor = sequence
+            do {
+                while !Task.isCancelled {
+                    let page = try await store.changes(after: cursor, bridgeIDs: bridgeIDs, limit: pageSize)
+                    if let last = page.last {
+                        cursor = last.sequence
+                        continuation.yield(page)
+                        if page.count == pageSize { continue }
+                    }
+                    try await Task.sleep(for: pollInterval)
+                }
+                continuation.finish()
+            } catch is CancellationError {
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

@@ -1,0 +1,246 @@
+import ArgumentParser
+import BridgetApp
+import BridgetDTOs
+import BridgetPersistence
+import Foundation
+#if Server
+import BridgetAlerts
+#endif
+
+/// `bridget alert`: subscriptions that send a message when a bridge on a route opens or is announced.
+struct AlertCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "alert",
+        abstract: "Be told when a bridge on your route opens or is announced: webhooks and ntfy topics.",
+        discussion: """
+            An alert watches a saved route's bridges (or bridges you name) on some days, in a window of the day, \\
+            and sends a message when an opening under way or announced falls there (or, with --trigger forecast, \\
+            when the chance of an opening at your departure is high). Messages go to a webhook (a JSON POST \\
+            signed with HMAC-SHA256: Bridget-Signature t=TIMESTAMP,v1=HEX over "TIMESTAMP.BODY", the secret read \\
+            from the variable --secret-env names) or an ntfy topic URL.
+            A message is written to the store's outbox in the same transaction as the change that triggers it, and \\
+            sent by `bridget serve` or `bridget watch` (a build with the Server trait): retried with backoff for \\
+            alerts.retry_hours, honouring 429 Retry-After, stopped by 410 Gone. Each carries a stable id \\
+            (Bridget-Event-Id) a receiver drops repeats by. `alert log` shows every attempt.
+              bridget alert add commute --route commute --days mon-fri --between 07:00-09:30 \\
+                --webhook https://example.org/hooks/bridget --secret-env BRIDGET_HOOK_SECRET
+              bridget alert add fremont --bridge Fremont --ntfy https://ntfy.sh/my-fremont-topic
+              bridget alert test commute
+              bridget alert log commute
+            """,
+        subcommands: [Add.self, List.self, Show.self, Remove.self, Test.self, Log.self])
+
+    /// `alert add`.
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Save an alert (replacing one of the same name).")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The alert's name (letters, digits, '-', '_', '.').") var name: String
+        @Option(name: .long, help: "A saved route: its bridges are watched.") var route: String?
+        @Option(name: .long, help: "A bridge to watch, by id or name; repeat for more.") var bridge: [String] = []
+        @Option(name: .long, help: "Days: mon-fri, sat,sun, weekdays, weekends or daily (default).") var days: String?
+        @Option(name: .long, help: ArgumentHelp("A local window such as 07:00-09:30 (default: all day).", valueName: "from-to"))
+        var between: String?
+        @Option(name: .long, help: "opening (default: one under way or announced) or forecast.") var trigger: String?
+        @Option(name: .long, help: "For --trigger forecast: your departure, a local time of day such as 17:40.")
+        var departure: String?
+        @Option(name: .long, help: "For --trigger forecast: send when the chance is at least this (0 to 1, default 0.3).")
+        var threshold: Double?
+        @Option(name: .long, help: "For --trigger forecast: how long before the departure to look (default 30m).")
+        var lead: String?
+        @Option(name: .long, help: "Post signed JSON to this https URL.") var webhook: String?
+        @Option(name: .customLong("secret-env"), help: "The environment variable that holds the webhook's signing secret.")
+        var secretEnv: String?
+        @Option(name: .long, help: "Post a short text to this ntfy topic URL (e.g. https://ntfy.sh/TOPIC).") var ntfy: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore()
+                let request = AlertRequest(
+                    route: route, bridges: bridge.isEmpty ? nil : bridge, days: days, between: between, trigger: trigger,
+                    departure: departure, threshold: threshold, lead: lead, webhook: webhook, secretEnv: secretEnv,
+                    ntfy: ntfy)
+                let rule = try await AlertRules(context: context, store: store).rule(named: name, request)
+                try await store.saveAlert(rule)
+                var notes = ["", "Saved alert \(rule.name): messages wait in the store's outbox until `bridget serve` or "
+                             + "`bridget watch` sends them."]
+                if let variable = rule.destination.secretEnvironment, context.environment[variable]?.isEmpty ?? true {
+                    notes.append("Note: \(variable) is not set here; the process that sends must have it.")
+                }
+                try AlertCommand.write([AlertOutput(rule)], format: output.format, notes: notes)
+            }
+        }
+    }
+
+    /// `alert list`.
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the alerts.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.openStoreForReading()
+                let alerts = try await store.alerts().map(AlertOutput.init)
+                try AlertCommand.write(alerts, format: output.format,
+                                       notes: alerts.isEmpty ? ["", "No alerts: add one with `bridget alert add`."] : [])
+            }
+        }
+    }
+
+    /// `alert show`.
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an alert and its latest messages.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "The alert's name.") var name: String
+
+        struct Output: Encodable {
+            let alert: AlertOutput
+            let messages: [AlertOutboxEntryDTO]
+        }
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.openStoreForReading()
+                let rule = try await AlertCommand.rule(name, in: store)
+                let messages = try await store.outboxMessages(alert: name, limit: 20)
+                let time = context.clock
+                let rows = messages.map { message in
+                    [Cell(message.eventID), Cell(message.createdAt, time: time), Cell(message.state.rawValue),
+                     Cell(message.attempts), Cell(message.state == .pending ? message.nextAttemptAt : nil, time: time)]
+                }
+                let alert = AlertOutput(rule)
+                try OutputWriter(format: output.format).write(
+                    Output(alert: alert, messages: messages),
+                    tabular: Tabular(columns: ["event_id", "created", "state", "attempts", "next_attempt"], rows: rows),
+                    notes: ["", AlertCommand.summary(alert)])
+            }
+        }
+    }
+
+    /// `alert remove`.
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an alert (its messages already in the outbox are given up when next tried).")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The alert's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore()
+                guard try await store.removeAlert(named: name) else { throw AlertCommand.unknown(name) }
+                Terminal.note("removed alert \(name)")
+            }
+        }
+    }
+
+    /// `alert test`.
+    struct Test: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Send a test message to an alert's destination now, and say what came back.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The alert's name.") var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.assembly.makeStore()
+                let rule = try await AlertCommand.rule(name, in: store)
+                let now = context.assembly.now()
+                let bridgeID = rule.bridgeIDs.first ?? ""
+                let bridge = try await store.bridges().first { $0.id == bridgeID }
+                let message = AlertMessageDTO(
+                    id: "\(rule.name):test-\(Int(now.timeIntervalSince1970 * 1000))", alert: rule.name, type: "test",
+                    bridgeID: bridgeID, bridgeName: bridge?.displayName ?? bridgeID, openedAt: now.addingTimeInterval(600),
+                    closedAt: now.addingTimeInterval(900), status: .planned, sequence: nil, chance: nil, createdAt: now)
+                _ = try await store.enqueueAlertMessage(message, at: now)
+                #if Server
+                let deliverer = AlertDeliverer(
+                    store: store, settings: AlertDeliverer.Settings(context.configuration.alerts),
+                    holder: BridgetAssembly.processIdentity, environment: context.environment, clock: context.clock,
+                    log: { _ in })
+                guard let entry = try await store.outboxMessages(alert: rule.name, limit: 50).first(where: { $0.eventID == message.id })
+                else { throw AlertCommand.unknown(name) }
+                let outcome = await deliverer.attempt(entry, rule: rule)
+                try await store.recordAttempt(outboxID: entry.id, holder: BridgetAssembly.processIdentity, at: Date(),
+                                              outcome: outcome)
+                switch outcome {
+                case .delivered(let status):
+                    Terminal.note("delivered \(message.id) to \(DestinationPolicy.redacted(rule.destination.url)) (HTTP \(status))")
+                case .gone(let status):
+                    throw BridgetError(.network, code: "alert.gone", "the destination answered HTTP \(status): it is gone",
+                                       hint: "remove the alert or give it another destination", exitCode: 69)
+                case .retry(_, let detail, _), .expired(let detail):
+                    throw BridgetError(.network, code: "alert.undelivered", "the test message was not delivered: \(detail)",
+                                       hint: "check the URL, the receiver and the secret's variable; `bridget alert log "
+                                           + "\(rule.name)` shows the attempt (the outbox retries it)", exitCode: 69)
+                }
+                #else
+                Terminal.note("put \(message.id) in the outbox: a `bridget serve` or `bridget watch` built with the Server "
+                              + "trait sends it (this build does not send)")
+                #endif
+            }
+        }
+    }
+
+    /// `alert log`.
+    struct Log: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show every attempt to deliver, newest first.")
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: FormatOptions
+        @Argument(help: "Only this alert's attempts.") var name: String?
+        @Option(name: .long, help: "At most this many attempts (default 50).") var limit = 50
+
+        func run() async throws {
+            try await reportingErrors {
+                let context = try global.context()
+                let store = try await context.openStoreForReading()
+                if let name { _ = try await AlertCommand.rule(name, in: store) }
+                let attempts = try await store.alertAttempts(alert: name, limit: max(limit, 1))
+                let time = context.clock
+                let rows = attempts.map { attempt in
+                    [Cell(attempt.at, time: time), Cell(attempt.eventID), Cell(attempt.attempt), Cell(attempt.outcome),
+                     Cell(attempt.httpStatus.map(String.init) ?? ""), Cell(attempt.detail ?? ""), Cell(attempt.holder)]
+                }
+                try OutputWriter(format: output.format).write(
+                    attempts,
+                    tabular: Tabular(columns: ["at", "event_id", "attempt", "outcome", "http", "detail", "by"], rows: rows),
+                    notes: attempts.isEmpty ? ["", "No attempt yet."] : [])
+            }
+        }
+    }
+
+    static func rule(_ name: String, in store: any BridgeStore) async throws -> AlertRuleDTO {
+        guard let rule = try await store.alerts().first(where: { $0.name == name }) else { throw unknown(name) }
+        return rule
+    }
+
+    static func unknown(_ name: String) -> BridgetError {
+        BridgetError.validation("unknown-alert", "no alert is named '\(name)'", hint: "see `bridget alert list`")
+    }
+
+    static func summary(_ alert: AlertOutput) -> String {
+        var text = "\(alert.name): \(alert.trigger == "forecast" ? "forecast at \(alert.departure ?? "?") over \(Int((alert.threshold ?? 0) * 100))%" : "openings") "
+            + "at bridges \(alert.bridgeIDs.joined(separator: ", "))" + (alert.route.map { " (route \($0))" } ?? "")
+            + ", \(alert.days)" + (alert.between.map { " \($0)" } ?? "") + " (\(alert.timeZone))"
+        text += ", to \(alert.destinationKind) \(alert.destination)" + (alert.secretEnv.map { " signed with $\($0)" } ?? "")
+        return text
+    }
+
+    static func write(_ alerts: [AlertOutput], format: OutputFormat, notes: [String]) throws {
+        let rows = alerts.map { alert in
+            [Cell(alert.name), Cell(alert.route ?? ""), Cell(alert.bridgeIDs.joined(separator: ",")), Cell(alert.days),
+             Cell(alert.between ?? "all day"), Cell(alert.trigger), Cell(alert.destinationKind), Cell(alert.destination)]
+        }
+        try OutputWriter(format: format).write(
+            alerts,
+            tabular: Tabular(columns: ["name", "route", "bridges", "days", "window", "trigger", "kind", "destination"],
+                             rows: rows),
+            notes: notes)
+    }
+}
