@@ -292,6 +292,7 @@ let package = Package(
             dependencies: [
                 "BridgetApp", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
                 "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence", "BridgetTestSupport",
+                "BridgetAlerts",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Tests/IntegrationTests",

@@ -399,7 +399,8 @@ struct GrammarAndOutputTests {
     func helpExamplesFit() async throws {
         let bridget = BridgetProcess()
         let commands = [[], ["sync"], ["import"], ["export"], ["events"], ["predict"], ["route"], ["route", "add"],
-                        ["backtest"], ["anomalies"], ["cascades"], ["stats"], ["bridges"]]
+                        ["backtest"], ["anomalies"], ["cascades"], ["stats"], ["bridges"], ["status"], ["alert"],
+                        ["alert", "add"], ["prune"]]
         for command in commands {
             let help = try await bridget.run(command + ["--help"], environment: ["COLUMNS": "60"])
             #expect(help.status == 0)

@@ -16,6 +16,7 @@ package enum WebAPI {
         "GET /v1/stats", "GET /v1/stats/heatmap",
         "GET /v1/routes", "GET /v1/routes/{name}", "PUT /v1/routes/{name}", "DELETE /v1/routes/{name}",
         "GET /v1/routes/{name}/score", "GET /v1/routes/{name}/best-time",
+        "GET /v1/alerts", "GET /v1/alerts/{name}", "PUT /v1/alerts/{name}", "DELETE /v1/alerts/{name}",
         "GET /", "GET /bridges/{id}", "GET /routes/{name}", "GET /quality",
     ]
 }
@@ -34,6 +35,7 @@ package func buildRouter(_ web: WebContext) -> Router<BasicRequestContext> {
     RoutesController(web: web).addRoutes(to: endpoints)
     PagesController(web: web).addRoutes(to: endpoints)
     StreamController(web: web).addRoutes(to: endpoints)
+    AlertsController(web: web).addRoutes(to: endpoints)
     precondition(endpoints.list.sorted() == WebAPI.routeTable.sorted(),
                  "WebAPI.routeTable and the registered handlers differ: \(endpoints.list)")
     return router

@@ -71,6 +71,7 @@ public final class StreamClient: Sendable {
     /// Events until `count` have arrived or the stream ends; a hang detector of 120 s ends the wait too.
     public func next(_ count: Int) async -> [StreamEvent] {
         var got: [StreamEvent] = []
+        guard count > 0 else { return got }
         let timer = Task { [continuation] in
             try await Task.sleep(for: .seconds(120))
             continuation.finish()

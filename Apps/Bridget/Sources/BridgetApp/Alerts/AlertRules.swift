@@ -157,6 +157,10 @@ package struct AlertRules: Sendable {
         }
         do {
             _ = try DestinationPolicy(allowPrivate: context.configuration.alerts.allowPrivate).check(destination.url)
+        } catch let refusal as DestinationPolicy.Refusal where refusal.isResolution {
+            // A name that does not resolve here and now may where and when messages are sent: each attempt checks
+            // the addresses again.
+            context.note("\(refusal.description); the destination is checked again before each message")
         } catch let refusal as DestinationPolicy.Refusal {
             throw BridgetError.validation("alert-destination", refusal.description,
                                           hint: "use an https URL on the internet (alerts.allow_private opens private addresses)")

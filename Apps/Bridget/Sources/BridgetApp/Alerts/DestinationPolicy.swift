@@ -16,6 +16,8 @@ package struct DestinationPolicy: Sendable {
     /// What is wrong with a destination, for a person.
     package struct Refusal: Error, CustomStringConvertible, Equatable {
         package let description: String
+        /// The host's name did not resolve (now): not a refusal of the destination itself.
+        package var isResolution = false
     }
 
     /// The kinds of address that matter here.
@@ -74,7 +76,8 @@ package struct DestinationPolicy: Sendable {
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, nil, &hints, &list)
         guard status == 0, let first = list else {
-            throw Refusal(description: "\(host) does not resolve: \(String(cString: gai_strerror(status)))")
+            throw Refusal(description: "\(host) does not resolve: \(String(cString: gai_strerror(status)))",
+                          isResolution: true)
         }
         defer { freeaddrinfo(first) }
         var addresses: [String] = []

@@ -97,7 +97,6 @@ refresh:                    # syncs on a schedule, inside `bridget serve` or alo
   backoff_initial_seconds: 60    # after a failed sync, retry after this long, doubling each time
   backoff_max_seconds: 3600      # ... up to this
 
-
 changes:                    # the change log each write of openings appends to: the stream, events --follow, alerts
   keep_days: 7              # `bridget prune` and the refresher remove changes older than this (the newest stays)
 

@@ -24,7 +24,8 @@ struct EventsCommand: AsyncParsableCommand {
             lists the openings first; JSON prints each change as one line (NDJSON) and CSV \
             as one row, without the list:
               bridget events --follow
-              bridget events --bridge Fremont --follow --format json | jq .kind
+              bridget events --bridge Fremont --follow \\
+                --format json
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -23,14 +23,15 @@ struct BridgesController {
         // history version): tagged by the minute.
         endpoints.get("/v1/bridges/status") { request, _ in
             let query = Query(request)
+            let wanted = try await web.queryBridges(query.all("bridge"))
             return try await web.cached(request, varying: web.minuteTag(), untilNextMinute: true) {
-                try await status(query.all("bridge"), query)
+                try await status(wanted, query)
             }
         }
         endpoints.get("/v1/bridges/{id}/status") { request, context in
             let id = try request.pathParameter("id", in: context)
             return try await web.cached(request, varying: web.minuteTag(), untilNextMinute: true) {
-                try await status([id], Query(request))
+                try await status([try await web.catalogBridge(id)], Query(request))
             }
         }
         endpoints.get("/v1/bridges/{id}") { request, context in
@@ -53,9 +54,7 @@ struct BridgesController {
 
     /// Which bridges are open now, open soon or closed (`bridges`, by id or name; every bridge when empty), at `at`
     /// (default now).
-    func status(_ bridges: [String], _ query: Query) async throws -> StatusNowAnswer {
-        var wanted: [BridgeInfoDTO] = []
-        for text in bridges { wanted.append(try await web.catalogBridge(text)) }
+    func status(_ wanted: [BridgeInfoDTO], _ query: Query) async throws -> StatusNowAnswer {
         let now = try query["at"].map { try web.app.timeGrammar.resolve($0, option: "at", direction: .ahead).instant }
             ?? web.app.assembly.now()
         return try await StatusNowAnswer.current(books: web.books, bridges: wanted, now: now)

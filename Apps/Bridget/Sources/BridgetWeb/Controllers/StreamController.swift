@@ -24,19 +24,20 @@ struct StreamController {
 
     func stream(_ request: Request) async throws -> Response {
         let query = Query(request)
-        var wanted: Set<String>?
-        let named = query.all("bridge")
-        if !named.isEmpty {
-            var ids = Set<String>()
-            for text in named { ids.insert(try await web.catalogBridge(text).id) }
-            wanted = ids
-        }
+        let named = try await web.queryBridges(query.all("bridge"))
+        let wanted: Set<String>? = named.isEmpty ? nil : Set(named.map(\.id))
         var last: Int64?
         if let text = request.headers[Self.lastEventID] ?? query["after"] {
             guard let number = Int64(text.trimmingCharacters(in: .whitespaces)), number >= 0 else {
                 throw Problem.badParameter("Last-Event-ID", "'\(text)' is not an event id this stream gave (a whole number)")
             }
             last = number
+        }
+        // A client that does not ask for an event stream (a script, a poller) gets one page of the log as JSON.
+        let accept = request.headers[.accept]?.lowercased() ?? ""
+        guard accept.contains("text/event-stream") else {
+            let limit = try query.integer("limit", in: 1...1_000, fallback: 100)
+            return try AlertsController.json(try await page(after: last ?? 0, bridgeIDs: wanted, limit: limit), status: .ok)
         }
         guard let (client, joinedAt) = try await web.changes.subscribe(bridgeIDs: wanted) else {
             throw Problem(status: .serviceUnavailable, type: "shutting-down", title: "The server is stopping",
@@ -101,6 +102,30 @@ struct StreamController {
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// One page of the change log, for a client that polls.
+    struct ChangePage: Encodable {
+        /// Changes after `after` (of the bridges asked for), oldest first.
+        let changes: [OpeningChangeDTO]
+        /// Where the next page starts: give it as `after` (or `Last-Event-ID`).
+        let next: Int64
+        /// The numbers the log holds now.
+        let oldest: Int64?
+        let newest: Int64
+        /// True when the log no longer holds the changes right after `after` (pruned, or a number from another
+        /// store): the page starts at the oldest kept, and the client must read the state again.
+        let resync: Bool
+    }
+
+    func page(after: Int64, bridgeIDs: Set<String>?, limit: Int) async throws -> ChangePage {
+        let bounds = try await web.store.changeLogBounds()
+        let resync = !bounds.continues(after: after)
+        let start = resync ? max((bounds.oldest ?? 1) - 1, 0) : after
+        let changes = try await web.store.changes(after: start, bridgeIDs: bridgeIDs.map { Array($0).sorted() }, limit: limit)
+        // Past the last change read; a page that came back short has read the log to its end as it stood.
+        let next = changes.count == limit ? (changes.last?.sequence ?? start) : max(bounds.newest, changes.last?.sequence ?? start)
+        return ChangePage(changes: changes, next: next, oldest: bounds.oldest, newest: bounds.newest, resync: resync)
     }
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!

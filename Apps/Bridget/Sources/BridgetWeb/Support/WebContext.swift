@@ -149,6 +149,18 @@ package struct WebContext: Sendable {
     /// A bridge by id or name from the stored catalog, or `input.unknown-bridge` (404) naming the known bridges.
     func catalogBridge(_ text: String) async throws -> BridgeInfoDTO { try await books.bridge(named: text) }
 
+    /// Bridges named by a repeatable query parameter, each by id or name: an unknown one is a 400 naming it.
+    func queryBridges(_ texts: [String], parameter: String = "bridge") async throws -> [BridgeInfoDTO] {
+        guard !texts.isEmpty else { return [] }
+        let catalog = try await books.book().catalog
+        return try texts.map { text in
+            guard let bridge = catalog.resolve(text.trimmingCharacters(in: .whitespaces)) else {
+                throw Problem.badParameter(parameter, "no bridge named '\(ConfigValueType.escaped(text, limit: 80))'")
+            }
+            return bridge
+        }
+    }
+
     /// The book and catalog of the store's current history, from `memory`: the history is named by the version the
     /// answers are keyed by (asked at most once a second) and the store's generation.
     var books: HistoryBooks {

@@ -1,0 +1,252 @@
+import BridgetAlerts
+import BridgetDTOs
+import BridgetPersistence
+import BridgetTestSupport
+import Foundation
+import SocrataFixtureServer
+import Testing
+
+/// What is happening now and what comes next, through the built executable over a Dutch feed that changes between
+/// refreshes, served by a test server on 127.0.0.1: `status`, the change log (`events --follow`), the stream and a
+/// webhook receiver see exactly the expected sequence.
+@Suite("bridget executable: status, the change log, the stream and alerts")
+struct NowAndNextTests {
+    typealias Record = NDWFeedFixture.Record
+    typealias Bridge = NDWFeedFixture.Bridge
+
+    struct Change: Decodable, Equatable {
+        let sequence: Int64
+        let kind: String
+        let bridgeID: String
+        let status: String
+        let recordVersion: Int?
+    }
+
+    struct StatusAnswer: Decodable {
+        struct Line: Decodable {
+            let bridgeID: String
+            let state: String
+            let basis: String?
+            let opensInMinutes: Int?
+            let nextPlanned: Opening?
+        }
+
+        struct Opening: Decodable { let openedAt: String }
+
+        let asOf: String
+        let lastSync: String?
+        let bridges: [Line]
+
+        func line(_ bridge: Bridge) -> Line? { bridges.first { $0.bridgeID == bridge.id } }
+    }
+
+    /// The feed server, the feed's moment and the config of a store that reads it.
+    struct Setup {
+        let bridget: BridgetProcess
+        let feedServer: SocrataFixtureServer
+        let fixture: NDWFeedFixture
+        let config: String
+
+        func publish(_ records: [Record]) async throws {
+            feedServer.serve(file: try await fixture.gzip(records), at: "/brugopeningen.xml.gz", contentType: "application/x-gzip")
+        }
+
+        func sync() async throws -> ProcessResult {
+            let result = try await bridget.run(["sync", "--config", config, "--format", "json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result
+        }
+
+        func status() async throws -> StatusAnswer {
+            let result = try await bridget.run(["status", "--config", config, "--format", "json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            return try decodeJSON(StatusAnswer.self, result.stdout)
+        }
+    }
+
+    static func setup(extra: String = "") async throws -> Setup {
+        let bridget = BridgetProcess()
+        let server = try SocrataFixtureServer(dataset: .generate(rows: 1, seed: 1), port: 0)
+        let base = try await server.start()
+        let config = try bridget.write("ndw.yaml", """
+            provider:
+              kind: ndw
+              ndw:
+                source: \(base.absoluteString)/brugopeningen.xml.gz
+                timeout_seconds: 10
+            store:
+              path: \(bridget.home)/store.sqlite
+            cache:
+              path: \(bridget.home)/cache
+              policy: network-first
+            refresh:
+              enabled: false
+            stream:
+              poll_ms: 50
+              heartbeat_seconds: 1
+            alerts:
+              allow_private: true
+              backoff_initial_seconds: 0.2
+              backoff_max_seconds: 1
+              timeout_seconds: 5
+            \(extra)
+            """)
+        return Setup(bridget: bridget, feedServer: server, fixture: NDWFeedFixture(moment: Date()), config: config)
+    }
+
+    // The feed's three versions: A announced in 10 min and B in an hour; then A under way (a newer version), B moved
+    // (a newer version) and C announced; then B gone from the feed (withdrawn).
+    static let v1 = [Record(id: "1", version: 1, underWay: false, start: 10, end: 16, bridge: .a),
+                     Record(id: "2", version: 1, underWay: false, start: 60, end: 66, bridge: .b)]
+    static let v2 = [Record(id: "1", version: 2, underWay: true, start: -1, end: 5, bridge: .a),
+                     Record(id: "2", version: 2, underWay: false, start: 70, end: 76, bridge: .b),
+                     Record(id: "3", version: 1, underWay: false, start: 120, end: 126, bridge: .b)]
+    static let v3 = [Record(id: "1", version: 2, underWay: true, start: -1, end: 5, bridge: .a),
+                     Record(id: "3", version: 1, underWay: false, start: 120, end: 126, bridge: .b)]
+
+    @Test("a feed that changes between refreshes: status, events --follow, the stream and a webhook see exactly what changed")
+    func changingFeed() async throws {
+        let setup = try await Self.setup()
+        defer { Task { await setup.feedServer.stop() } }
+        let bridget = setup.bridget
+        let receiver = try WebhookReceiver()
+        try await setup.publish(Self.v1)
+        _ = try await setup.sync()
+
+        // Status after the first reading: A opens soon, B is closed with its announced opening next; as of now.
+        let first = try await setup.status()
+        #expect(first.line(.a)?.state == "opening soon" && (9...10).contains(first.line(.a)?.opensInMinutes ?? 0),
+                "\(first.bridges)")
+        #expect(first.line(.b)?.state == "closed" && first.line(.b)?.nextPlanned != nil)
+        #expect(first.lastSync != nil)
+
+        // An alert on both bridges, to the receiver; the server (which sends it) and a stream from the log's start.
+        let add = try await bridget.run(["alert", "add", "both", "--config", setup.config, "--bridge", Bridge.a.id,
+                                         "--bridge", Bridge.b.id, "--webhook", "http://127.0.0.1:\(receiver.port)/hook",
+                                         "--secret-env", "HOOK_SECRET"])
+        #expect(add.status == 0, "\(add.stderr)")
+        let secret = "s3cret-\(UUID().uuidString)"
+        let server = try await ServeTests.Server(bridget, config: setup.config, environment: ["HOOK_SECRET": secret])
+        defer { server.terminate() }
+        let port = try #require(server.base.port)
+        let stream = try StreamClient(port: port, lastEventID: "0")
+        defer { stream.hangUp() }
+        let follow = Process()
+        follow.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
+        follow.arguments = ["events", "--config", setup.config, "--follow", "--format", "json"]
+        follow.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin"]
+        let followOut = bridget.home + "/follow.out"
+        _ = FileManager.default.createFile(atPath: followOut, contents: nil)
+        follow.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: followOut))
+        try follow.run()
+        defer { if follow.isRunning { follow.terminate() } }
+        // The follower starts at the newest change: wait until it has read the log once (it prints nothing yet).
+        try await Task.sleep(for: .milliseconds(500))
+
+        try await setup.publish(Self.v2)
+        let second = try decodeJSON(SyncSummary.self, try await setup.sync().stdout)
+        #expect(second.inserted == 1 && second.updated == 2, "\(second)")
+        let now = try await setup.status()
+        #expect(now.line(.a)?.state == "open" && now.line(.a)?.basis == "observed", "\(now.bridges)")
+        #expect(now.line(.b)?.state == "closed", "B's next opening is 70 min away, past status.soon_minutes")
+        try await setup.publish(Self.v3)
+        let third = try await setup.sync()
+        #expect(third.stdout.contains("\"withdrawn\" : 1"), "\(third.stdout)")
+
+        // The log, the stream and the follower: exactly these changes, in this order.
+        let expected = [
+            (1, "announced", Bridge.a.id), (2, "announced", Bridge.b.id), (3, "replaced", Bridge.a.id),
+            (4, "replaced", Bridge.b.id), (5, "announced", Bridge.b.id), (6, "withdrawn", Bridge.b.id),
+        ].map { "\($0.0) \($0.1) \($0.2)" }
+        let events = await stream.next(6)
+        #expect(events.map(\.event) == Array(repeating: "change", count: 6))
+        let streamed = try events.map { try decodeJSON(Change.self, $0.data) }
+        #expect(streamed.map { "\($0.sequence) \($0.kind) \($0.bridgeID)" } == expected)
+        #expect(events.map(\.id) == ["1", "2", "3", "4", "5", "6"])
+        #expect(streamed[2].status == "observed" && streamed[2].recordVersion == 2)
+        let page = try await server.get("/v1/stream?after=0")
+        #expect(page.0 == 200 && page.2.contains("\"next\" : 6"), "\(page.2)")
+        var followed: [Change] = []
+        for _ in 0..<2_400 where followed.count < 4 { // two minutes: a hang detector
+            let text = (try? String(contentsOfFile: followOut, encoding: .utf8)) ?? ""
+            followed = text.split(separator: "\n").compactMap { try? JSONDecoder().decode(Change.self, from: Data($0.utf8)) }
+            if followed.count < 4 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(followed.map { "\($0.sequence) \($0.kind) \($0.bridgeID)" } == Array(expected.dropFirst(2)))
+
+        // The webhook: one message per change that names an opening under way or to come (not the withdrawal, not
+        // the changes before the alert), each signed, its id stable.
+        var deliveries: [WebhookReceiver.Delivery] = []
+        for _ in 0..<2_400 where deliveries.count < 3 {
+            deliveries = receiver.deliveries
+            if deliveries.count < 3 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        #expect(deliveries.map { $0.headers["bridget-event-id"] ?? "" } == ["both:3", "both:4", "both:5"])
+        for delivery in deliveries {
+            let signature = delivery.headers["bridget-signature"] ?? ""
+            #expect(WebhookSignature.verify(signature, secret: secret, body: delivery.body), "\(signature)")
+            #expect(!WebhookSignature.verify(signature, secret: "another", body: delivery.body))
+            #expect(delivery.headers["content-type"] == "application/json")
+            #expect(!String(decoding: delivery.body, as: UTF8.self).contains(secret))
+        }
+        let log = try await bridget.run(["alert", "log", "both", "--config", setup.config, "--format", "json"])
+        #expect(log.stdout.components(separatedBy: "\"delivered\"").count - 1 == 3, "\(log.stdout)")
+        let (_, serverLog) = await server.stop()
+        #expect(!serverLog.contains(secret) && !serverLog.contains("/hook"), "a secret or the hook's path reached the log")
+    }
+
+    @Test("a stream client that reconnects with Last-Event-ID 20 times under a steady flow of changes gets exactly the log, in order")
+    func reconnects() async throws {
+        let setup = try await Self.setup()
+        defer { Task { await setup.feedServer.stop() } }
+        try await setup.publish(Self.v1)
+        _ = try await setup.sync()
+        let server = try await ServeTests.Server(setup.bridget, config: setup.config)
+        defer { server.terminate() }
+        let port = try #require(server.base.port)
+        // The flow: another writer of the same SQLite file stores a change every few milliseconds.
+        let store = try SQLiteBridgeStore(path: setup.bridget.home + "/store.sqlite")
+        let bridge = try #require(try await store.bridges().first { $0.id == Bridge.a.id })
+        let writer = Task {
+            var minute = 200
+            while !Task.isCancelled {
+                let opened = Date().addingTimeInterval(Double(minute * 60))
+                _ = try await store.upsertEvents([BridgeEventDTO(
+                    bridgeID: bridge.id, bridgeName: bridge.name, openedAt: opened, openLocal: "2030-01-01T00:00:00",
+                    closedAt: nil, closeLocal: nil, minutesOpen: nil, latitude: nil, longitude: nil, status: .planned,
+                    recordID: "flow-\(minute)", recordVersion: 1)])
+                minute += 1
+                try await Task.sleep(for: .milliseconds(15))
+            }
+        }
+        var received: [Int64] = []
+        var last = "2" // the two announcements of the first reading
+        for round in 0..<20 {
+            let client = try StreamClient(port: port, lastEventID: last)
+            let events = await client.next(3 + round % 5)
+            client.hangUp()
+            for event in events where event.event == "change" {
+                received.append(Int64(event.id ?? "") ?? -1)
+                last = event.id ?? last
+            }
+            #expect(!events.contains { $0.event == "resync" || $0.event == "dropped" })
+        }
+        writer.cancel()
+        _ = await writer.result
+        // Caught up: the rest of the log through a last connection, to its newest change.
+        let newest = try await store.changeLogBounds().newest
+        let tail = try StreamClient(port: port, lastEventID: last)
+        let rest = await tail.next(Int(newest) - (Int(last) ?? 0))
+        tail.hangUp()
+        received += rest.compactMap { $0.id.flatMap { Int64($0) } }
+        #expect(received == Array(3...newest), "gaps or repeats: \(received)")
+        let logged = try await store.changes(after: 2, bridgeIDs: nil, limit: 100_000).map(\.sequence)
+        #expect(received == logged)
+        // A number from the future, or one the log no longer holds, is told to resync; a bad one is refused.
+        let future = try StreamClient(port: port, lastEventID: String(newest + 1_000))
+        #expect(await future.next(1).first?.event == "resync")
+        future.hangUp()
+        let bad = try await server.get("/v1/stream", headers: ["Accept": "text/event-stream", "Last-Event-ID": "x1"])
+        #expect(bad.0 == 400)
+    }
+}
