@@ -73,7 +73,8 @@ package final class AlertDeliverer: Sendable {
     @discardableResult
     package func deliverDue() async throws -> Int {
         let started = now()
-        let lease = started.addingTimeInterval(settings.timeout * 2 + 30)
+        // Long enough for one attempt and its record; a holder killed mid-way leaves its messages to others after it.
+        let lease = started.addingTimeInterval(settings.timeout * 2 + 5)
         let due = try await store.claimDueMessages(holder: holder, now: started, leaseUntil: lease, limit: settings.batch)
         guard !due.isEmpty else { return 0 }
         let rules = Dictionary(try await store.alerts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
