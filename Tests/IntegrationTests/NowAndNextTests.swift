@@ -250,3 +250,74 @@ struct NowAndNextTests {
         #expect(bad.0 == 400)
     }
 }
+
+/// The pages say what is happening now: a "now" column, announced openings on a bridge's page, open and soon bridges
+/// ringed on the map; and the map's basemap from a tile server (a local one here) or, without one, the waterways.
+@Suite("pages in a browser: now, and the map")
+struct NowPageTests {
+    func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+    @Test("the overview marks an open and an opening-soon bridge, a bridge page lists its announcements, tiles load in Chromium")
+    func nowAndTiles() async throws {
+        let browser = try Browser()
+        let tiles = try WebhookReceiver(getBody: (WebhookReceiver.pixel, "image/png"))
+        let setup = try await NowAndNextTests.setup(extra: """
+            pages:
+              tiles_url: http://127.0.0.1:\(tiles.port)/tiles/{z}/{x}/{y}.png
+              tiles_attribution: "© Test tiles"
+            """)
+        defer { Task { await setup.feedServer.stop() } }
+        // A under way now; B announced in 10 minutes and again in 3 hours.
+        try await setup.publish([
+            NDWFeedFixture.Record(id: "1", version: 2, underWay: true, start: -2, end: 6, bridge: .a),
+            NDWFeedFixture.Record(id: "2", version: 1, underWay: false, start: 10, end: 16, bridge: .b),
+            NDWFeedFixture.Record(id: "3", version: 1, underWay: false, start: 180, end: 186, bridge: .b),
+        ])
+        _ = try await setup.sync()
+        let server = try await ServeTests.Server(setup.bridget, config: setup.config, log: "now-pages")
+        defer { server.terminate() }
+        let overview = try await browser.load(server.base.absoluteString + "/", home: setup.bridget.home)
+        #expect(overview.console.isEmpty, "the console said \(overview.console)")
+        let dom = overview.dom
+        #expect(dom.contains("data-state=\"open\"") && dom.contains("data-state=\"soon\""), "\(dom.prefix(3_000))")
+        #expect(count("class=\"ring ring-open\"", in: dom) == 1 && count("class=\"ring ring-soon\"", in: dom) == 1)
+        #expect(dom.contains("Status as of"))
+        // The basemap: tiles placed in the SVG, fetched by the browser from the tile server, with its attribution.
+        #expect(count("class=\"tile\"", in: dom) >= 1 && dom.contains("© Test tiles"))
+        let fetched = tiles.deliveries.map(\.path).filter { $0.hasPrefix("/tiles/") && $0.hasSuffix(".png") }
+        #expect(!fetched.isEmpty, "the browser fetched no tile")
+        #expect(fetched.allSatisfy { $0.split(separator: "/").count == 4 }, "\(fetched)")
+        #expect(!dom.contains("class=\"waterway\""), "tiles replace the schematic")
+        let shot = setup.bridget.home + "/now.png"
+        try await browser.screenshot(server.base.absoluteString + "/", to: shot, home: setup.bridget.home)
+        #expect(try await Browser.distinctColours(shot) >= 12)
+
+        // B's page: its announced openings, in order, and its state now.
+        let page = try await browser.load(server.base.absoluteString + "/bridges/" + NDWFeedFixture.Bridge.b.id,
+                                          home: setup.bridget.home)
+        #expect(page.console.isEmpty)
+        let announced = page.dom.components(separatedBy: "class=\"announced\"").last ?? ""
+        #expect(count("<tr><td>", in: announced.components(separatedBy: "</table>")[0]) == 2, "\(page.dom.prefix(4_000))")
+        #expect(page.dom.contains("opens in"))
+    }
+
+    @Test("without tiles the map draws the waterways through their bridges in order: the Ship Canal and the Duwamish")
+    func waterways() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let out = bridget.home + "/report"
+        #expect(try await bridget.run(["report", "--out", out, "--config", config]).status == 0)
+        let html = try String(contentsOfFile: out + "/index.html", encoding: .utf8)
+        let map = html.components(separatedBy: "id=\"map\"").last ?? ""
+        #expect(count("class=\"waterway\"", in: map) == 2)
+        #expect(map.contains(">Ship Canal<") && map.contains(">Duwamish<"))
+        #expect(!map.contains("class=\"tile\""))
+        // The Ship Canal's line runs west to east through Ballard, Fremont, University, Montlake: its x rises.
+        let canal = try #require(map.components(separatedBy: "class=\"waterway\" d=\"").dropFirst()
+            .first { $0.contains("<title>Ship Canal</title>") })
+        let path = canal.components(separatedBy: "\"")[0]
+        let xs = path.dropFirst().components(separatedBy: " L").compactMap { Double($0.components(separatedBy: ",")[0]) }
+        #expect(xs == xs.sorted() || xs == xs.sorted().reversed(), "\(path)")
+    }
+}

@@ -135,7 +135,9 @@ package struct Site: Sendable {
         let models = try await models(bridges.map(\.bridge.id))
         let slots = quarterHours()
         var rows: [OverviewView.BridgeRow] = []
-        var places: [(name: String, latitude: Double, longitude: Double, chance: Double, link: String)] = []
+        var places: [MapChart.Input] = []
+        let status = try await StatusNowAnswer.current(books: HistoryBooks(context: context, store: store), now: now)
+        let states = Dictionary(status.bridges.map { ($0.bridgeID, $0) }, uniquingKeysWith: { first, _ in first })
         for item in bridges {
             let bridge = item.bridge
             let title = "\(bridge.name): the next 12 hours"
@@ -152,11 +154,18 @@ package struct Site: Sendable {
             } else {
                 strip = StripChart(empty: id, title: title, message: "no history to forecast from")
             }
-            places.append((bridge.name, bridge.latitude, bridge.longitude, soon, bridgeHref(bridge.id)))
+            let line = states[bridge.id]
+            let (state, nowText) = Self.nowText(line, clock: clock)
+            places.append(MapChart.Input(name: bridge.name, latitude: bridge.latitude, longitude: bridge.longitude,
+                                         waterway: bridge.waterway, chance: soon, link: bridgeHref(bridge.id),
+                                         state: state == "closed" ? nil : state, stateText: state == "closed" ? nil : nowText))
             rows.append(OverviewView.BridgeRow(
                 id: bridge.id, name: bridge.name, href: bridgeHref(bridge.id), strip: strip,
-                lastOpening: item.lastOpening.map { clock.display($0) } ?? "none stored", stored: item.openings))
+                lastOpening: item.lastOpening.map { clock.display($0) } ?? "none stored", stored: item.openings,
+                state: state, now: nowText))
         }
+        let map = MapChart(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes",
+                           places: places, tiles: tiles)
         let run = try await store.syncRuns(limit: 1).first
         let newest = try await store.latestOpening()
         let routes = try await context.savedRoutes(store).routes()
@@ -167,12 +176,35 @@ package struct Site: Sendable {
             source: context.configuration.provider.rawValue,
             start: String(slots[0].localText.dropFirst(11).prefix(5)),
             stripKey: .chances(id: "strip-key"), rows: rows,
-            map: MapChart(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes",
-                          places: places),
+            map: map,
             mapKey: .chances(id: "map-key"),
+            statusAsOf: clock.display(status.asOf), caveat: status.caveat, soonMinutes: status.soonMinutes,
+            tilesNote: map.waterways.isEmpty ? nil : "The blue lines are the waterways the bridges cross, drawn through them in order",
             hasRoutes: !routes.isEmpty, routes: routes.map { OverviewView.RouteLink(name: $0.id, href: routeHref($0.id)) },
             qualityHref: qualityHref)
         return PageTemplates.render(view, as: "overview")
+    }
+
+    /// The basemap's tiles, when the configuration names a tile server (`pages.tiles_url`).
+    var tiles: MapChart.Tiles? {
+        context.configuration.pages.tilesURL.map {
+            MapChart.Tiles(template: $0, attribution: context.configuration.pages.tilesAttribution)
+        }
+    }
+
+    /// A bridge's state now (`open`, `soon`, `closed`) and what a page says of it.
+    static func nowText(_ line: BridgeStatusNow?, clock: LocalClock) -> (String, String) {
+        guard let line else { return ("closed", "closed") }
+        func time(_ instant: Date) -> String { String(clock.reading(for: instant).localText.dropFirst(11).prefix(5)) }
+        switch line.state {
+        case .open:
+            return ("open", "open since " + (line.openSince.map(time) ?? "?") + (line.basis == .planned ? " (announced)" : "")
+                + (line.expectedEnd.map { ", until " + time($0) } ?? ""))
+        case .openingSoon:
+            return ("soon", "opens in \(line.opensInMinutes ?? 0) min (" + (line.opensAt.map(time) ?? "?") + ")")
+        case .closed:
+            return ("closed", "closed" + (line.nextPlanned.map { "; next announced " + clock.display($0.openedAt) } ?? ""))
+        }
     }
 
     /// The opening models of `ids`, or none when nothing is stored.
@@ -212,7 +244,13 @@ package struct Site: Sendable {
         let width = max(LinearScale.tickStep(span: longest, count: 12), 1)
         let bins = tally.durations.histogram(binMinutes: width,
                                              maximumBins: min(Int((longest / width).rounded(.up)) + 1, 40))
-        let latest = try await store.events(matching: EventQuery(bridgeID: bridge.id, limit: 20, newestFirst: true))
+        let latest = try await store.events(matching: EventQuery(
+            bridgeID: bridge.id, openedBefore: now.addingTimeInterval(0.001), limit: 20, newestFirst: true, status: .observed))
+        let announced = try await store.events(matching: EventQuery(
+            bridgeID: bridge.id, openedFrom: now, limit: 20, status: .planned))
+        let status = try await StatusNowAnswer.current(books: HistoryBooks(context: context, store: store),
+                                                       bridges: [bridge], now: now)
+        let (state, nowText) = Self.nowText(status.bridges.first, clock: clock)
         let summary = (statistics.openings > 0 ? statistics : nil).map { figures in
             "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
@@ -232,7 +270,14 @@ package struct Site: Sendable {
             openings: latest.map { event in
                 BridgePageView.Opening(opened: clock.display(event.openedAt),
                                        minutes: event.durationMinutes.map { ChartText.number($0) } ?? "–")
-            })
+            },
+            state: state, now: nowText, statusAsOf: clock.display(status.asOf), hasAnnounced: !announced.isEmpty,
+            announced: announced.map { event in
+                BridgePageView.Announced(
+                    opens: clock.display(event.openedAt), until: event.closedAt.map { clock.display($0) } ?? "–",
+                    inText: StatusNowAnswer.span(event.openedAt.timeIntervalSince(now), roundingUp: true))
+            },
+            announcesNothing: !((try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false))
         return PageTemplates.render(view, as: "bridge")
     }
 

@@ -5,7 +5,8 @@ import Glibc
 
 /// A receiver of alert messages on 127.0.0.1 for the tests: it records every POST (headers, body) and answers each
 /// with the status its script gives (then 204), with `Retry-After` on a 429. It can go down (stop listening, refuse
-/// connections) and come back on the same port. Blocking socket calls run on threads of their own.
+/// connections) and come back on the same port. A GET is answered with `getBody` (a map tile, for the pages' tests)
+/// and recorded too. Blocking socket calls run on threads of their own.
 public final class WebhookReceiver: @unchecked Sendable {
     /// One request as it arrived.
     public struct Delivery: Sendable {
@@ -19,13 +20,24 @@ public final class WebhookReceiver: @unchecked Sendable {
     private var listener: Int32 = -1
     private var script: [Int] = []
     private var received: [Delivery] = []
+    /// What a GET is answered with, and its type.
+    private let getBody: (data: Data, type: String)?
     public private(set) var port: Int = 0
 
     /// Starts listening on a free port.
-    public init(script: [Int] = []) throws {
+    public init(script: [Int] = [], getBody: (data: Data, type: String)? = nil) throws {
         self.script = script
+        self.getBody = getBody
         try listen(port: 0)
     }
+
+    /// A 1×1 PNG, a map tile's stand-in.
+    public static let pixel = Data([
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+        0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00, 0x00, 0x90, 0x77, 0x53, 0xDE, 0x00, 0x00, 0x00, 0x0C, 0x49,
+        0x44, 0x41, 0x54, 0x08, 0xD7, 0x63, 0xF8, 0xCF, 0xC0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0x18, 0xDD, 0x8D, 0xB0,
+        0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    ])
 
     deinit { down() }
 
@@ -100,6 +112,13 @@ public final class WebhookReceiver: @unchecked Sendable {
                 let length = headers["content-length"].flatMap { Int($0) } ?? 0
                 if data.count >= end + 4 + length {
                     let path = lines.first?.split(separator: " ").dropFirst().first.map(String.init) ?? "/"
+                    if lines.first?.hasPrefix("GET ") == true, let getBody {
+                        lock.withLock { received.append(Delivery(path: path, headers: headers, body: Data(), answered: 200)) }
+                        let head = Array("HTTP/1.1 200 OK\r\nContent-Type: \(getBody.type)\r\nContent-Length: \(getBody.data.count)\r\n"
+                            .utf8) + Array("Connection: close\r\n\r\n".utf8) + Array(getBody.data)
+                        _ = head.withUnsafeBytes { send(connection, $0.baseAddress!, head.count, Int32(MSG_NOSIGNAL)) }
+                        return
+                    }
                     let status = lock.withLock { script.isEmpty ? 204 : script.removeFirst() }
                     let body = Data(data[(end + 4)..<(end + 4 + length)])
                     lock.withLock { received.append(Delivery(path: path, headers: headers, body: body, answered: status)) }

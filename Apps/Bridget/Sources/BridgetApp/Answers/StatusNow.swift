@@ -155,8 +155,9 @@ package struct StatusNowAnswer: Encodable, Sendable {
     }
 
     /// "26 h", "3 d", "40 min".
-    package static func span(_ seconds: TimeInterval) -> String {
-        let minutes = Int(seconds / 60)
+    package static func span(_ seconds: TimeInterval, roundingUp: Bool = false) -> String {
+        // Up for a time to come ("opens in 12 min" while 11 min 20 s remain, as the status says), down for one past.
+        let minutes = Int((seconds / 60).rounded(roundingUp ? .up : .down))
         if minutes < 120 { return "\(minutes) min" }
         if minutes < 72 * 60 { return "\(minutes / 60) h" }
         return "\(minutes / 1440) d"

@@ -129,6 +129,12 @@ package struct BridgetConfiguration: Sendable {
         }
     }
 
+    package struct PageSettings: Sendable, Equatable {
+        /// A tile server's `{z}/{x}/{y}` URL for the map's basemap, or `nil` for the waterways' schematic.
+        package var tilesURL: String?
+        package var tilesAttribution: String
+    }
+
     package struct StreamSettings: Sendable, Equatable {
         package var heartbeat: TimeInterval
         package var pollInterval: TimeInterval
@@ -211,6 +217,7 @@ package struct BridgetConfiguration: Sendable {
     package var soonInterval: TimeInterval
     package var stream: StreamSettings
     package var alerts: AlertSettings
+    package var pages: PageSettings
     /// The values and their sources, for `config show`.
     package let resolved: ResolvedConfiguration
 
@@ -295,6 +302,8 @@ package struct BridgetConfiguration: Sendable {
             backoffInitial: resolved.number("alerts.backoff_initial_seconds"),
             backoffMaximum: resolved.number("alerts.backoff_max_seconds"),
             allowPrivate: resolved.text("alerts.allow_private") == "true")
+        pages = PageSettings(tilesURL: resolved.text("pages.tiles_url"),
+                             tilesAttribution: resolved.text("pages.tiles_attribution") ?? "")
     }
 
     /// `store.path`, or the XDG default when it is null.

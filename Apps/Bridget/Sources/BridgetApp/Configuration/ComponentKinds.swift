@@ -197,6 +197,10 @@ extension ConfigSchema {
                   help: "after a failed attempt, retry after this long, doubling each time (with jitter)"),
         ConfigKey("alerts.backoff_max_seconds", .number(0.01...86_400), default: .number(1_800),
                   help: "the longest wait between attempts (a receiver's Retry-After is honoured)"),
+        ConfigKey("pages.tiles_url", .tileURL, default: .null, nullable: true,
+                  help: "a basemap under the pages' map: an https tile URL with {z}, {x} and {y}; null draws the waterways"),
+        ConfigKey("pages.tiles_attribution", .text, default: .text(""),
+                  help: "the attribution the tile server asks for, shown on the map (e.g. © OpenStreetMap contributors)"),
         ConfigKey("alerts.allow_private", .choice(["true", "false"]), default: .text("false"),
                   help: "allow destinations at private, loopback or link-local addresses, and plain http to them"),
     ])

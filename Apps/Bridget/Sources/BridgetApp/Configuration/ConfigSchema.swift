@@ -20,6 +20,8 @@ package enum ConfigValueType: Sendable, Equatable {
     case timesOfDay
     /// A duration in whole minutes within the range: `30m`, `2h`, `90` (minutes). Kept as the minutes.
     case minutes(ClosedRange<Int>)
+    /// A map tile server's URL template: http(s), with a host and `{z}`, `{x}` and `{y}`.
+    case tileURL
 
     /// What the type accepts, for error messages.
     package var expectation: String {
@@ -34,6 +36,7 @@ package enum ConfigValueType: Sendable, Equatable {
         case .path: "a path"
         case .timesOfDay: "a list of local times HH:MM such as [\"05:30\", \"17:30\"]"
         case .minutes(let range): "a duration such as 30m or 2h, from \(range.lowerBound) to \(range.upperBound) minutes"
+        case .tileURL: "a tile URL with {z}, {x} and {y} such as https://tile.openstreetmap.org/{z}/{x}/{y}.png"
         }
     }
 
@@ -95,6 +98,16 @@ package enum ConfigValueType: Sendable, Equatable {
             }
             guard !shown.isEmpty else { return .failure(ConfigProblem("expected \(expectation), got an empty list")) }
             return .success(.text(shown.sorted().joined(separator: ",")))
+        case .tileURL:
+            let filled = trimmed.replacingOccurrences(of: "{z}", with: "0").replacingOccurrences(of: "{x}", with: "0")
+                .replacingOccurrences(of: "{y}", with: "0")
+            guard ["{z}", "{x}", "{y}"].allSatisfy(trimmed.contains), let url = URL(string: filled),
+                  ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+                  !trimmed.contains("\""), !trimmed.contains("<")
+            else {
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))", wrongType: false))
+            }
+            return .success(.text(trimmed))
         case .minutes(let range):
             let lowered = trimmed.lowercased()
             let value: Int? = if lowered.hasSuffix("h") { Int(lowered.dropLast()).map { $0 * 60 } }

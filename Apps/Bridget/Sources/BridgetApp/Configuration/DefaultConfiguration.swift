@@ -114,5 +114,10 @@ alerts:                     # messages to webhooks and ntfy topics (`bridget ale
   backoff_initial_seconds: 30    # after a failed attempt, retry after this long, doubling each time
   backoff_max_seconds: 1800      # ... up to this (a receiver's Retry-After is honoured)
   allow_private: false      # allow destinations at private, loopback or link-local addresses, and plain http to them
+
+pages:                      # the served and written pages
+  tiles_url: null           # a basemap under the map, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (mind the
+                            # server's usage policy); null draws the waterways the bridges cross instead
+  tiles_attribution: ""     # what the tile server asks pages to show, e.g. "© OpenStreetMap contributors"
 """
 }

@@ -48,7 +48,11 @@ enum PageTemplates {
         tbody tr:nth-child(odd) { background: #f6f6f8; } .number { text-align: right; font-variant-numeric: tabular-nums; }
         .chart { max-width: 100%; height: auto; } .tick, .label { font-size: 11px; fill: #444; } .empty { fill: #666; font-style: italic; }
         .grid { stroke: #ddd; } .bar { fill: #3b496c; } .line { stroke: #3b496c; stroke-width: 2; } .point { fill: #3b496c; }
-        .best { fill: none; stroke: #c0392b; stroke-width: 3; } .bin { fill: #3b496c; fill-opacity: .8; } .water { fill: #e8f0f7; } .bridge { stroke: #1d1d1f; }
+        .best { fill: none; stroke: #c0392b; stroke-width: 3; } .bin { fill: #3b496c; fill-opacity: .8; } .water { fill: #e8f0f7; } .land { fill: #f2efe9; } .bridge { stroke: #1d1d1f; }
+        .waterway { fill: none; stroke: #9cc3e4; stroke-width: 9; stroke-linecap: round; stroke-linejoin: round; }
+        .waterway-label { font-size: 10px; fill: #3d6f99; font-style: italic; }
+        .attribution { font-size: 9px; fill: #333; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+        .now-open { color: #c0392b; font-weight: bold; } .now-soon { color: #b9600f; font-weight: bold; }
         .key { display: block; margin: .25rem 0 .75rem; } .swatch { stroke: #999; stroke-width: .5; }
         footer { margin-top: 2rem; color: #666; font-size: .9rem; }
         </style>
@@ -113,10 +117,16 @@ enum PageTemplates {
         """
 
     static let map = """
-        {{<svg}}{{$marks}}{{#frame}}<rect class="water" x="0" y="0" width="{{width}}" height="{{height}}"/>{{/frame}}\
-        {{#places}}<a href="{{href}}"><circle class="bridge" cx="{{cx}}" cy="{{cy}}" r="8" fill="{{fill}}">\
-        <title>{{tip}}</title></circle>{{#label}}<text class="label" x="{{x}}" y="{{y}}" text-anchor="{{anchor}}">\
-        {{text}}</text>{{/label}}</a>{{/places}}{{/marks}}{{/svg}}
+        {{<svg}}{{$marks}}{{#frame}}<rect class="{{#hasTiles}}land{{/hasTiles}}{{^hasTiles}}water{{/hasTiles}}" \
+        x="0" y="0" width="{{width}}" height="{{height}}"/>{{/frame}}{{#tiles}}<image class="tile" href="{{href}}" \
+        x="{{x}}" y="{{y}}" width="{{size}}" height="{{size}}" preserveAspectRatio="none"/>{{/tiles}}\
+        {{#waterways}}<path class="waterway" d="{{path}}"><title>{{name}}</title></path><text class="waterway-label" \
+        x="{{labelX}}" y="{{labelY}}" text-anchor="middle">{{name}}</text>{{/waterways}}\
+        {{#places}}<a href="{{href}}">{{#ring}}<circle class="ring ring-{{kind}}" cx="{{cx}}" cy="{{cy}}" r="13" \
+        fill="none" stroke="{{stroke}}" stroke-width="3"/>{{/ring}}<circle class="bridge" cx="{{cx}}" cy="{{cy}}" \
+        r="8" fill="{{fill}}"><title>{{tip}}</title></circle>{{#label}}<text class="label" x="{{x}}" y="{{y}}" \
+        text-anchor="{{anchor}}">{{text}}</text>{{/label}}</a>{{/places}}{{#attribution}}<text class="attribution" \
+        x="{{x}}" y="{{y}}" text-anchor="end">{{text}}</text>{{/attribution}}{{/marks}}{{/svg}}
         """
 
     static let reliability = """
@@ -136,18 +146,27 @@ enum PageTemplates {
         <h1>Bridget: drawbridge openings</h1>
         <p class="freshness">Newest stored opening: <strong>{{newest}}</strong>. Last sync: <strong>{{lastSync}}</strong>. \
         Source: {{source}}.</p>
+        <p class="status-as-of">Status as of <strong>{{statusAsOf}}</strong>.{{#caveat}} <em>{{.}}</em>{{/caveat}}</p>
         <h2>The next 12 hours</h2>
         <p>Each cell is a quarter hour from {{start}} (marked now), darker for a higher chance of an opening (50% or \
         more is darkest); hover a cell for its chance.</p>
         {{#stripKey}}{{>key}}{{/stripKey}}
-        <table class="overview"><thead><tr><th scope="col">Bridge</th><th scope="col">Chance of an opening, 15-minute \
-        slots</th><th scope="col">Last opening</th><th scope="col">Stored rows</th></tr></thead><tbody>
-        {{#rows}}<tr class="bridge-row" data-bridge="{{id}}"><th scope="row"><a href="{{href}}">{{name}}</a></th>\
-        <td>{{#strip}}{{>strip}}{{/strip}}</td><td>{{lastOpening}}</td><td class="number">{{stored}}</td></tr>
+        <table class="overview"><thead><tr><th scope="col">Bridge</th><th scope="col">Now</th><th scope="col">Chance \
+        of an opening, 15-minute slots</th><th scope="col">Last opening</th><th scope="col">Stored rows</th></tr></thead>\
+        <tbody>
+        {{#rows}}<tr class="bridge-row" data-bridge="{{id}}" data-state="{{state}}"><th scope="row"><a href="{{href}}">\
+        {{name}}</a></th><td class="now now-{{state}}">{{now}}</td><td>{{#strip}}{{>strip}}{{/strip}}</td>\
+        <td>{{lastOpening}}</td><td class="number">{{stored}}</td></tr>
         {{/rows}}</tbody></table>
         <h2>Map</h2>
         {{#map}}{{>map}}{{/map}}
         {{#mapKey}}{{>key}}{{/mapKey}}
+        <p class="status-key"><svg width="28" height="28" viewBox="0 0 28 28" role="img" aria-label="a red ring">\
+        <circle cx="14" cy="14" r="8" fill="#ccc" stroke="#1d1d1f"/><circle cx="14" cy="14" r="12" fill="none" \
+        stroke="#c0392b" stroke-width="3"/></svg> open now <svg width="28" height="28" viewBox="0 0 28 28" role="img" \
+        aria-label="an orange ring"><circle cx="14" cy="14" r="8" fill="#ccc" stroke="#1d1d1f"/><circle cx="14" \
+        cy="14" r="12" fill="none" stroke="#e67e22" stroke-width="3"/></svg> opening soon (an announced opening within \
+        {{soonMinutes}} minutes){{#tilesNote}}. {{.}}{{/tilesNote}}</p>
         {{#hasRoutes}}<h2>Saved routes</h2><ul class="routes">{{#routes}}<li><a href="{{href}}">{{name}}</a></li>\
         {{/routes}}</ul>{{/hasRoutes}}
         <p><a href="{{qualityHref}}">How far to trust a forecast</a> (the backtest)</p>
@@ -159,6 +178,14 @@ enum PageTemplates {
         <p><a href="{{homeHref}}">← All bridges</a></p>
         <h1>{{name}}</h1>
         <p>{{waterway}}, {{kind}}. {{summary}}</p>
+        <p class="now now-{{state}}">Now ({{statusAsOf}}): {{now}}</p>
+        <h2>Announced openings</h2>
+        {{^hasAnnounced}}<p>None announced{{#announcesNothing}} (this source announces no openings){{/announcesNothing}}.\
+        </p>{{/hasAnnounced}}
+        {{#hasAnnounced}}<table class="announced"><thead><tr><th scope="col">Opens</th><th scope="col">Until</th>\
+        <th scope="col">In</th></tr></thead><tbody>
+        {{#announced}}<tr><td>{{opens}}</td><td>{{until}}</td><td>{{inText}}</td></tr>
+        {{/announced}}</tbody></table>{{/hasAnnounced}}
         <h2>By hour of the week</h2>
         {{#heatmap}}{{>heatmap}}{{/heatmap}}
         <h2>Over the history</h2>

@@ -19,6 +19,9 @@ struct OverviewView: Sendable {
         let strip: StripChart
         let lastOpening: String
         let stored: Int
+        /// `open`, `soon` or `closed`, and what the "now" column says.
+        let state: String
+        let now: String
     }
 
     struct RouteLink: Sendable {
@@ -35,6 +38,10 @@ struct OverviewView: Sendable {
     let rows: [BridgeRow]
     let map: MapChart
     let mapKey: ColourKey
+    let statusAsOf: String
+    let caveat: String?
+    let soonMinutes: Int
+    let tilesNote: String?
     let hasRoutes: Bool
     let routes: [RouteLink]
     let qualityHref: String
@@ -58,6 +65,18 @@ struct BridgePageView: Sendable {
     let durations: BarChart
     let hasOpenings: Bool
     let openings: [Opening]
+    let state: String
+    let now: String
+    let statusAsOf: String
+    let hasAnnounced: Bool
+    let announced: [Announced]
+    let announcesNothing: Bool
+
+    struct Announced: Sendable {
+        let opens: String
+        let until: String
+        let inText: String
+    }
 }
 
 /// A saved route's page (`routes/NAME.html`, `/routes/{name}`).
