@@ -267,7 +267,8 @@ let package = Package(
         .testTarget(
             name: "BridgetWebTests",
             dependencies: [
-                "BridgetApp", "BridgetWeb", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetTestSupport",
+                "BridgetApp", "BridgetAlerts", "BridgetWeb", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

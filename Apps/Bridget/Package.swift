@@ -163,6 +163,7 @@ let package = Package(
             name: "BridgetWebTests",
             dependencies: [
                 "BridgetApp",
+                "BridgetAlerts",
                 "BridgetWeb",
                 "BridgetTestSupport",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),

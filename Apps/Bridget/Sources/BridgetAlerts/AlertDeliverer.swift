@@ -39,10 +39,15 @@ package final class AlertDeliverer: Sendable {
     private let transport: any AlertTransport
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
+    /// Run before each pass: what puts messages in the outbox that no change does (the forecast alerts).
+    private let beforePass: @Sendable (Date) async throws -> Void
 
     package init(store: any AlertStore, settings: Settings, holder: String, environment: [String: String],
                  clock: LocalClock, transport: any AlertTransport = URLSessionAlertTransport(),
-                 now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void) {
+                 now: @escaping @Sendable () -> Date = { Date() },
+                 beforePass: @escaping @Sendable (Date) async throws -> Void = { _ in },
+                 log: @escaping @Sendable (String) -> Void) {
+        self.beforePass = beforePass
         self.store = store
         self.settings = settings
         self.holder = holder
@@ -56,8 +61,20 @@ package final class AlertDeliverer: Sendable {
     /// Delivers until cancelled: every due message, then a look again after `pollInterval`. A store that cannot be
     /// reached is tried again; nothing is lost, as the outbox keeps every message until its outcome is recorded.
     package func run() async {
+        var lastLook = Date.distantPast
         while !Task.isCancelled {
             do {
+                // Forecasts change by the quarter hour: a look every 30 s is enough.
+                if now().timeIntervalSince(lastLook) >= 30 {
+                    lastLook = now()
+                    do {
+                        try await beforePass(lastLook)
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        log("alerts: the forecast alerts were not checked: \(error)")
+                    }
+                }
                 let sent = try await deliverDue()
                 if sent == settings.batch { continue }
             } catch is CancellationError {

@@ -59,7 +59,9 @@ package struct BridgetServer: Sendable {
         // Alerts' messages, from the store without the handlers' deadline (an attempt takes its own).
         let deliverer = AlertDeliverer(
             store: served, settings: AlertDeliverer.Settings(configuration.alerts), holder: BridgetAssembly.processIdentity,
-            environment: context.environment, clock: context.clock, log: { [logger] line in logger.info("\(line)") })
+            environment: context.environment, clock: context.clock,
+            beforePass: { [context] now in try await ForecastAlerts(context: context, store: served).enqueueDue(now: now) },
+            log: { [logger] line in logger.info("\(line)") })
         services.append(.init(service: AlertService(deliverer: deliverer), successTerminationBehavior: .ignore))
         if let refresh {
             logger.info("refresh: \(refresh.refresher.schedule.description), jitter up to \(configuration.refresh.jitterMinutes) min")

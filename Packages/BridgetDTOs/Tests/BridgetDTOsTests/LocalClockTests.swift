@@ -135,3 +135,27 @@ struct FloatingTimestampTests {
         #expect(CivilCalendar.daysFromCivil(year: 2000, month: 3, day: 1) == 11_017)
     }
 }
+
+@Suite("the change log's entries")
+struct OpeningChangeCodingTests {
+    @Test("recordedAt is written to the millisecond and read back; every other instant as the encoder's strategy says")
+    func milliseconds() throws {
+        for (seconds, text) in [(1_780_315_200.123, "2026-06-01T12:00:00.123Z"), (0.0, "1970-01-01T00:00:00.000Z"),
+                                (951_782_399.999, "2000-02-28T23:59:59.999Z"), (951_868_800.5, "2000-03-01T00:00:00.500Z"),
+                                (4_102_444_799.001, "2099-12-31T23:59:59.001Z")] {
+            #expect(OpeningChangeDTO.millisecondText(Date(timeIntervalSince1970: seconds)) == text)
+        }
+        let change = OpeningChangeDTO(sequence: 7, recordedAt: Date(timeIntervalSince1970: 1_780_315_200.25), kind: .announced,
+                                      bridgeID: "3", openedAt: Date(timeIntervalSince1970: 1_780_318_800), closedAt: nil,
+                                      status: .planned, recordID: "r", recordVersion: 2)
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(change), as: UTF8.self)
+        #expect(json.contains("\"recordedAt\":\"2026-06-01T12:00:00.250Z\"") && json.contains("\"openedAt\":\"2026-06-01T13:00:00Z\""))
+        #expect(!json.contains("closedAt"))
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(OpeningChangeDTO.self, from: Data(json.utf8)) == change)
+    }
+}

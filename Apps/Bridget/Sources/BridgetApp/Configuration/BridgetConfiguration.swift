@@ -147,6 +147,15 @@ package struct BridgetConfiguration: Sendable {
         package var backoffInitial: TimeInterval
         package var backoffMaximum: TimeInterval
         package var allowPrivate: Bool
+
+        package init(retryWindow: TimeInterval, timeout: TimeInterval, backoffInitial: TimeInterval,
+                     backoffMaximum: TimeInterval, allowPrivate: Bool) {
+            self.retryWindow = retryWindow
+            self.timeout = timeout
+            self.backoffInitial = backoffInitial
+            self.backoffMaximum = backoffMaximum
+            self.allowPrivate = allowPrivate
+        }
     }
 
     package struct RefreshSettings: Sendable, Equatable {

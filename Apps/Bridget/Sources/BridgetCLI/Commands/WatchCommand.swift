@@ -61,6 +61,7 @@ struct WatchCommand: AsyncParsableCommand {
                 let deliverer = AlertDeliverer(
                     store: context.served(store), settings: AlertDeliverer.Settings(configuration.alerts),
                     holder: BridgetAssembly.processIdentity, environment: context.environment, clock: context.clock,
+                    beforePass: { now in try await ForecastAlerts(context: context, store: store).enqueueDue(now: now) },
                     log: { Self.log(.init(level: .info, message: $0)) })
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await refresh.run() }
