@@ -64,7 +64,8 @@ struct NowAndNextTests {
         }
     }
 
-    static func setup(extra: String = "") async throws -> Setup {
+    /// A store on the feed: a SQLite file in the test's home, or the store section `store` gives.
+    static func setup(extra: String = "", store: String? = nil) async throws -> Setup {
         let bridget = BridgetProcess()
         let server = try SocrataFixtureServer(dataset: .generate(rows: 1, seed: 1), port: 0)
         let base = try await server.start()
@@ -74,8 +75,7 @@ struct NowAndNextTests {
               ndw:
                 source: \(base.absoluteString)/brugopeningen.xml.gz
                 timeout_seconds: 10
-            store:
-              path: \(bridget.home)/store.sqlite
+            \(store ?? "store:\n  path: \(bridget.home)/store.sqlite")
             cache:
               path: \(bridget.home)/cache
               policy: network-first
@@ -320,5 +320,109 @@ struct NowPageTests {
         let path = canal.components(separatedBy: "\"")[0]
         let xs = path.dropFirst().components(separatedBy: " L").compactMap { Double($0.components(separatedBy: ",")[0]) }
         #expect(xs == xs.sorted() || xs == xs.sorted().reversed(), "\(path)")
+    }
+}
+
+/// Several hosts on one PostgreSQL store: each streams every change, whoever stored it, and each alert message is
+/// sent by one of them.
+@Suite("status, the stream and alerts on a PostgreSQL store two servers share")
+struct SharedStoreNowTests {
+    @Test("two servers on one PostgreSQL store: a change synced by neither reaches both streams; each message is sent once")
+    func twoHosts() async throws {
+        let (url, password, _) = try PostgresExecutableTests.server()
+        let schema = PostgresExecutableTests.freshSchema()
+        let setup = try await NowAndNextTests.setup(store: """
+            store:
+              kind: postgres
+              postgres:
+                url: \(url)
+                sslmode: disable
+                schema: \(schema)
+                connect_timeout_seconds: 30
+            """)
+        defer { Task { await setup.feedServer.stop() } }
+        let receiver = try WebhookReceiver()
+        let environment = ["PGPASSWORD": password]
+        try await setup.publish(NowAndNextTests.v1)
+        let first = try await setup.bridget.run(["sync", "--config", setup.config], environment: environment)
+        #expect(first.status == 0, "\(first.stderr)")
+        let add = try await setup.bridget.run(["alert", "add", "both", "--config", setup.config, "--bridge",
+                                               NDWFeedFixture.Bridge.b.id, "--webhook",
+                                               "http://127.0.0.1:\(receiver.port)/hook"], environment: environment)
+        #expect(add.status == 0, "\(add.stderr)")
+        let hostA = try await ServeTests.Server(setup.bridget, config: setup.config, environment: environment, log: "a")
+        defer { hostA.terminate() }
+        let hostB = try await ServeTests.Server(setup.bridget, config: setup.config, environment: environment, log: "b")
+        defer { hostB.terminate() }
+        let streamA = try StreamClient(port: try #require(hostA.base.port), lastEventID: "2")
+        let streamB = try StreamClient(port: try #require(hostB.base.port), lastEventID: "2")
+        defer { streamA.hangUp(); streamB.hangUp() }
+        try await setup.publish(NowAndNextTests.v2)
+        let second = try await setup.bridget.run(["sync", "--config", setup.config], environment: environment)
+        #expect(second.status == 0, "\(second.stderr)")
+        let a = await streamA.next(3), b = await streamB.next(3)
+        #expect(a.map(\.id) == ["3", "4", "5"] && b.map(\.id) == ["3", "4", "5"], "\(a) \(b)")
+        #expect(a.map(\.data) == b.map(\.data))
+        // B's two changes that name an opening to come (replaced, announced): each sent once, by one host.
+        var deliveries: [WebhookReceiver.Delivery] = []
+        for _ in 0..<2_400 where deliveries.count < 2 {
+            deliveries = receiver.deliveries
+            if deliveries.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        try await Task.sleep(for: .seconds(2)) // time for a second send, if one were coming
+        #expect(receiver.deliveries.map { $0.headers["bridget-event-id"] ?? "" }.sorted() == ["both:4", "both:5"])
+        let status = try await hostB.get("/v1/bridges/\(NDWFeedFixture.Bridge.a.id)/status")
+        #expect(status.0 == 200 && status.2.contains(#""state" : "open""#), "\(status.2)")
+        try await PostgresExecutableTests.psql("DROP SCHEMA \(schema) CASCADE")
+    }
+}
+
+/// `bridget alert` as a person uses it.
+@Suite("bridget executable: alert")
+struct AlertCommandTests {
+    @Test("add checks what it is given (exit 64 or 65 saying why), list and show hide the URL's path, test delivers now, log shows it, remove")
+    func alertCommands() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 20)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let receiver = try WebhookReceiver(script: [503])
+        let hook = "http://127.0.0.1:\(receiver.port)/hooks/PATH-SECRET"
+        func run(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> ProcessResult {
+            try await bridget.run(["alert"] + arguments + ["--config", config], environment: environment)
+        }
+        for (arguments, why) in [
+            (["add", "x", "--bridge", "Nowhere", "--webhook", hook], "Nowhere"),
+            (["add", "x", "--bridge", "3"], "destination"),
+            (["add", "x", "--bridge", "3", "--webhook", "https://10.9.8.7/x"], "private"),
+            (["add", "x", "--bridge", "3", "--webhook", hook, "--ntfy", hook], "one destination"),
+            (["add", "x y", "--bridge", "3", "--webhook", hook], "alert name"),
+            (["add", "x", "--bridge", "3", "--days", "funday", "--webhook", hook], "funday"),
+            (["add", "x", "--bridge", "3", "--between", "9", "--webhook", hook], "window"),
+            (["add", "x", "--bridge", "3", "--webhook", hook, "--secret-env", "not a name"], "variable"),
+            (["add", "x", "--route", "none", "--webhook", hook], "route"),
+            (["show", "nope"], "no alert"),
+        ] {
+            let result = try await run(arguments)
+            #expect([64, 65].contains(result.status) && result.stderr.contains(why), "\(arguments): \(result.stderr)")
+        }
+        let add = try await run(["add", "fremont", "--bridge", "Fremont", "--days", "weekdays", "--between", "07:00-09:30",
+                                 "--webhook", hook, "--secret-env", "HOOK"])
+        #expect(add.status == 0 && add.stdout.contains("fremont") && !add.stdout.contains("PATH-SECRET"), "\(add.stderr)")
+        #expect(add.stdout.contains("HOOK is not set"), "a missing secret is said")
+        let list = try await run(["list", "--format", "json"])
+        #expect(list.stdout.contains(#""days" : "mon,tue,wed,thu,fri""#) && !list.stdout.contains("PATH-SECRET"))
+        // The receiver answers the first post 503: the test says it was not delivered (69); the next is delivered.
+        let failed = try await run(["test", "fremont"], ["HOOK": "k"])
+        #expect(failed.status == 69 && failed.stderr.contains("HTTP 503"), "\(failed.stderr)")
+        let test = try await run(["test", "fremont"], ["HOOK": "k"])
+        #expect(test.status == 0 && test.stderr.contains("delivered"), "\(test.stderr)")
+        #expect(receiver.deliveries.count == 2 && receiver.deliveries.allSatisfy { $0.path == "/hooks/PATH-SECRET" })
+        let log = try await run(["log", "fremont", "--format", "json"])
+        #expect(log.stdout.contains(#""outcome" : "retry""#) && log.stdout.contains(#""outcome" : "delivered""#))
+        let show = try await run(["show", "fremont"])
+        #expect(show.status == 0 && show.stdout.contains("fremont:test-") && !show.stdout.contains("PATH-SECRET"))
+        #expect(try await run(["remove", "fremont"]).status == 0)
+        let again = try await run(["remove", "fremont"])
+        #expect([64, 65].contains(again.status) && again.stderr.contains("no alert is named 'fremont'"), "\(again.stderr)")
     }
 }

@@ -4,36 +4,45 @@ import GRDB
 
 /// The change log's statements, run inside the writes of events.
 enum ChangeLogSQL {
-    /// `INSERT`s of one change of each kind, bound like the events upsert (`EventRowBinding`): the kind is in the
-    /// text, the time is SQLite's clock at the step.
+    /// `INSERT`s of one change of each kind, bound like the events upsert (`EventRowBinding`): the kind and the
+    /// batch's time are in the text (prepared once a batch, not kept: a time is never asked for twice).
     struct AppendStatements {
-        private let byKind: [OpeningChangeKind: Statement]
+        private let byKind: [Statement]
 
-        init(_ db: Database) throws {
-            var byKind: [OpeningChangeKind: Statement] = [:]
-            for kind in OpeningChangeKind.allCases {
-                byKind[kind] = try db.cachedStatement(sql: """
-                    INSERT INTO change_log (recorded_at, kind, bridge_id, opened_at, closed_at, status, record_id,
+        init(_ db: Database, at now: Date) throws {
+            let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+            byKind = try [OpeningChangeKind.new, .announced, .closed, .updated, .replaced, .withdrawn].map { kind in
+                try db.makeStatement(sql: """
+                    INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id,
                                             record_version)
-                    VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), '\(kind.rawValue)', ?1, ?2, ?5, ?11, ?12, ?13)
+                    VALUES (\(milliseconds), '\(kind.rawValue)', ?1, ?2, ?5, ?11, ?12, ?13)
                     """)
             }
-            self.byKind = byKind
         }
 
-        subscript(kind: OpeningChangeKind) -> Statement { byKind[kind]! }
+        /// Found without an allocation: this is asked once a stored row.
+        subscript(kind: OpeningChangeKind) -> Statement {
+            switch kind {
+            case .new: byKind[0]
+            case .announced: byKind[1]
+            case .closed: byKind[2]
+            case .updated: byKind[3]
+            case .replaced: byKind[4]
+            case .withdrawn: byKind[5]
+            }
+        }
 
-        var statements: [Statement] { Array(byKind.values) }
+        var statements: [Statement] { byKind }
     }
 
-    static func appendStatements(_ db: Database) throws -> AppendStatements { try AppendStatements(db) }
+    static func appendStatements(_ db: Database) throws -> AppendStatements { try AppendStatements(db, at: Date()) }
 
-    /// The newest number given, 0 before the first (AUTOINCREMENT's counter, which pruning leaves).
+    /// The newest number given, 0 before the first (pruning keeps the newest row).
     static func newest(_ db: Database) throws -> Int64 {
-        try Int64.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'change_log'") ?? 0
+        try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_log") ?? 0
     }
 
-    static let columns = "seq, recorded_at, kind, bridge_id, opened_at, closed_at, status, record_id, record_version"
+    static let columns = "seq, recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id, record_version"
 
     static func change(_ row: Row) throws -> OpeningChangeDTO {
         func instant(_ column: Int, _ name: String) throws -> Date {
@@ -48,8 +57,9 @@ enum ChangeLogSQL {
             throw StoreError.corruptEvent(detail: "an unknown change '\(kindText)' in the change log")
         }
         let status = (row[6] as String?).flatMap(OpeningStatus.init(rawValue:)) ?? .observed
+        let recorded: Int64 = row[1]
         return OpeningChangeDTO(
-            sequence: row[0], recordedAt: try instant(1, "recorded_at"), kind: kind, bridgeID: row[3],
+            sequence: row[0], recordedAt: Date(timeIntervalSince1970: Double(recorded) / 1000), kind: kind, bridgeID: row[3],
             openedAt: try instant(4, "opened_at"),
             closedAt: try (row[5] as String?).map { _ in try instant(5, "closed_at") }, status: status,
             recordID: row[7], recordVersion: row[8])
@@ -128,8 +138,8 @@ extension SQLiteBridgeStore: ChangeLogStore {
     public func pruneChanges(recordedBefore cutoff: Date) async throws -> Int {
         try await write("prune the change log") { db in
             try db.execute(sql: """
-                DELETE FROM change_log WHERE recorded_at < ? AND seq < (SELECT max(seq) FROM change_log)
-                """, arguments: [StoredTimestamp.text(cutoff)])
+                DELETE FROM change_log WHERE recorded_ms < ? AND seq < (SELECT max(seq) FROM change_log)
+                """, arguments: [Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down))])
             return db.changesCount
         }
     }
@@ -138,6 +148,7 @@ extension SQLiteBridgeStore: ChangeLogStore {
         guard !bridgeIDs.isEmpty else { return 0 }
         let bridges = String(decoding: try JSONEncoder().encode(bridgeIDs), as: UTF8.self)
         let kept = String(decoding: try JSONEncoder().encode(current.sorted()), as: UTF8.self)
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
         return try await write("withdraw announcements") { db in
             let logged = try ChangeLogSQL.newest(db)
             let doomed = try Row.fetchAll(db, sql: """
@@ -149,10 +160,10 @@ extension SQLiteBridgeStore: ChangeLogStore {
                 """, arguments: [bridges, kept])
             for row in doomed {
                 try db.execute(sql: """
-                    INSERT INTO change_log (recorded_at, kind, bridge_id, opened_at, closed_at, status, record_id,
+                    INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id,
                                             record_version)
-                    VALUES (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), 'withdrawn', ?, ?, ?, ?, ?, ?)
-                    """, arguments: [row[0], row[1], row[2], row[3], row[4], row[5]])
+                    VALUES (?, 'withdrawn', ?, ?, ?, ?, ?, ?)
+                    """, arguments: [now, row[0], row[1], row[2], row[3], row[4], row[5]])
                 try db.execute(sql: "DELETE FROM event_records WHERE record_id = ? AND bridge_id = ? AND opened_at = ?",
                                arguments: [row[4], row[0], row[1]])
             }
