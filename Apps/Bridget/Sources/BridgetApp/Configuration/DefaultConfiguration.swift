@@ -119,5 +119,6 @@ pages:                      # the served and written pages
   tiles_url: null           # a basemap under the map, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (mind the
                             # server's usage policy); null draws the waterways the bridges cross instead
   tiles_attribution: ""     # what the tile server asks pages to show, e.g. "© OpenStreetMap contributors"
+
 """
 }

@@ -13,18 +13,21 @@ struct AlertCommand: AsyncParsableCommand {
         commandName: "alert",
         abstract: "Be told when a bridge on your route opens or is announced: webhooks and ntfy topics.",
         discussion: """
-            An alert watches a saved route's bridges (or bridges you name) on some days, in a window of the day, \\
-            and sends a message when an opening under way or announced falls there (or, with --trigger forecast, \\
-            when the chance of an opening at your departure is high). Messages go to a webhook (a JSON POST \\
-            signed with HMAC-SHA256: Bridget-Signature t=TIMESTAMP,v1=HEX over "TIMESTAMP.BODY", the secret read \\
+            An alert watches a saved route's bridges (or bridges you name) on some days, in a window of the day, \
+            and sends a message when an opening under way or announced falls there (or, with --trigger forecast, \
+            when the chance of an opening at your departure is high). Messages go to a webhook (a JSON POST \
+            signed with HMAC-SHA256: Bridget-Signature t=TIMESTAMP,v1=HEX over "TIMESTAMP.BODY", the secret read \
             from the variable --secret-env names) or an ntfy topic URL.
-            A message is written to the store's outbox in the same transaction as the change that triggers it, and \\
-            sent by `bridget serve` or `bridget watch` (a build with the Server trait): retried with backoff for \\
-            alerts.retry_hours, honouring 429 Retry-After, stopped by 410 Gone. Each carries a stable id \\
+            A message is written to the store's outbox in the same transaction as the change that triggers it, and \
+            sent by `bridget serve` or `bridget watch` (a build with the Server trait): retried with backoff for \
+            alerts.retry_hours, honouring 429 Retry-After, stopped by 410 Gone. Each carries a stable id \
             (Bridget-Event-Id) a receiver drops repeats by. `alert log` shows every attempt.
-              bridget alert add commute --route commute --days mon-fri --between 07:00-09:30 \\
-                --webhook https://example.org/hooks/bridget --secret-env BRIDGET_HOOK_SECRET
-              bridget alert add fremont --bridge Fremont --ntfy https://ntfy.sh/my-fremont-topic
+              bridget alert add commute --route commute \\
+                --days mon-fri --between 07:00-09:30 \\
+                --webhook https://example.org/hooks/bridget \\
+                --secret-env BRIDGET_HOOK_SECRET
+              bridget alert add fremont --bridge Fremont \\
+                --ntfy https://ntfy.sh/my-fremont-topic
               bridget alert test commute
               bridget alert log commute
             """,

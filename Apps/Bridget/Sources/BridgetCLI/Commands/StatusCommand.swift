@@ -9,10 +9,10 @@ struct StatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Show which bridges are open now, which open soon, and the chance of an opening in the next 20 min.",
         discussion: """
-            A bridge is open while an opening under way has not ended (observed, or announced by a source such as \\
-            NDW's feed), opening soon when an announced opening starts within status.soon_minutes (30 by default), \\
-            else closed, with its last opening, its next announced one and the model's chance of an opening in the \\
-            next 20 minutes. The answer says as of when, and says so when the stored history runs behind the clock: \\
+            A bridge is open while an opening under way has not ended (observed, or announced by a source such as \
+            NDW's feed), opening soon when an announced opening starts within status.soon_minutes (30 by default), \
+            else closed, with its last opening, its next announced one and the model's chance of an opening in the \
+            next 20 minutes. The answer says as of when, and says so when the stored history runs behind the clock: \
             Seattle's public table is about a day behind, so `status` over it shows the past, not a live bridge.
 
             Examples:
