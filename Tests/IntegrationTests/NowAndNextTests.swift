@@ -426,3 +426,59 @@ struct AlertCommandTests {
         #expect([64, 65].contains(again.status) && again.stderr.contains("no alert is named 'fremont'"), "\(again.stderr)")
     }
 }
+
+/// A stream client that stops reading is dropped, told to come back, instead of being buffered without bound.
+@Suite("the stream and a client that stops reading")
+struct SlowStreamClientTests {
+    @Test("a client that reads nothing while thousands of changes are stored gets a dropped event with a retry hint; a client that reads gets every change through bursts larger than its queue; the server's memory stays bounded")
+    func slowClientDropped() async throws {
+        let setup = try await NowAndNextTests.setup()
+        defer { Task { await setup.feedServer.stop() } }
+        try await setup.publish(NowAndNextTests.v1)
+        _ = try await setup.sync()
+        // A small queue per client (every burst of the writer's overflows it: the readers catch up from the store),
+        // and a client that takes nothing for a second is not reading.
+        var text = try String(contentsOfFile: setup.config, encoding: .utf8)
+        text = text.replacingOccurrences(of: "  heartbeat_seconds: 1\n",
+                                         with: "  heartbeat_seconds: 1\n  client_buffer: 20\n  stall_seconds: 1\n")
+        try text.write(toFile: setup.config, atomically: true, encoding: .utf8)
+        let server = try await ServeTests.Server(setup.bridget, config: setup.config, log: "slow")
+        defer { server.terminate() }
+        let port = try #require(server.base.port)
+        let stalled = try RawConnection(port: port)
+        stalled.send("GET /v1/stream HTTP/1.1\r\nHost: bridget\r\nAccept: text/event-stream\r\n\r\n")
+        let reader = try StreamClient(port: port)
+        defer { reader.hangUp() }
+        try await Task.sleep(for: .milliseconds(500)) // both joined
+        // 40 batches of 1,000 changes (about 10 MB of events), stored by another writer of the file.
+        let store = try SQLiteBridgeStore(path: setup.bridget.home + "/store.sqlite")
+        let bridge = try #require(try await store.bridges().first)
+        let base = Date().addingTimeInterval(86_400)
+        for batch in 0..<40 {
+            let events = (0..<1_000).map { index in
+                BridgeEventDTO(bridgeID: bridge.id, bridgeName: bridge.name,
+                               openedAt: base.addingTimeInterval(Double(batch * 1_000 + index) * 60),
+                               openLocal: "2030-01-01T00:00:00", closedAt: nil, closeLocal: nil, minutesOpen: nil,
+                               latitude: nil, longitude: nil, status: .planned,
+                               recordID: "slow-\(batch)-\(index)", recordVersion: 1)
+            }
+            _ = try await store.upsertEvents(events)
+        }
+        let newest = try await store.changeLogBounds().newest
+        // The reading client gets every change; the stalled one, once it reads, finds its stream ended with a
+        // dropped event naming the last change it was sent.
+        let got = await reader.next(Int(newest) - 2)
+        #expect(got.compactMap { $0.id.flatMap { Int64($0) } } == Array(3...newest), "a gap or a repeat")
+        let (data, closed) = await stalled.receiveUntilClosed()
+        let body = String(decoding: data, as: UTF8.self)
+        #expect(closed, "the server ended the stalled client's stream")
+        #expect(body.contains("event: dropped") && body.contains("retry: 5000"), "\(body.suffix(500))")
+        let sentIDs = body.components(separatedBy: "\nid: ").count - 1
+        #expect(sentIDs < Int(newest) - 2, "the stalled client was not sent everything")
+        // Its resident memory stayed within reach of its start: nothing was kept for the stalled client.
+        let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
+        let rss = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
+        #expect(rss > 0 && rss < 400_000, "VmRSS \(rss) kB")
+    }
+}

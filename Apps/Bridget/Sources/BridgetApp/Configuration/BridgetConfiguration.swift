@@ -139,6 +139,7 @@ package struct BridgetConfiguration: Sendable {
         package var heartbeat: TimeInterval
         package var pollInterval: TimeInterval
         package var clientBuffer: Int
+        package var stall: TimeInterval
     }
 
     package struct AlertSettings: Sendable, Equatable {
@@ -305,7 +306,7 @@ package struct BridgetConfiguration: Sendable {
         stream = StreamSettings(
             heartbeat: resolved.number("stream.heartbeat_seconds"),
             pollInterval: TimeInterval(resolved.integer("stream.poll_ms")) / 1000,
-            clientBuffer: resolved.integer("stream.client_buffer"))
+            clientBuffer: resolved.integer("stream.client_buffer"), stall: resolved.number("stream.stall_seconds"))
         alerts = AlertSettings(
             retryWindow: resolved.number("alerts.retry_hours") * 3600, timeout: resolved.number("alerts.timeout_seconds"),
             backoffInitial: resolved.number("alerts.backoff_initial_seconds"),

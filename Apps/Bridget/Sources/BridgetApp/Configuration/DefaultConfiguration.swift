@@ -106,7 +106,8 @@ status:
 stream:                     # GET /v1/stream, Server-Sent Events of the change log
   heartbeat_seconds: 15     # a comment this often keeps proxies from closing a quiet stream
   poll_ms: 100              # how often the server reads the log for changes (its own and other hosts')
-  client_buffer: 1000       # changes waiting for one slow client; more and it is dropped with a retry hint
+  client_buffer: 1000       # changes queued for one client; past it the client reads what it missed from the store
+  stall_seconds: 10         # a client that takes nothing sent this long is dropped with a retry hint
 
 alerts:                     # messages to webhooks and ntfy topics (`bridget alert`), sent by serve and watch
   retry_hours: 24           # a message not delivered within this is given up (expired)

@@ -9,9 +9,11 @@ import Hummingbird
 ///
 /// Each event's `id` is the change's number: a client that reconnects with `Last-Event-ID` (or `?after=`) gets exactly
 /// the changes after it (read from the store up to where the hub stood when it joined, then the hub's), or, when the
-/// log no longer holds them, a `resync` event first. A comment line is a heartbeat. A client too slow to keep up is
-/// sent a `dropped` event with a `retry` hint and the stream ends; so does every stream when the server stops
-/// (`shutdown`). Reconnecting with the last id received resumes without a gap or a repeat.
+/// log no longer holds them, a `resync` event first. A comment line is a heartbeat. A burst of changes larger than a
+/// client's queue is read from the store for it, a page at a time, before it rejoins the hub. A client that does not
+/// take what is sent for `stream.stall_seconds` (it is not reading) is sent a `dropped` event with a `retry` hint and
+/// the stream ends; so does every stream when the server stops (`shutdown`). Reconnecting with the last id received
+/// resumes without a gap or a repeat.
 struct StreamController {
     let web: WebContext
 
@@ -52,53 +54,80 @@ struct StreamController {
         }
         let (store, resumeAfter) = (web.store, last)
         let bridgeIDs = wanted.map { Array($0).sorted() }
+        // The connection ends with the stream: a client reconnects for the next one (as EventSource does).
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
-                                   Self.accelBuffering: "no"]
+                                   Self.accelBuffering: "no", .connection: "close"]
+        let (hub, stall) = (web.changes, Duration.milliseconds(Int64(web.app.configuration.stream.stall * 1000)))
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            var client = client
             defer { client.cancel() }
             var sent = joinedAt
-            try await writer.write(ByteBuffer(string: ": bridget change stream\nretry: 3000\n\n"))
+            /// Writes `buffer`; false when the client took longer than `stream.stall_seconds` to take it (it is not
+            /// reading: it is dropped).
+            func write(_ buffer: ByteBuffer) async throws -> Bool {
+                let started = ContinuousClock.now
+                try await writer.write(buffer)
+                return ContinuousClock.now - started <= stall
+            }
+            /// The changes after `sent` up to `through`, from the store, a page at a time.
+            func catchUp(through newest: Int64) async throws -> Bool {
+                while sent < newest {
+                    let page = try await store.changes(after: sent, bridgeIDs: bridgeIDs, limit: Self.backfillPage)
+                    for change in page where change.sequence <= newest {
+                        guard try await write(try ChangeHub.event(change)) else { return false }
+                        sent = change.sequence
+                    }
+                    guard let last = page.last?.sequence, page.count == Self.backfillPage else { break }
+                    sent = max(sent, min(last, newest))
+                }
+                sent = max(sent, newest) // what remains up to `newest` is other bridges'
+                return true
+            }
+            var reading = try await write(ByteBuffer(string: ": bridget change stream\nretry: 3000\n\n"))
             if let last = resumeAfter {
                 if bounds.continues(after: last) {
                     // Caught up from the store to where the hub stood when this client joined; the hub has the rest.
-                    var cursor = last
-                    while cursor < joinedAt {
-                        let page = try await store.changes(after: cursor, bridgeIDs: bridgeIDs, limit: Self.backfillPage)
-                        for change in page where change.sequence <= joinedAt {
-                            try await writer.write(try ChangeHub.event(change))
-                        }
-                        guard let newest = page.last?.sequence else { break }
-                        cursor = newest
-                        if page.count < Self.backfillPage { break }
-                    }
+                    sent = last
+                    reading = try await catchUp(through: joinedAt)
                 } else {
-                    try await writer.write(Self.control("resync", [
+                    reading = try await write(Self.control("resync", [
                         "reason": "the change log no longer holds the changes after \(last); read the state again",
                         "lastEventID": "\(last)", "oldest": bounds.oldest.map(String.init) ?? "", "newest": "\(joinedAt)",
                     ]))
                 }
             }
-            for await item in client.stream {
-                if client.endedBecause == .tooSlow { break }
-                switch item {
-                case .change(let sequence, _, let event):
-                    guard sequence > sent else { continue }
-                    try await writer.write(event)
-                    sent = sequence
-                case .heartbeat:
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+            var ending: ChangeHub.Ending?
+            while reading {
+                for await item in client.stream {
+                    switch item {
+                    case .change(let sequence, _, let event):
+                        guard sequence > sent else { continue }
+                        reading = try await write(event)
+                        sent = sequence
+                    case .heartbeat:
+                        reading = try await write(ByteBuffer(string: ": heartbeat\n\n"))
+                    }
+                    if !reading { break }
                 }
+                guard reading else { break }
+                ending = client.endedBecause
+                // Behind (a burst larger than the queue): the rest comes from the store, then the hub again. Memory
+                // never holds more than a page for this client.
+                guard ending == .behind, let (next, cursor) = try await hub.subscribe(bridgeIDs: wanted) else { break }
+                client.cancel()
+                client = next
+                ending = nil
+                reading = try await catchUp(through: cursor)
             }
-            switch client.endedBecause {
-            case .tooSlow:
-                try await writer.write(Self.control("dropped", [
-                    "reason": "this client fell behind the changes; connect again with Last-Event-ID", "lastEventID": "\(sent)",
+            if !reading {
+                _ = try? await write(Self.control("dropped", [
+                    "reason": "this client did not take what was sent for \(stall); connect again with Last-Event-ID",
+                    "lastEventID": "\(sent)",
                 ], retry: 5_000))
-            case .shutdown:
-                try await writer.write(Self.control("shutdown", [
+            } else if ending == .shutdown || client.endedBecause == .shutdown {
+                _ = try await write(Self.control("shutdown", [
                     "reason": "the server is stopping; connect again with Last-Event-ID", "lastEventID": "\(sent)",
                 ], retry: 3_000))
-            case nil: break
             }
             try await writer.finish(nil)
         })

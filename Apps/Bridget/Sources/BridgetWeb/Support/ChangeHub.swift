@@ -10,8 +10,8 @@ import Synchronization
 /// One reader of the change log for the whole server, fanning each change out to every stream client
 /// (`GET /v1/stream`): the log is read once per poll, not once per client, and each change is encoded once.
 ///
-/// Each client has a queue of at most `clientBuffer` events; a client that lets it fill (a slow reader) is
-/// dropped, told to come back with its last event id, instead of being buffered without bound. A heartbeat goes to
+/// Each client has a queue of at most `clientBuffer` events; a client that lets it fill (a burst of changes, a slow
+/// reader) leaves the hub and reads what it missed from the store, so nothing is buffered for it without bound. A heartbeat goes to
 /// every client each `heartbeat`. On graceful shutdown every stream ends, so draining the server never waits on one.
 final class ChangeHub: Service, Sendable {
     /// What a client's queue holds.
@@ -21,12 +21,12 @@ final class ChangeHub: Service, Sendable {
         case heartbeat
     }
 
-    /// Why a client's stream ended.
+    /// Why a client's queue ended.
     enum Ending: Sendable {
         /// The server is shutting down.
         case shutdown
-        /// The client fell `clientBuffer` events behind.
-        case tooSlow
+        /// The client fell `clientBuffer` events behind (a burst, or a slow reader): it reads the rest from the store.
+        case behind
     }
 
     /// A client of the hub: its queue and how it ended.
@@ -186,14 +186,14 @@ final class ChangeHub: Service, Sendable {
         }
     }
 
-    /// Queues an item for a client; a full queue ends the client's stream (it is too slow).
+    /// Queues an item for a client; a full queue ends the client's queue (it is behind).
     @discardableResult
     private func deliver(_ item: Item, to client: Client) -> Bool {
         switch client.continuation.yield(item) {
         case .enqueued: return true
         case .dropped:
             remove(client)
-            client.end(.tooSlow)
+            client.end(.behind)
             return false
         case .terminated:
             remove(client)
