@@ -137,8 +137,13 @@ extension SQLiteBridgeStore: ChangeLogStore {
 
     public func pruneChanges(recordedBefore cutoff: Date) async throws -> Int {
         try await write("prune the change log") { db in
+            // Times grow with the numbers: the first change at or after the cutoff is found by walking from the
+            // oldest (no index on the time, which every import would pay for), and everything before it goes, the
+            // newest excepted.
             try db.execute(sql: """
-                DELETE FROM change_log WHERE recorded_ms < ? AND seq < (SELECT max(seq) FROM change_log)
+                DELETE FROM change_log
+                WHERE seq < coalesce((SELECT seq FROM change_log WHERE recorded_ms >= ?1 ORDER BY seq LIMIT 1),
+                                     (SELECT max(seq) FROM change_log))
                 """, arguments: [Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down))])
             return db.changesCount
         }

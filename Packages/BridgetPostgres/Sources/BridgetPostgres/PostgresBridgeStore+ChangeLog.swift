@@ -120,8 +120,10 @@ extension PostgresBridgeStore: ChangeLogStore {
             var removed = 0
             for try await count in try await connection.query("""
                 WITH removed AS (
-                    DELETE FROM change_log WHERE recorded_ms < \(milliseconds)
-                      AND seq < (SELECT max(seq) FROM change_log) RETURNING 1
+                    DELETE FROM change_log
+                    WHERE seq < coalesce((SELECT seq FROM change_log WHERE recorded_ms >= \(milliseconds) ORDER BY seq LIMIT 1),
+                                         (SELECT max(seq) FROM change_log))
+                    RETURNING 1
                 )
                 SELECT count(*) FROM removed
                 """, logger: logger).decode(Int64.self) { removed = Int(count) }

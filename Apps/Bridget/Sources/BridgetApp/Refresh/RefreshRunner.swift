@@ -55,21 +55,28 @@ package struct RefreshRunner: Sendable {
                 }
             }
         }
-        refresher = Refresher(
-            schedule: RefreshSchedule(settings, clock: clock), jitter: TimeInterval(settings.jitterMinutes) * 60,
-            backoff: RefreshBackoff(initial: settings.backoffInitial, maximum: settings.backoffMaximum),
-            timer: SystemRefreshTimer(clock: context.assembly.now),
-            sync: {
-                defer { onBatch() }
-                let report = try await pipeline.run(full: false) { _ in onBatch() }
-                // The change log keeps changes.keep_days; a prune that fails is tried after the next sync.
+        // The change log keeps changes.keep_days: pruned after each successful sync, beside the refresher (a prune
+        // that fails is tried after the next sync).
+        let pruning = OneAtATime()
+        let pruneChanges: @Sendable () -> Void = {
+            guard pruning.begin() else { return }
+            Task {
+                defer { pruning.end() }
                 do {
                     _ = try await store.pruneChanges(
                         recordedBefore: context.assembly.now().addingTimeInterval(-configuration.changeRetention))
                 } catch {
                     log(.init(level: .warning, message: "refresh: the change log was not pruned: \(error)"))
                 }
-                return report
+            }
+        }
+        refresher = Refresher(
+            schedule: RefreshSchedule(settings, clock: clock), jitter: TimeInterval(settings.jitterMinutes) * 60,
+            backoff: RefreshBackoff(initial: settings.backoffInitial, maximum: settings.backoffMaximum),
+            timer: SystemRefreshTimer(clock: context.assembly.now),
+            sync: {
+                defer { onBatch() }
+                return try await pipeline.run(full: false) { _ in onBatch() }
             },
             report: { event in
                 switch event {
@@ -79,6 +86,7 @@ package struct RefreshRunner: Sendable {
                     log(.init(level: .info, message: "refresh: syncing"))
                 case .succeeded(let report):
                     if report.inserted + report.updated > 0 { keepFigures() }
+                    pruneChanges()
                     log(.init(level: .info, message: """
                         refresh: synced \(report.fetched) rows (\(report.inserted) new, \(report.updated) updated, \
                         \(report.rejected) rejected) in run \(report.runID)
