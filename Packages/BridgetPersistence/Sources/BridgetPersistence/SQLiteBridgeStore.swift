@@ -215,7 +215,19 @@ extension SQLiteBridgeStore: StoreHealth {
     /// copy it whole, say). Waits for readers of older rows to finish.
     public func checkpoint() async throws {
         try await translatingErrors("copy the log into the file") {
-            _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            // A checkpoint that meets another (the background checkpointer's, after a write) is refused at once,
+            // without SQLite's busy wait: tried again until the other ends, for up to 10 s.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while true {
+                do {
+                    _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+                    return
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY
+                    && ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
         }
     }
 }
