@@ -17,7 +17,7 @@ public struct StreamEvent: Sendable, Equatable {
 
 /// A client of `GET /v1/stream` over a raw socket on 127.0.0.1: sends the request (with `Last-Event-ID` when
 /// given), reads the chunked body on a thread of its own and hands each event on as it arrives. Comments
-/// (heartbeats) are counted, not handed on. Ends when the server closes the stream or `hangUp()` is called.
+/// (heartbeats) are not handed on. Ends when the server closes the stream or `hangUp()` is called.
 public final class StreamClient: Sendable {
     /// The response's status and headers (names in lower case), once read.
     public struct Head: Sendable {
@@ -30,8 +30,6 @@ public final class StreamClient: Sendable {
     private let socket: Int32
     private let state = NSLock()
     nonisolated(unsafe) private var headValue: Head?
-    nonisolated(unsafe) private var commentCount = 0
-    nonisolated(unsafe) private var closedByServer = false
 
     public init(port: Int, path: String = "/v1/stream", lastEventID: String? = nil) throws {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -60,10 +58,6 @@ public final class StreamClient: Sendable {
 
     /// The response's head, once it has arrived.
     public var head: Head? { state.withLock { headValue } }
-    /// Heartbeats (comment lines) read so far.
-    public var comments: Int { state.withLock { commentCount } }
-    /// Whether the server ended the stream.
-    public var serverClosed: Bool { state.withLock { closedByServer } }
 
     /// Hangs up (a client that goes away); the events end.
     public func hangUp() { shutdown(socket, Int32(SHUT_RDWR)) }
@@ -90,10 +84,7 @@ public final class StreamClient: Sendable {
         var text: [UInt8] = []      // the body, de-chunked, not yet parsed as events
         var inBody = false
         var chunked = false
-        defer {
-            state.withLock { closedByServer = true }
-            continuation.finish()
-        }
+        defer { continuation.finish() }
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
             guard count > 0 else { return }
@@ -139,10 +130,7 @@ public final class StreamClient: Sendable {
         var retry: Int?
         var fields = 0
         for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix(":") {
-                state.withLock { commentCount += 1 }
-                continue
-            }
+            if line.hasPrefix(":") { continue } // a comment: a heartbeat
             let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0])
             var value = parts.count > 1 ? String(parts[1]) : ""

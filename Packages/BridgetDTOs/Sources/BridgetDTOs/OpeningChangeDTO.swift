@@ -88,38 +88,14 @@ public struct OpeningChangeDTO: Sendable, Codable, Equatable, Hashable {
         recordVersion = try container.decodeIfPresent(Int.self, forKey: .recordVersion)
     }
 
-    /// `2026-11-26T07:18:53.123Z`.
+    /// `2026-11-26T07:18:53.123Z`: the UTC reading (`FloatingTimestamp`), then the milliseconds.
     public static func millisecondText(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-        var seconds = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        if seconds.remainder < 0 { seconds = (seconds.quotient - 1, seconds.remainder + 1000) }
-        let day = Int(seconds.quotient.quotientAndRemainder(dividingBy: 86_400).quotient
-            - (seconds.quotient % 86_400 < 0 ? 1 : 0))
-        let secondOfDay = Int(seconds.quotient - Int64(day) * 86_400)
-        let (year, month, dayOfMonth) = civil(fromDays: day)
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", year, month, dayOfMonth, secondOfDay / 3600,
-                      secondOfDay / 60 % 60, secondOfDay % 60, Int(seconds.remainder))
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        let fraction = Int(milliseconds - seconds * 1000)
+        return FloatingTimestamp(wallClockSeconds: seconds).localText + "." + String(fraction + 1000).dropFirst() + "Z"
     }
 
-    /// A `…Z` instant with or without a fraction; `nil` for anything else.
-    static func date(millisecondText text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
-    }
-
-    /// The proleptic Gregorian date of a day number since 1970-01-01 (Howard Hinnant's algorithm).
-    private static func civil(fromDays days: Int) -> (Int, Int, Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
+    /// A `…Z` instant with or without a fraction (`InstantText`); `nil` for anything else.
+    static func date(millisecondText text: String) -> Date? { InstantText.date(from: text) }
 }

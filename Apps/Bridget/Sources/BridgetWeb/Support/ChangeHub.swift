@@ -76,9 +76,6 @@ final class ChangeHub: Service, Sendable {
         self.logger = logger
     }
 
-    /// Clients connected now.
-    var clientCount: Int { state.withLock { $0.clients.count } }
-
     /// Adds a client for the changes of `bridgeIDs` (every bridge when `nil`): the hub hands it every change after
     /// the returned number. Waits until the hub has read the log once; `nil` when the server is shutting down.
     func subscribe(bridgeIDs: Set<String>?) async throws -> (client: Client, after: Int64)? {
