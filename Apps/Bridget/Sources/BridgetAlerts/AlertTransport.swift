@@ -31,12 +31,27 @@ package final class URLSessionAlertTransport: NSObject, AlertTransport, URLSessi
         request.httpMethod = "POST"
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let session = lock.withLock { self.session }
-        let (_, response) = try await session.data(for: request)
-        guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
-        var fields: [String: String] = [:]
-        for (name, value) in http.allHeaderFields { fields[String(describing: name).lowercased()] = String(describing: value) }
-        return (http.statusCode, fields)
+        let (session, sent) = (lock.withLock { self.session }, request)
+        // The deadline is held here: URLSession on Linux lets a request whose server never answers wait for the
+        // session's own 60 s, whatever the request's timeout says.
+        return try await withThrowingTaskGroup(of: (status: Int, headers: [String: String])?.self) { group in
+            group.addTask {
+                let (_, response) = try await session.data(for: sent)
+                guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+                var fields: [String: String] = [:]
+                for (name, value) in http.allHeaderFields {
+                    fields[String(describing: name).lowercased()] = String(describing: value)
+                }
+                return (http.statusCode, fields)
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else { throw URLError(.timedOut) }
+            return answer
+        }
     }
 
     package func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,

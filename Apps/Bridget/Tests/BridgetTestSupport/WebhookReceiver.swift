@@ -44,6 +44,9 @@ public final class WebhookReceiver: @unchecked Sendable {
     /// Every request so far.
     public var deliveries: [Delivery] { lock.withLock { received } }
 
+    /// A status in a script that means: answer nothing, hold the connection (a receiver that hangs).
+    public static let hang = 0
+
     /// Answers the next requests with these statuses.
     public func answer(_ statuses: [Int]) { lock.withLock { script.append(contentsOf: statuses) } }
 
@@ -122,6 +125,10 @@ public final class WebhookReceiver: @unchecked Sendable {
                     let status = lock.withLock { script.isEmpty ? 204 : script.removeFirst() }
                     let body = Data(data[(end + 4)..<(end + 4 + length)])
                     lock.withLock { received.append(Delivery(path: path, headers: headers, body: body, answered: status)) }
+                    if status == Self.hang { // no answer: read until the client gives up and closes
+                        while buffer.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
+                        return
+                    }
                     var answer = "HTTP/1.1 \(status) X\r\nContent-Length: 0\r\nConnection: close\r\n"
                     if status == 429 || status == 503 { answer += "Retry-After: 1\r\n" }
                     answer += "\r\n"

@@ -2,6 +2,7 @@ import BridgetAlerts
 import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
+import BridgetTestSupport
 import BridgetWeb
 import Foundation
 import Hummingbird
@@ -125,6 +126,33 @@ struct AlertsAndChangesTests {
             return
         }
         #expect(removed.contains("removed"))
+    }
+
+    @Test("a receiver that takes the request and never answers is given up at the deadline and tried again; one that refuses connections too")
+    func hangingReceiver() async throws {
+        let receiver = try WebhookReceiver(script: [WebhookReceiver.hang])
+        var settings = Self.settings
+        settings.timeout = 0.5
+        let now = Date()
+        let deliverer = AlertDeliverer(store: InMemoryBridgeStore(), settings: settings, holder: "test", environment: [:],
+                                       clock: LocalClock.seattle, now: { now }, log: { _ in })
+        let entry = AlertOutboxEntryDTO(id: 1, eventID: "a:1", alert: "a", createdAt: now, body: "{}", state: .pending,
+                                        attempts: 0, nextAttemptAt: now)
+        let rule = Self.rule(url: "http://127.0.0.1:\(receiver.port)/hook", secret: nil)
+        guard case .retry(nil, let detail, let next) = await deliverer.attempt(entry, rule: rule) else {
+            Issue.record("a receiver that hangs is retried")
+            return
+        }
+        #expect(detail == "no answer within the deadline" && next > now)
+        #expect(receiver.deliveries.count == 1, "the request reached it")
+        // The next attempt reaches it again; a receiver gone (connections refused) is retried too.
+        #expect(await deliverer.attempt(entry, rule: rule) == .delivered(httpStatus: 204))
+        receiver.down()
+        guard case .retry(nil, let refused, _) = await deliverer.attempt(entry, rule: rule) else {
+            Issue.record("a receiver that refuses connections is retried")
+            return
+        }
+        #expect(refused == "the receiver cannot be reached")
     }
 
     @Test("the destination policy: https anywhere public, http only to loopback or allowed private addresses, never link-local or multicast unless allowed")

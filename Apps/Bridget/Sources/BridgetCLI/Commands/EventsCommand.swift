@@ -57,6 +57,7 @@ struct EventsCommand: AsyncParsableCommand {
             // Where following starts, read before the list: a change stored while it is printed is not missed.
             let followFrom = follow ? try await store.changeLogBounds().newest : nil
             if let followFrom, output.format != .table {
+                Terminal.note("following the changes (Ctrl-C ends)")
                 try await Self.follow(store, after: followFrom, bridgeIDs: scope.bridgeIDs, format: output.format,
                                       clock: context.clock, poll: context.configuration.stream.pollInterval)
                 return
