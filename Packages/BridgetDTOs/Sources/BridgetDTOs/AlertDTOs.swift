@@ -50,11 +50,15 @@ public struct AlertRuleDTO: Sendable, Codable, Equatable, Hashable {
     public var timeZone: String
     public var trigger: AlertTrigger
     public var destination: AlertDestination
+    /// Why the alert was turned off, when its receiver said it is gone (HTTP 410, or 404 on three attempts in a
+    /// row); `nil` while it is on. An alert that is off triggers nothing; saving it again turns it on.
+    public var disabled: AlertDisabling?
 
     /// Creates a rule.
     public init(name: String, route: String? = nil, bridgeIDs: [String], weekdays: [Int] = [],
                 window: ClosedMinuteWindow? = nil, timeZone: String, trigger: AlertTrigger = .opening,
-                destination: AlertDestination) {
+                destination: AlertDestination, disabled: AlertDisabling? = nil) {
+        self.disabled = disabled
         self.name = name
         self.route = route
         self.bridgeIDs = bridgeIDs
@@ -84,7 +88,7 @@ public struct AlertRuleDTO: Sendable, Codable, Equatable, Hashable {
     /// Whether a stored change sends this rule's message at `now`: an opening on its bridges, inside its days and
     /// window, that is under way at `now` (happened, not yet closed) or announced and still to come.
     public func isTriggered(by change: OpeningChangeDTO, at now: Date) -> Bool {
-        guard case .opening = trigger, bridgeIDs.contains(change.bridgeID) else { return false }
+        guard disabled == nil, case .opening = trigger, bridgeIDs.contains(change.bridgeID) else { return false }
         switch change.kind {
         case .new, .announced, .replaced, .updated: break
         case .closed, .withdrawn: return false
@@ -94,6 +98,19 @@ public struct AlertRuleDTO: Sendable, Codable, Equatable, Hashable {
         case .observed: change.openedAt <= now.addingTimeInterval(60) && (change.closedAt.map { $0 > now } ?? true)
         }
         return relevant && covers(change.openedAt)
+    }
+}
+
+/// Why and when an alert was turned off.
+public struct AlertDisabling: Sendable, Codable, Equatable, Hashable {
+    /// What the receiver answered, for a person: "HTTP 410 Gone".
+    public var reason: String
+    public var at: Date
+
+    /// Creates a record of an alert turned off.
+    public init(reason: String, at: Date) {
+        self.reason = reason
+        self.at = at
     }
 }
 

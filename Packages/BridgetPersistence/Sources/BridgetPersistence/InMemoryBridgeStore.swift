@@ -18,6 +18,8 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var alertRules: [String: AlertRuleDTO] = [:]
     private var outbox: [OutboxMessage] = []
     private var attempts: [AlertAttemptDTO] = []
+    /// The outbox's last number given (pruning never gives one again).
+    private var lastOutboxID: Int64 = 0
     /// Who holds the sync lock, if anyone: a lock of this process, as the store lives in it.
     private let syncLockHolder = Mutex<String?>(nil)
 
@@ -278,14 +280,27 @@ extension InMemoryBridgeStore {
         guard !outbox.contains(where: { $0.entry.eventID == message.id }), let body = try? message.jsonBody() else {
             return false
         }
-        let id = Int64(outbox.count + 1)
+        lastOutboxID += 1
+        let id = lastOutboxID
         outbox.append(OutboxMessage(entry: AlertOutboxEntryDTO(
             id: id, eventID: message.id, alert: message.alert, createdAt: now, body: body, state: .pending, attempts: 0,
             nextAttemptAt: now)))
         return true
     }
 
-    public func saveAlert(_ rule: AlertRuleDTO) { alertRules[rule.name] = rule }
+    public func saveAlert(_ rule: AlertRuleDTO, maximum: Int) -> AlertSaveResult {
+        let exists = alertRules[rule.name] != nil
+        guard exists || alertRules.count < maximum else { return .refused(count: alertRules.count) }
+        alertRules[rule.name] = rule
+        return exists ? .replaced : .created
+    }
+
+    public func pruneAlertMessages(finishedBefore cutoff: Date) -> Int {
+        let gone = Set(outbox.filter { $0.entry.state != .pending && $0.entry.nextAttemptAt < cutoff }.map(\.entry.id))
+        outbox.removeAll { gone.contains($0.entry.id) }
+        attempts.removeAll { gone.contains($0.outboxID) }
+        return gone.count
+    }
 
     public func alerts() -> [AlertRuleDTO] { alertRules.values.sorted { $0.name < $1.name } }
 
@@ -306,7 +321,17 @@ extension InMemoryBridgeStore {
         return claimed.sorted { $0.id < $1.id }
     }
 
-    public func recordAttempt(outboxID: Int64, holder: String, at: Date, outcome: AlertAttemptOutcome) {
+    public func claimMessage(eventID: String, holder: String, now: Date, leaseUntil: Date) -> AlertOutboxEntryDTO? {
+        guard let index = outbox.firstIndex(where: { $0.entry.eventID == eventID }), outbox[index].entry.state == .pending,
+              outbox[index].leaseUntil.map({ $0 <= now }) ?? true
+        else { return nil }
+        outbox[index].leaseUntil = leaseUntil
+        return outbox[index].entry
+    }
+
+    public func recordAttempt(outboxID: Int64, holder: String, at: Date, outcome: AlertAttemptOutcome) throws {
+        _ = try StoredInstant.seconds(at, "the attempt's time")
+        if case .retry(_, _, let next) = outcome { _ = try StoredInstant.seconds(next, "the next attempt's time") }
         guard let index = outbox.firstIndex(where: { $0.entry.id == outboxID }) else { return }
         let entry = outbox[index].entry
         let (state, next, status, detail): (AlertDeliveryState, Date, Int?, String?) = switch outcome {
@@ -322,6 +347,9 @@ extension InMemoryBridgeStore {
         attempts.append(AlertAttemptDTO(outboxID: outboxID, eventID: entry.eventID, alert: entry.alert, attempt: number,
                                         at: at, holder: holder, outcome: outcome.name, httpStatus: status,
                                         detail: detail))
+        if case .gone(let status) = outcome, alertRules[entry.alert]?.disabled == nil {
+            alertRules[entry.alert]?.disabled = AlertDisabling(reason: AlertRuleDTO.goneReason(httpStatus: status), at: at)
+        }
     }
 
     public func outboxMessages(alert: String?, limit: Int) -> [AlertOutboxEntryDTO] {

@@ -95,13 +95,13 @@ struct EventRowBinding {
     /// Lays out the event at `event`, replacing the previous one. The event is read in place, through a pointer:
     /// passed as a value, every event was copied first (its strings retained, then released), a visible share of an
     /// import.
-    mutating func load(_ event: UnsafePointer<BridgeEventDTO>) {
+    mutating func load(_ event: UnsafePointer<BridgeEventDTO>) throws {
         bytes.removeSubrange(1...)
         texts[0] = append(event.pointee.bridgeID)
-        texts[1] = appendTimestamp(event.pointee.openedAt)
+        texts[1] = try appendTimestamp(event.pointee.openedAt)
         texts[2] = append(event.pointee.bridgeName)
         texts[3] = append(event.pointee.openLocal)
-        if let closedAt = event.pointee.closedAt { texts[4] = appendTimestamp(closedAt) } else { texts[4] = nil }
+        if let closedAt = event.pointee.closedAt { texts[4] = try appendTimestamp(closedAt) } else { texts[4] = nil }
         texts[5] = append(event.pointee.closeLocal)
         status = event.pointee.status == .observed ? nil : append(event.pointee.status.rawValue) // v9: observed is NULL
         recordID = append(event.pointee.recordID)
@@ -151,9 +151,9 @@ struct EventRowBinding {
         return start..<bytes.count
     }
 
-    private mutating func appendTimestamp(_ date: Date) -> Range<Int> {
+    private mutating func appendTimestamp(_ date: Date) throws -> Range<Int> {
         let start = bytes.count
-        StoredTimestamp.append(date, to: &bytes)
+        try StoredTimestamp.append(date, to: &bytes)
         return start..<bytes.count
     }
 

@@ -10,7 +10,7 @@ enum ChangeLogSQL {
         private let byKind: [Statement]
 
         init(_ db: Database, at now: Date) throws {
-            let milliseconds = Int64((now.timeIntervalSince1970 * 1000).rounded(.down))
+            let milliseconds = try StoredInstant.milliseconds(now, "the change's time")
             byKind = try [OpeningChangeKind.new, .announced, .closed, .updated, .replaced, .withdrawn].map { kind in
                 try db.makeStatement(sql: """
                     INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id,
@@ -96,8 +96,8 @@ enum AlertOutboxSQL {
         try db.execute(sql: """
             INSERT OR IGNORE INTO alert_outbox (event_id, alert, created_at, body, next_attempt_at)
             VALUES (?, ?, ?, ?, ?)
-            """, arguments: [message.id, message.alert, StoredTimestamp.text(now), try message.jsonBody(),
-                             StoredTimestamp.text(now)])
+            """, arguments: [message.id, message.alert, try StoredTimestamp.text(now), try message.jsonBody(),
+                             try StoredTimestamp.text(now)])
         return db.changesCount == 1
     }
 
@@ -144,7 +144,7 @@ extension SQLiteBridgeStore: ChangeLogStore {
                 DELETE FROM change_log
                 WHERE seq < coalesce((SELECT seq FROM change_log WHERE recorded_ms >= ?1 ORDER BY seq LIMIT 1),
                                      (SELECT max(seq) FROM change_log))
-                """, arguments: [Int64((cutoff.timeIntervalSince1970 * 1000).rounded(.down))])
+                """, arguments: [try StoredInstant.milliseconds(cutoff, "the cutoff")])
             return db.changesCount
         }
     }
@@ -153,7 +153,7 @@ extension SQLiteBridgeStore: ChangeLogStore {
         guard !bridgeIDs.isEmpty else { return 0 }
         let bridges = String(decoding: try JSONEncoder().encode(bridgeIDs), as: UTF8.self)
         let kept = String(decoding: try JSONEncoder().encode(current.sorted()), as: UTF8.self)
-        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+        let now = try StoredInstant.milliseconds(Date(), "the change's time")
         return try await write("withdraw announcements") { db in
             let logged = try ChangeLogSQL.newest(db)
             let doomed = try Row.fetchAll(db, sql: """
@@ -182,10 +182,17 @@ extension SQLiteBridgeStore: ChangeLogStore {
 }
 
 extension SQLiteBridgeStore: AlertStore {
-    public func saveAlert(_ rule: AlertRuleDTO) async throws {
+    public func saveAlert(_ rule: AlertRuleDTO, maximum: Int) async throws -> AlertSaveResult {
         let text = try rule.storedJSON()
-        try await write("save an alert") { db in
+        // Writers are serialized: the count and the insert are one step for every other writer.
+        return try await write("save an alert") { db in
+            let exists = try Bool.fetchOne(db, sql: "SELECT 1 FROM alerts WHERE name = ?", arguments: [rule.name]) ?? false
+            if !exists {
+                let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM alerts") ?? 0
+                guard count < maximum else { return .refused(count: count) }
+            }
             try db.execute(sql: "INSERT OR REPLACE INTO alerts (name, rule) VALUES (?, ?)", arguments: [rule.name, text])
+            return exists ? .replaced : .created
         }
     }
 
@@ -209,7 +216,8 @@ extension SQLiteBridgeStore: AlertStore {
     public func claimDueMessages(holder: String, now: Date, leaseUntil: Date, limit: Int) async throws
         -> [AlertOutboxEntryDTO]
     {
-        let (nowText, leaseText) = (StoredTimestamp.text(now), StoredTimestamp.text(leaseUntil))
+        let (nowText, leaseText) = (try StoredTimestamp.text(now, "the claim's time"),
+                                    try StoredTimestamp.text(leaseUntil, "the lease's end"))
         return try await write("claim alert messages") { db in
             try Row.fetchAll(db, sql: """
                 UPDATE alert_outbox SET lease_until = ?1, lease_holder = ?2
@@ -223,12 +231,27 @@ extension SQLiteBridgeStore: AlertStore {
         }
     }
 
+    public func claimMessage(eventID: String, holder: String, now: Date, leaseUntil: Date) async throws
+        -> AlertOutboxEntryDTO?
+    {
+        let (nowText, leaseText) = (try StoredTimestamp.text(now, "the claim's time"),
+                                    try StoredTimestamp.text(leaseUntil, "the lease's end"))
+        return try await write("claim an alert message") { db in
+            try Row.fetchOne(db, sql: """
+                UPDATE alert_outbox SET lease_until = ?1, lease_holder = ?2
+                WHERE event_id = ?3 AND state = 'pending' AND (lease_until IS NULL OR lease_until <= ?4)
+                RETURNING \(AlertOutboxSQL.columns)
+                """, arguments: [leaseText, holder, eventID, nowText]).map(AlertOutboxSQL.entry)
+        }
+    }
+
     public func recordAttempt(outboxID: Int64, holder: String, at: Date, outcome: AlertAttemptOutcome) async throws {
-        let atText = StoredTimestamp.text(at)
+        let atText = try StoredTimestamp.text(at, "the attempt's time")
         try await write("record an alert attempt") { db in
             let (state, next, status, detail): (AlertDeliveryState, String, Int?, String?) = switch outcome {
             case .delivered(let status): (.delivered, atText, status, nil)
-            case .retry(let status, let detail, let next): (.pending, StoredTimestamp.text(next), status, detail)
+            case .retry(let status, let detail, let next):
+                (.pending, try StoredTimestamp.text(next, "the next attempt's time"), status, detail)
             case .gone(let status): (.gone, atText, status, nil)
             case .expired(let detail): (.expired, atText, nil, detail)
             }
@@ -244,6 +267,27 @@ extension SQLiteBridgeStore: AlertStore {
                 VALUES (?1, (SELECT coalesce(max(attempt), 0) + 1 FROM alert_attempts WHERE outbox_id = ?1),
                         ?2, ?3, ?4, ?5, ?6)
                 """, arguments: [outboxID, atText, holder, outcome.name, status, detail])
+            if case .gone(let status) = outcome,
+               let name = try String.fetchOne(db, sql: "SELECT alert FROM alert_outbox WHERE id = ?", arguments: [outboxID]),
+               let text = try String.fetchOne(db, sql: "SELECT rule FROM alerts WHERE name = ?", arguments: [name]) {
+                var rule = try AlertRuleDTO.stored(text)
+                guard rule.disabled == nil else { return }
+                rule.disabled = AlertDisabling(reason: AlertRuleDTO.goneReason(httpStatus: status), at: at)
+                try db.execute(sql: "UPDATE alerts SET rule = ? WHERE name = ?", arguments: [try rule.storedJSON(), name])
+            }
+        }
+    }
+
+    public func pruneAlertMessages(finishedBefore cutoff: Date) async throws -> Int {
+        let cutoffText = try StoredTimestamp.text(cutoff, "the cutoff")
+        return try await write("prune the alert outbox") { db in
+            try db.execute(sql: """
+                DELETE FROM alert_attempts WHERE outbox_id IN
+                    (SELECT id FROM alert_outbox WHERE state <> 'pending' AND next_attempt_at < ?1)
+                """, arguments: [cutoffText])
+            try db.execute(sql: "DELETE FROM alert_outbox WHERE state <> 'pending' AND next_attempt_at < ?1",
+                           arguments: [cutoffText])
+            return db.changesCount
         }
     }
 

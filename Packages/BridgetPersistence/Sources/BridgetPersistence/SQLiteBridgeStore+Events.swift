@@ -66,7 +66,7 @@ extension SQLiteBridgeStore: EventStore {
             // (its strings retained, then released).
             try events.withUnsafeBufferPointer { events in
                 for index in events.indices {
-                    row.load(events.baseAddress! + index)
+                    try row.load(events.baseAddress! + index)
                     // A replaced record counts once, as updated: the store holds one opening for it, as before,
                     // changed.
                     var replaced = false
@@ -141,16 +141,16 @@ extension SQLiteBridgeStore: EventStore {
         }
         if let from = query.openedFrom {
             clauses.append("opened_at >= ?")
-            arguments += [StoredTimestamp.text(from)]
+            arguments += [try StoredTimestamp.text(from)]
         }
         if let before = query.openedBefore {
             clauses.append("opened_at < ?")
-            arguments += [StoredTimestamp.text(before)]
+            arguments += [try StoredTimestamp.text(before)]
         }
         if let after = query.after {
             let comparison = query.newestFirst ? "<" : ">"
             clauses.append("(opened_at, bridge_id) \(comparison) (?, ?)") // a row value: one index range
-            arguments += [StoredTimestamp.text(after.openedAt), after.bridgeID]
+            arguments += [try StoredTimestamp.text(after.openedAt), after.bridgeID]
         }
         let order = query.newestFirst ? "DESC" : "ASC"
         var sql = "SELECT \(Self.eventColumns) FROM events"
@@ -188,10 +188,10 @@ extension SQLiteBridgeStore: EventStore {
 
     public func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
         try await write("delete old events") { db in
-            try db.execute(sql: "DELETE FROM events WHERE opened_at < ?", arguments: [StoredTimestamp.text(cutoff)])
+            try db.execute(sql: "DELETE FROM events WHERE opened_at < ?", arguments: [try StoredTimestamp.text(cutoff)])
             let removed = db.changesCount
             try db.execute(sql: "DELETE FROM event_records WHERE opened_at < ?",
-                           arguments: [StoredTimestamp.text(cutoff)])
+                           arguments: [try StoredTimestamp.text(cutoff)])
             if removed > 0 { try db.execute(sql: "UPDATE history_version SET version = version + 1") }
             return removed
         }

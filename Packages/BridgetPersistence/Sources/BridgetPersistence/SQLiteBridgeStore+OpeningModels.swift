@@ -17,8 +17,8 @@ extension SQLiteBridgeStore: OpeningModelStore {
                 """)
             for entry in models {
                 try model.execute(arguments: [
-                    entry.bridgeID, StoredTimestamp.text(entry.builtAt), entry.firstDay, entry.lastDay, entry.openings,
-                    entry.sourceEvents, entry.sourceLatestOpening.map(StoredTimestamp.text), entry.baseStartProbability,
+                    entry.bridgeID, try StoredTimestamp.text(entry.builtAt), entry.firstDay, entry.lastDay, entry.openings,
+                    entry.sourceEvents, entry.sourceLatestOpening.map { try StoredTimestamp.text($0) }, entry.baseStartProbability,
                     entry.baseOpenProbability,
                     String(decoding: try JSONEncoder.sorted.encode(entry.monthFactors), as: UTF8.self),
                     entry.sourceVersion,

@@ -7,7 +7,7 @@ extension SQLiteBridgeStore: SyncRunStore {
         try await write("record a sync run") { db in
             try db.execute(
                 sql: "INSERT INTO sync_runs (provider, started_at, status, watermark_before) VALUES (?, ?, 'running', ?)",
-                arguments: [provider, StoredTimestamp.text(startedAt), watermarkBefore.map(StoredTimestamp.text)])
+                arguments: [provider, try StoredTimestamp.text(startedAt), watermarkBefore.map { try StoredTimestamp.text($0) }])
             return db.lastInsertedRowID
         }
     }
@@ -20,8 +20,8 @@ extension SQLiteBridgeStore: SyncRunStore {
                     updated = ?, unchanged = ?, rejected = ?, rejections = ?, error = ?, fingerprint = ?
                 WHERE id = ?
                 """, arguments: [
-                    record.finishedAt.map(StoredTimestamp.text), record.status.rawValue,
-                    record.watermarkAfter.map(StoredTimestamp.text), record.fetched, record.counts.inserted,
+                    record.finishedAt.map { try StoredTimestamp.text($0) }, record.status.rawValue,
+                    record.watermarkAfter.map { try StoredTimestamp.text($0) }, record.fetched, record.counts.inserted,
                     record.counts.updated, record.counts.unchanged, record.rejections.total, rejections, record.error,
                     record.fingerprint, record.id,
                 ])

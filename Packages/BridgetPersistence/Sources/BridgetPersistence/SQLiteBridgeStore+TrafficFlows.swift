@@ -10,7 +10,7 @@ extension SQLiteBridgeStore: TrafficFlowStore {
                 INSERT OR REPLACE INTO traffic_flows (bridge_id, observed_at, congestion, volume) VALUES (?, ?, ?, ?)
                 """)
             for flow in flows {
-                try statement.execute(arguments: [flow.bridgeID, StoredTimestamp.text(flow.timestamp), flow.congestionLevel,
+                try statement.execute(arguments: [flow.bridgeID, try StoredTimestamp.text(flow.timestamp), flow.congestionLevel,
                                                   flow.trafficVolume])
             }
         }

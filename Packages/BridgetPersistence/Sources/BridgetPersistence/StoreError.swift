@@ -61,6 +61,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     case orphan(Orphan, bridgeID: String)
     /// No sync run with the id to finish.
     case noSyncRun(id: Int64)
+    /// An instant no store keeps (not a number, infinite, or outside the years 0 to 9999), refused before it is
+    /// written: `what` says whose it is.
+    case invalidInstant(what: String)
 
     /// What names a bridge the catalog lacks.
     public enum Orphan: String, Sendable, Equatable {
@@ -127,6 +130,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .corruptEvent, .corruptRoute, .corruptModel: "store.corrupt"
         case .orphan: "store.orphan"
         case .noSyncRun: "store.no-run"
+        case .invalidInstant: "store.invalid-instant"
         }
     }
 
@@ -191,6 +195,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "\(orphan.rawValue) for unknown bridge \(bridgeID)"
         case .noSyncRun(let id):
             "no sync run with id \(id)"
+        case .invalidInstant(let what):
+            "\(what) is not an instant a store keeps (a finite time in the years 0 to 9999); nothing was written"
         case .replaced(let path, let gone):
             "the store at \(path) was " + (gone ? "deleted" : "replaced by another file") + " since it was opened"
         case .timedOut(let store, let action, let seconds):

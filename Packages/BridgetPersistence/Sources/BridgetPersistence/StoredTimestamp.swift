@@ -6,8 +6,9 @@ import Foundation
 /// Fixed width, so text order is time order, readable in the `sqlite3` shell, and understood by SQLite's date
 /// functions.
 enum StoredTimestamp {
-    static func text(_ date: Date) -> String {
-        let (reading, milliseconds) = parts(date)
+    /// The text form of `date`; an instant no store keeps (`StoredInstant`) is refused with an error, never trapped on.
+    static func text(_ date: Date, _ what: @autoclosure () -> String = "a time") throws -> String {
+        let (reading, milliseconds) = try parts(date, what())
         guard (0...9999).contains(reading.year) else { return fallback(reading, milliseconds) }
         return String(unsafeUninitializedCapacity: width) { buffer in
             write(reading, milliseconds, into: buffer)
@@ -16,8 +17,8 @@ enum StoredTimestamp {
     }
 
     /// Appends the text form of `date` to `bytes`, with no string in between: the bulk upsert writes two a row.
-    static func append(_ date: Date, to bytes: inout [UInt8]) {
-        let (reading, milliseconds) = parts(date)
+    static func append(_ date: Date, to bytes: inout [UInt8]) throws {
+        let (reading, milliseconds) = try parts(date, "a time")
         guard (0...9999).contains(reading.year) else {
             bytes.append(contentsOf: fallback(reading, milliseconds).utf8)
             return
@@ -32,8 +33,8 @@ enum StoredTimestamp {
     /// The length of the text form of a year 0 to 9999.
     private static let width = 24
 
-    private static func parts(_ date: Date) -> (FloatingTimestamp, Int) {
-        let interval = date.timeIntervalSince1970
+    private static func parts(_ date: Date, _ what: @autoclosure () -> String) throws -> (FloatingTimestamp, Int) {
+        let interval = try StoredInstant.seconds(date, what())
         var seconds = Int64(interval.rounded(.down))
         var milliseconds = Int(((interval - Double(seconds)) * 1000).rounded())
         if milliseconds == 1000 {
@@ -83,5 +84,30 @@ enum StoredTimestamp {
         }
         guard let reading = parsed else { return nil }
         return Date(timeIntervalSince1970: Double(reading.wallClockSeconds) + Double(reading.millisecond) / 1000)
+    }
+}
+
+/// The instants a store keeps: finite times in the years 0 to 9999. Every conversion of a `Date` to a stored form
+/// goes through `seconds(_:_:)`, so a number from outside (a receiver's `Retry-After: 1e300`, a `nan`) is refused
+/// with an error instead of trapping in an integer conversion.
+public enum StoredInstant {
+    /// 0000-01-01T00:00:00Z and 9999-12-31T23:59:59.999Z as seconds since 1970.
+    public static let seconds: ClosedRange<Double> = -62_167_219_200 ... 253_402_300_799.999
+
+    /// `date`'s seconds since 1970, or `StoreError.invalidInstant` naming `what`.
+    public static func seconds(_ date: Date, _ what: @autoclosure () -> String) throws -> Double {
+        let interval = date.timeIntervalSince1970
+        guard interval.isFinite, seconds.contains(interval) else { throw StoreError.invalidInstant(what: what()) }
+        return interval
+    }
+
+    /// `date` as whole milliseconds since 1970 (rounded down), or `StoreError.invalidInstant` naming `what`.
+    public static func milliseconds(_ date: Date, _ what: @autoclosure () -> String) throws -> Int64 {
+        Int64((try seconds(date, what()) * 1000).rounded(.down))
+    }
+
+    /// Whether a store keeps `date`.
+    public static func isStorable(_ date: Date) -> Bool {
+        date.timeIntervalSince1970.isFinite && seconds.contains(date.timeIntervalSince1970)
     }
 }

@@ -177,6 +177,67 @@ extension StoreConformance {
         #expect(attempts.map(\.holder) == ["c", "a", "b"])
         #expect(attempts.last?.httpStatus == 503 && attempts.last?.detail == "HTTP 503" && attempts.first?.attempt == 2)
         #expect(try await store.alertAttempts(alert: "other", limit: 10).isEmpty)
+
+        // A gone receiver turned its alert off in the attempt's transaction: a change it would match sends nothing.
+        let off = try #require(try await store.alerts().first { $0.name == "fremont" })
+        #expect(off.disabled?.reason == AlertRuleDTO.goneReason(httpStatus: 410))
+        _ = try await store.upsertEvents([StoreFixture.record("ndw-10", version: 1, minute: minuteFromNow + 120)])
+        #expect(try await store.outboxMessages(alert: nil, limit: 10).count == 2)
+
+        // `alert test`'s claim: a message by its id, to one holder while its lease lives, and no claim of all takes it.
+        let probe = AlertMessageDTO(id: "fremont:test-2", alert: "fremont", type: "test", bridgeID: "3",
+                                    bridgeName: "Fremont", openedAt: now, closedAt: nil, status: .planned, sequence: nil,
+                                    chance: nil, createdAt: now)
+        #expect(try await store.enqueueAlertMessage(probe, at: now))
+        let mine = try #require(try await store.claimMessage(eventID: probe.id, holder: "cli", now: now,
+                                                             leaseUntil: now.addingTimeInterval(60)))
+        #expect(mine.eventID == probe.id)
+        #expect(try await store.claimMessage(eventID: probe.id, holder: "server", now: now.addingTimeInterval(1),
+                                             leaseUntil: now.addingTimeInterval(60)) == nil)
+        #expect(try await store.claimDueMessages(holder: "server", now: now.addingTimeInterval(2),
+                                                 leaseUntil: now.addingTimeInterval(60), limit: 10).isEmpty)
+        #expect(try await store.claimMessage(eventID: "fremont:none", holder: "cli", now: now,
+                                             leaseUntil: now.addingTimeInterval(60)) == nil)
+
+        // An instant no store keeps (a receiver's Retry-After of nan, inf or 1e300 made into a time) is refused with
+        // an error, and the message is left as it was.
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 253_402_300_800] {
+            await #expect(throws: StoreError.self, "\(seconds)") {
+                try await store.recordAttempt(outboxID: mine.id, holder: "cli", at: now,
+                                              outcome: .retry(httpStatus: 503, detail: "HTTP 503",
+                                                              next: Date(timeIntervalSince1970: seconds)))
+            }
+        }
+        try await store.recordAttempt(outboxID: mine.id, holder: "cli", at: now.addingTimeInterval(3),
+                                      outcome: .delivered(httpStatus: 204))
+        #expect(try await store.outboxMessages(alert: nil, limit: 10).first?.attempts == 1)
+
+        // Retention: finished messages recorded before the cutoff go with their attempts; a pending one stays.
+        let pending = AlertMessageDTO(id: "fremont:test-3", alert: "fremont", type: "test", bridgeID: "3",
+                                      bridgeName: "Fremont", openedAt: now, closedAt: nil, status: .planned,
+                                      sequence: nil, chance: nil, createdAt: now)
+        #expect(try await store.enqueueAlertMessage(pending, at: now))
+        #expect(try await store.pruneAlertMessages(finishedBefore: now.addingTimeInterval(100)) == 2)
+        #expect(try await store.outboxMessages(alert: nil, limit: 10).map(\.eventID) == [pending.id, "fremont:\(announced.sequence)"])
+        #expect(try await store.pruneAlertMessages(finishedBefore: now.addingTimeInterval(1_000)) == 1)
+        #expect(try await store.outboxMessages(alert: nil, limit: 10).map(\.eventID) == [pending.id])
+        #expect(try await store.alertAttempts(alert: nil, limit: 10).isEmpty)
+
+        // The cap holds whatever saves run at once; replacing an alert at the cap is no new one.
+        let maximum = try await store.alerts().count + 5
+        let results = try await withThrowingTaskGroup(of: AlertSaveResult.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await store.saveAlert(AlertRuleDTO(name: "cap-\(index)", bridgeIDs: ["3"], timeZone: "UTC",
+                                                           destination: hook), maximum: maximum)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.filter { $0 == .created }.count == 5)
+        #expect(results.filter { $0 == .refused(count: maximum) }.count == 15)
+        #expect(try await store.alerts().count == maximum)
+        #expect(try await store.saveAlert(fremont, maximum: maximum) == .replaced)
     }
 }
 

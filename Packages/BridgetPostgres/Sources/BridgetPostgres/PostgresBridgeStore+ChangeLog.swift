@@ -70,7 +70,7 @@ extension PostgresBridgeStore {
     }
 
     func insertMessage(_ message: AlertMessageDTO, at now: Date, _ connection: PostgresConnection) async throws -> Bool {
-        let (body, at) = (try message.jsonBody(), Self.milliseconds(now))
+        let (body, at) = (try message.jsonBody(), try Self.milliseconds(now))
         var inserted = false
         for try await _ in try await connection.query("""
             INSERT INTO alert_outbox (event_id, alert, created_ms, body, next_attempt_ms)
@@ -115,7 +115,7 @@ extension PostgresBridgeStore: ChangeLogStore {
     }
 
     public func pruneChanges(recordedBefore cutoff: Date) async throws -> Int {
-        let milliseconds = Self.milliseconds(cutoff)
+        let milliseconds = try Self.milliseconds(cutoff)
         return try await transaction("prune the change log") { connection in
             var removed = 0
             for try await count in try await connection.query("""
@@ -164,12 +164,38 @@ extension PostgresBridgeStore: ChangeLogStore {
 }
 
 extension PostgresBridgeStore: AlertStore {
-    public func saveAlert(_ rule: AlertRuleDTO) async throws {
+    public func saveAlert(_ rule: AlertRuleDTO, maximum: Int) async throws -> AlertSaveResult {
         let text = try rule.storedJSON()
-        _ = try await rows("save an alert", """
-            INSERT INTO alerts (name, rule) VALUES (\(rule.name), \(text))
-            ON CONFLICT (name) DO UPDATE SET rule = excluded.rule
-            """)
+        let key = PostgresSchema.lockKey("alerts", schema: settings.schema)
+        // Saves take turns on the alerts' lock, so a count and the insert after it are one step for every host.
+        return try await transaction("save an alert") { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockClass), \(key))", logger: logger)
+            var (exists, count) = (false, 0)
+            for try await (found, total) in try await connection.query("""
+                SELECT EXISTS (SELECT 1 FROM alerts WHERE name = \(rule.name)), (SELECT count(*) FROM alerts)::bigint
+                """, logger: logger).decode((Bool, Int64).self) { (exists, count) = (found, Int(total)) }
+            guard exists || count < maximum else { return .refused(count: count) }
+            try await connection.query("""
+                INSERT INTO alerts (name, rule) VALUES (\(rule.name), \(text))
+                ON CONFLICT (name) DO UPDATE SET rule = excluded.rule
+                """, logger: logger)
+            return exists ? .replaced : .created
+        }
+    }
+
+    public func pruneAlertMessages(finishedBefore cutoff: Date) async throws -> Int {
+        let cutoffMS = try Self.milliseconds(cutoff, "the cutoff")
+        return try await transaction("prune the alert outbox") { connection in
+            try await connection.query("""
+                DELETE FROM alert_attempts WHERE outbox_id IN
+                    (SELECT id FROM alert_outbox WHERE state <> 'pending' AND next_attempt_ms < \(cutoffMS))
+                """, logger: logger)
+            var removed = 0
+            for try await _ in try await connection.query("""
+                DELETE FROM alert_outbox WHERE state <> 'pending' AND next_attempt_ms < \(cutoffMS) RETURNING 1
+                """, logger: logger) { removed += 1 }
+            return removed
+        }
     }
 
     public func alerts() async throws -> [AlertRuleDTO] {
@@ -192,7 +218,7 @@ extension PostgresBridgeStore: AlertStore {
         -> [AlertOutboxEntryDTO]
     {
         // SKIP LOCKED: hosts claiming at once take different messages instead of waiting on each other's rows.
-        let (nowMS, leaseMS) = (Self.milliseconds(now), Self.milliseconds(leaseUntil))
+        let (nowMS, leaseMS) = (try Self.milliseconds(now, "the claim's time"), try Self.milliseconds(leaseUntil, "the lease's end"))
         return try await rows("claim alert messages", """
             UPDATE alert_outbox SET lease_until_ms = \(leaseMS), lease_holder = \(holder)
             WHERE id IN (SELECT id FROM alert_outbox
@@ -204,11 +230,22 @@ extension PostgresBridgeStore: AlertStore {
             """).map(Self.outboxEntry).sorted { $0.id < $1.id }
     }
 
+    public func claimMessage(eventID: String, holder: String, now: Date, leaseUntil: Date) async throws
+        -> AlertOutboxEntryDTO?
+    {
+        let (nowMS, leaseMS) = (try Self.milliseconds(now, "the claim's time"), try Self.milliseconds(leaseUntil, "the lease's end"))
+        return try await rows("claim an alert message", """
+            UPDATE alert_outbox SET lease_until_ms = \(leaseMS), lease_holder = \(holder)
+            WHERE event_id = \(eventID) AND state = 'pending' AND (lease_until_ms IS NULL OR lease_until_ms <= \(nowMS))
+            RETURNING \(unescaped: Self.outboxColumns)
+            """).first.map(Self.outboxEntry)
+    }
+
     public func recordAttempt(outboxID: Int64, holder: String, at: Date, outcome: AlertAttemptOutcome) async throws {
-        let atMS = Self.milliseconds(at)
+        let atMS = try Self.milliseconds(at, "the attempt's time")
         let (state, next, status, detail): (AlertDeliveryState, Int64, Int32?, String?) = switch outcome {
         case .delivered(let status): (.delivered, atMS, Int32(status), nil)
-        case .retry(let status, let detail, let next): (.pending, Self.milliseconds(next), status.map(Int32.init), detail)
+        case .retry(let status, let detail, let next): (.pending, try Self.milliseconds(next, "the next attempt's time"), status.map(Int32.init), detail)
         case .gone(let status): (.gone, atMS, Int32(status), nil)
         case .expired(let detail): (.expired, atMS, nil, detail)
         }
@@ -226,6 +263,18 @@ extension PostgresBridgeStore: AlertStore {
                 VALUES (\(outboxID), (SELECT coalesce(max(attempt), 0) + 1 FROM alert_attempts WHERE outbox_id = \(outboxID)),
                         \(atMS), \(holder), \(outcome.name), \(status)::integer, \(detail)::text)
                 """, logger: logger)
+            guard case .gone(let status) = outcome else { return }
+            var stored: (name: String, rule: String)?
+            for try await (name, text) in try await connection.query("""
+                SELECT a.name, a.rule FROM alerts AS a JOIN alert_outbox AS o ON o.alert = a.name
+                WHERE o.id = \(outboxID) FOR UPDATE OF a
+                """, logger: logger).decode((String, String).self) { stored = (name, text) }
+            guard let stored else { return }
+            var rule = try AlertRuleDTO.stored(stored.rule)
+            guard rule.disabled == nil else { return }
+            rule.disabled = AlertDisabling(reason: AlertRuleDTO.goneReason(httpStatus: status), at: at)
+            try await connection.query("UPDATE alerts SET rule = \(try rule.storedJSON()) WHERE name = \(stored.name)",
+                                       logger: logger)
         }
     }
 

@@ -8,7 +8,7 @@ import PostgresNIO
 extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
         guard !events.isEmpty || checkpoint != nil else { return UpsertCounts() }
-        let batch = EventBatch(events)
+        let batch = try EventBatch(events)
         return try await transaction("save events") { connection in
             if let orphan = try await unknownBridge(batch.bridgeIDs, connection) {
                 throw StoreError.orphan(.event, bridgeID: orphan)
@@ -137,8 +137,8 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             return found
         }
         for event in events {
-            let opened = Self.milliseconds(event.openedAt)
-            let closed = event.closedAt.map(Self.milliseconds)
+            let opened = try Self.milliseconds(event.openedAt)
+            let closed = try event.closedAt.map { try Self.milliseconds($0) }
             let status: String? = event.status == .observed ? nil : event.status.rawValue
             let version = event.recordVersion.map(Int64.init)
             var replaced = false
@@ -228,11 +228,11 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         if let status = query.status {
             clauses.append(status == .observed ? "status IS NULL" : "status = \(bind(status.rawValue))")
         }
-        if let from = query.openedFrom { clauses.append("opened_ms >= \(bind(Self.milliseconds(from)))") }
-        if let before = query.openedBefore { clauses.append("opened_ms < \(bind(Self.milliseconds(before)))") }
+        if let from = query.openedFrom { clauses.append("opened_ms >= \(bind(try Self.milliseconds(from)))") }
+        if let before = query.openedBefore { clauses.append("opened_ms < \(bind(try Self.milliseconds(before)))") }
         if let after = query.after {
             let comparison = query.newestFirst ? "<" : ">"
-            clauses.append("(opened_ms, bridge_id) \(comparison) (\(bind(Self.milliseconds(after.openedAt))), \(bind(after.bridgeID)))")
+            clauses.append("(opened_ms, bridge_id) \(comparison) (\(bind(try Self.milliseconds(after.openedAt))), \(bind(after.bridgeID)))")
         }
         let order = query.newestFirst ? "DESC" : "ASC"
         var sql = "SELECT \(Self.eventColumns) FROM events"
@@ -262,7 +262,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     }
 
     public func deleteEvents(openedBefore cutoff: Date) async throws -> Int {
-        let milliseconds = Self.milliseconds(cutoff)
+        let milliseconds = try Self.milliseconds(cutoff)
         return try await transaction("delete old events") { connection in
             var removed = 0
             for try await count in try await connection.query("""
@@ -344,6 +344,7 @@ struct EventBatch {
     let events: [BridgeEventDTO]
     /// Each event's opening instant in milliseconds, in order.
     let openedMS: [Int64]
+    let closedMS: [Int64?]
     /// The distinct bridges the batch names.
     let bridgeIDs: [String]
     /// No source records, no key twice.
@@ -355,9 +356,11 @@ struct EventBatch {
         var bridgeID: String
     }
 
-    init(_ events: [BridgeEventDTO]) {
+    /// Refuses a batch with an instant no store keeps (`StoredInstant`).
+    init(_ events: [BridgeEventDTO]) throws {
         self.events = events
-        openedMS = events.map { PostgresBridgeStore.milliseconds($0.openedAt) }
+        openedMS = try events.map { try PostgresBridgeStore.milliseconds($0.openedAt) }
+        closedMS = try events.map { try $0.closedAt.map { try PostgresBridgeStore.milliseconds($0) } }
         var keys = Set<Key>(minimumCapacity: events.count)
         var bridges = Set<String>()
         var plain = true
@@ -411,7 +414,7 @@ struct EventBatch {
             guard let value else { return null() }
             bytes.append(contentsOf: value.description.utf8) // the shortest text that reads back exactly
         }
-        for (event, opened) in zip(events[rows], openedMS[rows]) {
+        for ((event, opened), closed) in zip(zip(events[rows], openedMS[rows]), closedMS[rows]) {
             text(event.bridgeID)
             bytes.append(0x09)
             integer(opened)
@@ -420,7 +423,7 @@ struct EventBatch {
             bytes.append(0x09)
             text(event.openLocal)
             bytes.append(0x09)
-            integer(event.closedAt.map(PostgresBridgeStore.milliseconds))
+            integer(closed)
             bytes.append(0x09)
             text(event.closeLocal)
             bytes.append(0x09)
@@ -443,7 +446,7 @@ struct EventBatch {
         binds.append(openedMS)
         binds.append(events.map(\.bridgeName))
         binds.append(events.map(\.openLocal))
-        binds.append(NullableArray(events.map { $0.closedAt.map(PostgresBridgeStore.milliseconds) }))
+        binds.append(NullableArray(closedMS))
         binds.append(NullableArray(events.map(\.closeLocal)))
         binds.append(NullableArray(events.map { $0.minutesOpen.map(Int64.init) }))
         binds.append(NullableArray(events.map(\.latitude)))

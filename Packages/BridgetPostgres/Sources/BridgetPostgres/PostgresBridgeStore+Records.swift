@@ -84,7 +84,7 @@ extension PostgresBridgeStore: SyncRunStore {
     public func startSyncRun(provider: String, startedAt: Date, watermarkBefore: Date?) async throws -> Int64 {
         let rows = try await rows("record a sync run", """
             INSERT INTO sync_runs (provider, started_ms, status, watermark_before_ms, host)
-            VALUES (\(provider), \(Self.milliseconds(startedAt)), 'running', \(watermarkBefore.map(Self.milliseconds))::bigint,
+            VALUES (\(provider), \(try Self.milliseconds(startedAt)), 'running', \(watermarkBefore.map { try Self.milliseconds($0) })::bigint,
                     \(syncLockHolder)::text)
             RETURNING id
             """)
@@ -97,8 +97,8 @@ extension PostgresBridgeStore: SyncRunStore {
     public func finishSyncRun(_ record: SyncRunRecord) async throws {
         let rejections = String(decoding: try JSONEncoder.sorted.encode(record.rejections.byReason), as: UTF8.self)
         let rows = try await rows("record a sync run", """
-            UPDATE sync_runs SET finished_ms = \(record.finishedAt.map(Self.milliseconds))::bigint,
-                status = \(record.status.rawValue), watermark_after_ms = \(record.watermarkAfter.map(Self.milliseconds))::bigint,
+            UPDATE sync_runs SET finished_ms = \(record.finishedAt.map { try Self.milliseconds($0) })::bigint,
+                status = \(record.status.rawValue), watermark_after_ms = \(record.watermarkAfter.map { try Self.milliseconds($0) })::bigint,
                 fetched = \(Int64(record.fetched)), inserted = \(Int64(record.counts.inserted)),
                 updated = \(Int64(record.counts.updated)), unchanged = \(Int64(record.counts.unchanged)),
                 rejected = \(Int64(record.rejections.total)), rejections = \(rejections), error = \(record.error)::text,
@@ -155,9 +155,9 @@ extension PostgresBridgeStore: OpeningModelStore {
                     INSERT INTO opening_models (bridge_id, built_ms, first_day, last_day, openings, source_events,
                         source_latest_ms, base_start_probability, base_open_probability, month_factors, source_version,
                         slot_starts, slot_occurrences, slot_start_probability, slot_open_probability, slot_mean_remaining)
-                    VALUES (\(model.bridgeID), \(Self.milliseconds(model.builtAt)), \(model.firstDay)::text,
+                    VALUES (\(model.bridgeID), \(try Self.milliseconds(model.builtAt)), \(model.firstDay)::text,
                         \(model.lastDay)::text, \(Int64(model.openings)), \(Int64(model.sourceEvents)),
-                        \(model.sourceLatestOpening.map(Self.milliseconds))::bigint, \(model.baseStartProbability),
+                        \(model.sourceLatestOpening.map { try Self.milliseconds($0) })::bigint, \(model.baseStartProbability),
                         \(model.baseOpenProbability), \(model.monthFactors), \(model.sourceVersion),
                         \(slots.map { Int64($0.starts) }), \(slots.map { Int64($0.occurrences) }),
                         \(slots.map(\.startProbability)), \(slots.map(\.openProbability)),
@@ -237,11 +237,11 @@ extension PostgresBridgeStore: TrafficFlowStore {
             }
             // The last of a (bridge, instant) given twice wins, as row-by-row replacing would have it.
             var latest: [String: TrafficFlowDTO] = [:]
-            for flow in flows { latest["\(flow.bridgeID) \(Self.milliseconds(flow.timestamp))"] = flow }
+            for flow in flows { latest["\(flow.bridgeID) \(try Self.milliseconds(flow.timestamp))"] = flow }
             let unique = Array(latest.values)
             try await connection.query("""
                 INSERT INTO traffic_flows (bridge_id, observed_ms, congestion, volume)
-                SELECT * FROM unnest(\(unique.map(\.bridgeID))::text[], \(unique.map { Self.milliseconds($0.timestamp) })::int8[],
+                SELECT * FROM unnest(\(unique.map(\.bridgeID))::text[], \(unique.map { try Self.milliseconds($0.timestamp) })::int8[],
                                      \(unique.map(\.congestionLevel))::float8[], \(unique.map { Int64($0.trafficVolume) })::int8[])
                 ON CONFLICT (bridge_id, observed_ms) DO UPDATE SET congestion = excluded.congestion, volume = excluded.volume
                 """, logger: logger)

@@ -217,8 +217,9 @@ public final class PostgresBridgeStore: Sendable {
     }
 
     /// Milliseconds since 1970 of an instant, rounded as the SQLite store rounds its text form.
-    static func milliseconds(_ date: Date) -> Int64 {
-        let interval = date.timeIntervalSince1970
+    /// An instant no store keeps (`StoredInstant`) is refused with an error.
+    static func milliseconds(_ date: Date, _ what: @autoclosure () -> String = "a time") throws -> Int64 {
+        let interval = try StoredInstant.seconds(date, what())
         let seconds = Int64(interval.rounded(.down))
         return seconds * 1000 + Int64(((interval - Double(seconds)) * 1000).rounded())
     }

@@ -332,7 +332,13 @@ extension ServedStore {
         }
     }
 
-    package func saveAlert(_ rule: AlertRuleDTO) async throws { try await call("save an alert") { try await $0.saveAlert(rule) } }
+    package func saveAlert(_ rule: AlertRuleDTO, maximum: Int) async throws -> AlertSaveResult {
+        try await call("save an alert") { try await $0.saveAlert(rule, maximum: maximum) }
+    }
+
+    package func pruneAlertMessages(finishedBefore cutoff: Date) async throws -> Int {
+        try await call("prune the alert outbox") { try await $0.pruneAlertMessages(finishedBefore: cutoff) }
+    }
 
     package func alerts() async throws -> [AlertRuleDTO] { try await call("read alerts") { try await $0.alerts() } }
 
@@ -349,6 +355,14 @@ extension ServedStore {
     {
         try await call("claim alert messages") {
             try await $0.claimDueMessages(holder: holder, now: now, leaseUntil: leaseUntil, limit: limit)
+        }
+    }
+
+    package func claimMessage(eventID: String, holder: String, now: Date, leaseUntil: Date) async throws
+        -> AlertOutboxEntryDTO?
+    {
+        try await call("claim an alert message") {
+            try await $0.claimMessage(eventID: eventID, holder: holder, now: now, leaseUntil: leaseUntil)
         }
     }
 

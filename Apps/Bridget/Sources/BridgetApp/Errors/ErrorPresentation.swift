@@ -146,6 +146,7 @@ package struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         case .corruptModel: "run `bridget model rebuild`"
         case .replaced: "nothing to do: the server serves the new file once it is whole; if it was deleted, sync again"
         case .timedOut: "try again in a few seconds; if it lasts, check the database (`bridget doctor`)"
+        case .invalidInstant: "the time came from outside (a receiver's answer, a file): nothing was stored"
         case .failed, .corruptEvent, .corruptRoute, .orphan, .noSyncRun: nil
         }
         return ErrorPresentation(code: error.code, message: error.description, hint: hint)

@@ -137,6 +137,7 @@ package enum ErrorTable {
         "store.failed": storeUnavailable(ioError, 5),
         "store.orphan": storeUnusable(ioError),
         "store.no-run": storeUnusable(dataError),
+        "store.invalid-instant": ErrorDisposition(exit: dataError, http: 422, "invalid-instant", "A time no store keeps"),
         "store.sync-running": ErrorDisposition(
             exit: tryAgain, http: 503, "sync-running", "Another sync is running", retryAfter: 30,
             detail: .generic("another host is syncing the store; try again later")),
