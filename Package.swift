@@ -56,6 +56,8 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         // Alerts' webhook signatures (HMAC-SHA256), with the server.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // Alerts' deliveries: deadlines, bounded answers, no redirects, the connection to the address checked.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         // The PostgreSQL store (its own package; the app uses it with trait `Postgres` only).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -138,6 +140,8 @@ let package = Package(
             name: "BridgetAlerts",
             dependencies: [
                 "BridgetApp", "BridgetDTOs", "BridgetPersistence", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Apps/Bridget/Sources/BridgetAlerts",
             swiftSettings: strictSettings
@@ -145,8 +149,8 @@ let package = Package(
         .target(
             name: "BridgetWeb",
             dependencies: [
-                "BridgetApp", "BridgetPages", "BridgetAlerts", "BridgetDTOs", "BridgetCaching", "BridgetPersistence",
-                "BridgetAnalysis",
+                "BridgetApp", "CBridgetMemory", "BridgetPages", "BridgetAlerts", "BridgetDTOs", "BridgetCaching",
+                "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

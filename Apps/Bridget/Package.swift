@@ -44,6 +44,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
@@ -84,13 +85,15 @@ let package = Package(
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "BridgetWeb",
             dependencies: [
-                "BridgetApp",
+                "BridgetApp", "CBridgetMemory",
                 "BridgetPages",
                 "BridgetAlerts",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),

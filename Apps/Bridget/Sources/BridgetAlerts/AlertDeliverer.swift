@@ -5,9 +5,11 @@ import Foundation
 
 /// Sends the outbox's messages: each due message claimed under a lease (so with several processes one sends it, and
 /// another only after its holder died), posted with a deadline, and its attempt recorded; a failure is tried again
-/// after an exponential backoff with jitter (or the receiver's `Retry-After` on 429 and 503), for
-/// `alerts.retry_hours`; `410 Gone` ends it. Every attempt of a message carries the same event id, so a receiver
-/// drops repeats.
+/// after an exponential backoff with jitter, or later when a receiver answering 429 or 503 asks so (`Retry-After`,
+/// read as a bounded fact: never sooner than the backoff, never past the message's expiry), for
+/// `alerts.retry_hours`. A receiver that says the destination is gone (410, or 404 three times in a row) turns the
+/// alert off. Every attempt of a message carries the same event id (`webhook-id`), so a receiver drops repeats.
+/// Finished messages and their attempts are removed after `alerts.keep_days`.
 package final class AlertDeliverer: Sendable {
     package struct Settings: Sendable {
         package var retryWindow: TimeInterval
@@ -15,6 +17,8 @@ package final class AlertDeliverer: Sendable {
         package var backoffInitial: TimeInterval
         package var backoffMaximum: TimeInterval
         package var allowPrivate: Bool
+        package var retention: TimeInterval
+        package var secretsFile: String?
         /// How often to look for due messages when there were none.
         package var pollInterval: Duration
         /// Messages claimed at once.
@@ -26,24 +30,31 @@ package final class AlertDeliverer: Sendable {
             backoffInitial = settings.backoffInitial
             backoffMaximum = settings.backoffMaximum
             allowPrivate = settings.allowPrivate
+            retention = settings.retention
+            secretsFile = settings.secretsFile
             self.pollInterval = pollInterval
             self.batch = batch
         }
     }
 
+    /// 404s in a row (this attempt's and the alert's attempts before it) that turn an alert off.
+    static let notFoundLimit = 3
+
     private let store: any AlertStore
     private let settings: Settings
     private let holder: String
-    private let environment: [String: String]
+    private let secrets: WebhookSecrets
     private let clock: LocalClock
     private let transport: any AlertTransport
+    private let policy: DestinationPolicy
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     /// Run before each pass: what puts messages in the outbox that no change does (the forecast alerts).
     private let beforePass: @Sendable (Date) async throws -> Void
 
     package init(store: any AlertStore, settings: Settings, holder: String, environment: [String: String],
-                 clock: LocalClock, transport: any AlertTransport = URLSessionAlertTransport(),
+                 clock: LocalClock, transport: any AlertTransport = HTTPClientAlertTransport(),
+                 resolver: @escaping @Sendable (String) throws -> [String] = DestinationPolicy.resolve,
                  now: @escaping @Sendable () -> Date = { Date() },
                  beforePass: @escaping @Sendable (Date) async throws -> Void = { _ in },
                  log: @escaping @Sendable (String) -> Void) {
@@ -51,9 +62,10 @@ package final class AlertDeliverer: Sendable {
         self.store = store
         self.settings = settings
         self.holder = holder
-        self.environment = environment
+        secrets = WebhookSecrets(environment: environment, file: settings.secretsFile)
         self.clock = clock
         self.transport = transport
+        policy = DestinationPolicy(allowPrivate: settings.allowPrivate, resolver: resolver)
         self.now = now
         self.log = log
     }
@@ -62,6 +74,7 @@ package final class AlertDeliverer: Sendable {
     /// reached is tried again; nothing is lost, as the outbox keeps every message until its outcome is recorded.
     package func run() async {
         var lastLook = Date.distantPast
+        var lastPrune = Date.distantPast
         while !Task.isCancelled {
             do {
                 // Forecasts change by the quarter hour: a look every 30 s is enough.
@@ -75,6 +88,11 @@ package final class AlertDeliverer: Sendable {
                         log("alerts: the forecast alerts were not checked: \(error)")
                     }
                 }
+                if now().timeIntervalSince(lastPrune) >= 3_600 {
+                    lastPrune = now()
+                    let removed = try await store.pruneAlertMessages(finishedBefore: lastPrune.addingTimeInterval(-settings.retention))
+                    if removed > 0 { log("alerts: removed \(removed) finished message(s) older than alerts.keep_days") }
+                }
                 let sent = try await deliverDue()
                 if sent == settings.batch { continue }
             } catch is CancellationError {
@@ -86,31 +104,38 @@ package final class AlertDeliverer: Sendable {
         }
     }
 
+    /// The lease a claim takes: long enough for one attempt and its record; a holder killed mid-way leaves its
+    /// messages to others after it.
+    package var lease: TimeInterval { settings.timeout * 2 + 5 }
+
     /// One pass: claims the due messages and attempts each; how many were claimed.
     @discardableResult
     package func deliverDue() async throws -> Int {
         let started = now()
-        // Long enough for one attempt and its record; a holder killed mid-way leaves its messages to others after it.
-        let lease = started.addingTimeInterval(settings.timeout * 2 + 5)
-        let due = try await store.claimDueMessages(holder: holder, now: started, leaseUntil: lease, limit: settings.batch)
+        let due = try await store.claimDueMessages(holder: holder, now: started, leaseUntil: started.addingTimeInterval(lease),
+                                                   limit: settings.batch)
         guard !due.isEmpty else { return 0 }
         let rules = Dictionary(try await store.alerts().map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         await withTaskGroup(of: Void.self) { group in
             for entry in due {
-                group.addTask { [self] in
-                    let outcome = await attempt(entry, rule: rules[entry.alert])
-                    let at = now()
-                    do {
-                        try await store.recordAttempt(outboxID: entry.id, holder: holder, at: at, outcome: outcome)
-                    } catch {
-                        // The lease runs out and the message is claimed again: sent twice at worst, with its event id.
-                        log("alerts: the attempt on \(entry.eventID) could not be recorded: \(error)")
-                    }
-                    log("alerts: \(entry.eventID) " + Self.describe(outcome))
-                }
+                group.addTask { [self] in _ = await deliver(entry, rule: rules[entry.alert]) }
             }
         }
         return due.count
+    }
+
+    /// Attempts one claimed message and records the attempt; its outcome.
+    package func deliver(_ entry: AlertOutboxEntryDTO, rule: AlertRuleDTO?) async -> AlertAttemptOutcome {
+        let outcome = await attempt(entry, rule: rule)
+        do {
+            try await store.recordAttempt(outboxID: entry.id, holder: holder, at: now(), outcome: outcome)
+        } catch {
+            // The lease runs out and the message is claimed again: sent twice at worst, with its event id.
+            log("alerts: the attempt on \(entry.eventID) could not be recorded: \(error)")
+        }
+        log("alerts: \(entry.eventID) " + Self.describe(outcome))
+        if case .gone = outcome { log("alerts: alert \(entry.alert) is turned off: its receiver is gone") }
+        return outcome
     }
 
     /// One attempt on a message: its outcome, never thrown.
@@ -120,68 +145,102 @@ package final class AlertDeliverer: Sendable {
             return .expired(detail: "not delivered within \(Self.hours(settings.retryWindow)) (alerts.retry_hours)")
         }
         guard let rule else { return .expired(detail: "the alert \(entry.alert) was removed") }
-        let destination = rule.destination
-        let url: URL
+        if let disabled = rule.disabled { return .expired(detail: "the alert is off: \(disabled.reason)") }
+        let destination: DestinationPolicy.Checked
         do {
-            url = try DestinationPolicy(allowPrivate: settings.allowPrivate).check(destination.url)
+            destination = try await policy.check(rule.destination.url)
         } catch {
-            return retry(entry, status: nil, detail: "\(error)", after: nil)
+            return retry(entry, status: nil, detail: "\(error)")
         }
         let body: Data
-        var headers = ["User-Agent": "bridget/\(BridgetVersion.current)", "Bridget-Event-Id": entry.eventID]
-        switch destination.kind {
+        var headers = [("User-Agent", "bridget/\(BridgetVersion.current)"), ("Bridget-Event-Id", entry.eventID)]
+        switch rule.destination.kind {
         case .webhook:
             body = Data(entry.body.utf8)
-            headers["Content-Type"] = "application/json"
             let timestamp = Int(started.timeIntervalSince1970)
-            headers["Bridget-Timestamp"] = String(timestamp)
-            if let variable = destination.secretEnvironment {
-                guard let secret = environment[variable], !secret.isEmpty else {
-                    return retry(entry, status: nil, detail: "the variable \(variable) that holds the webhook's secret is not set",
-                                 after: nil)
+            headers += [("Content-Type", "application/json"), ("webhook-id", entry.eventID),
+                        ("webhook-timestamp", String(timestamp))]
+            if let variable = rule.destination.secretEnvironment {
+                do {
+                    let keys = try secrets.keys(named: variable)
+                    headers.append(("webhook-signature",
+                                    WebhookSignature.header(keys: keys, id: entry.eventID, timestamp: timestamp, body: body)))
+                } catch {
+                    return retry(entry, status: nil, detail: "\(error)")
                 }
-                headers["Bridget-Signature"] = WebhookSignature.header(secret: secret, timestamp: timestamp, body: body)
             }
         case .ntfy:
             let message = try? JSONDecoder.iso8601.decode(AlertMessageDTO.self, from: Data(entry.body.utf8))
             body = Data((message.map { Self.text($0, clock: clock) } ?? "A bridge alert (\(entry.eventID))").utf8)
-            headers["Content-Type"] = "text/plain; charset=utf-8"
-            headers["Title"] = "Bridget: \(entry.alert)"
-            headers["Tags"] = "bridge_at_night"
+            headers += [("Content-Type", "text/plain; charset=utf-8"), ("Title", "Bridget: \(entry.alert)"),
+                        ("Tags", "bridge_at_night")]
         }
+        let reply: AlertReply
         do {
-            let (status, answer) = try await transport.post(url, headers: headers, body: body, timeout: settings.timeout)
-            switch status {
-            case 200..<300: return .delivered(httpStatus: status)
-            case 410: return .gone(httpStatus: status)
-            case 429, 503:
-                return retry(entry, status: status, detail: "HTTP \(status)",
-                             after: answer["retry-after"].flatMap { Self.retryAfter($0, now: started) })
-            default: return retry(entry, status: status, detail: "HTTP \(status)", after: nil)
-            }
+            reply = try await transport.post(destination, headers: headers, body: body, timeout: settings.timeout)
         } catch {
-            return retry(entry, status: nil, detail: Self.describe(error), after: nil)
+            return retry(entry, status: nil, detail: HTTPClientAlertTransport.classify(error).description)
+        }
+        switch reply.status {
+        case 200..<300: return .delivered(httpStatus: reply.status)
+        case 410: return .gone(httpStatus: 410)
+        case 404:
+            // The alert's attempts before this one, newest first: the destination is gone when they were 404 too.
+            let before = (try? await store.alertAttempts(alert: entry.alert, limit: Self.notFoundLimit - 1)) ?? []
+            if before.count == Self.notFoundLimit - 1, before.allSatisfy({ $0.httpStatus == 404 }) {
+                return .gone(httpStatus: 404)
+            }
+            return retry(entry, status: 404, detail: "HTTP 404")
+        case 429, 503:
+            return retry(entry, status: reply.status, detail: "HTTP \(reply.status)", retryAfter: reply.headers["retry-after"])
+        default:
+            return retry(entry, status: reply.status, detail: "HTTP \(reply.status)")
         }
     }
 
-    /// A retry after the receiver's wait, or the backoff: `initial × 2^(attempts)`, at most the maximum, scaled by
-    /// a random factor in 0.5…1 (so receivers coming back are not met by every sender at once).
-    private func retry(_ entry: AlertOutboxEntryDTO, status: Int?, detail: String, after wait: TimeInterval?)
+    /// A retry after the backoff, `initial × 2^(attempts)` at most the maximum, scaled by a random factor in 0.5…1 (so
+    /// receivers coming back are not met by every sender at once); or after the receiver's `Retry-After` when that is
+    /// later. Never past the message's expiry (`alerts.retry_hours` after it was made): a wait that would pass it
+    /// makes the next attempt the last, `lastAttemptMargin` before the expiry (so a claim a few polls late still
+    /// makes it).
+    private func retry(_ entry: AlertOutboxEntryDTO, status: Int?, detail: String, retryAfter: String? = nil)
         -> AlertAttemptOutcome
     {
+        let at = now()
         let backoff = min(settings.backoffMaximum, settings.backoffInitial * pow(2, Double(min(entry.attempts, 30))))
-        let delay = wait.map { max($0, 0) } ?? backoff * Double.random(in: 0.5...1)
-        return .retry(httpStatus: status, detail: detail, next: now().addingTimeInterval(delay))
+        var delay = backoff * Double.random(in: 0.5...1)
+        var detail = detail
+        if let retryAfter {
+            if let wait = Self.retryAfter(retryAfter, now: at) {
+                delay = max(delay, wait)
+            } else {
+                detail += " (Retry-After '\(ConfigValueType.escaped(retryAfter, limit: 40))' ignored: not seconds or an HTTP date)"
+            }
+        }
+        let expiry = entry.createdAt.addingTimeInterval(settings.retryWindow)
+        let last = expiry.addingTimeInterval(-lastAttemptMargin)
+        let next = at < last ? min(at.addingTimeInterval(delay), last) : max(expiry, at)
+        return .retry(httpStatus: status, detail: detail, next: next)
     }
 
-    /// `Retry-After` in seconds or as an HTTP date, as seconds from `now`.
-    static func retryAfter(_ text: String, now: Date) -> TimeInterval? {
-        if let seconds = Double(text.trimmingCharacters(in: .whitespaces)) { return seconds }
+    /// How long before a message's expiry its last attempt is made: ten seconds, or a tenth of a shorter window.
+    var lastAttemptMargin: TimeInterval { min(10, settings.retryWindow / 10) }
+
+    /// `Retry-After` as seconds from `now`: delay-seconds (digits only, RFC 9110) or an HTTP date (IMF-fixdate);
+    /// `nil` for anything else (`nan`, `inf`, `1e300`, `-5`, a date no store keeps). A past date is 0.
+    package static func retryAfter(_ text: String, now: Date) -> TimeInterval? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            // Ten digits is three centuries: more is no wait a receiver means, and is capped by the expiry anyway.
+            return trimmed.utf8.count <= 10 ? Double(trimmed) : nil
+        }
+        guard (20...40).contains(trimmed.utf8.count) else { return nil }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: text).map { $0.timeIntervalSince(now) }
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: trimmed), StoredInstant.isStorable(date) else { return nil }
+        return max(0, date.timeIntervalSince(now))
     }
 
     /// An ntfy message's text: "Fremont Bridge: opening announced for 17:52 PST (until 18:05 PST)".
@@ -208,21 +267,6 @@ package final class AlertDeliverer: Sendable {
         case .expired(let detail): "given up: \(detail)"
         case .retry(_, let detail, let next): "not delivered (\(detail)); next attempt at \(ISO8601DateFormatter().string(from: next))"
         }
-    }
-
-    /// A transport failure for a log line: its kind, never the URL (which can hold the destination's key).
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? URLError {
-            return switch error.code {
-            case .timedOut: "no answer within the deadline"
-            case .cannotConnectToHost, .networkConnectionLost, .notConnectedToInternet: "the receiver cannot be reached"
-            case .cannotFindHost, .dnsLookupFailed: "the receiver's host does not resolve"
-            case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
-                "the receiver's TLS certificate was refused"
-            default: "a network failure (\(error.code.rawValue))"
-            }
-        }
-        return "a network failure"
     }
 
     static func hours(_ seconds: TimeInterval) -> String { String(format: "%g h", seconds / 3600) }

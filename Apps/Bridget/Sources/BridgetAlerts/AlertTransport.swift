@@ -1,61 +1,147 @@
+import AsyncHTTPClient
+import BridgetApp
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
-/// One HTTP POST of a message and what came back.
-package protocol AlertTransport: Sendable {
-    /// Posts `body` to `url` with `headers`, giving up after `timeout`; the status and headers (names lower case).
-    func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) async throws
-        -> (status: Int, headers: [String: String])
+/// What a receiver answered: its status and headers (names lower case), and how much of its body was read.
+package struct AlertReply: Sendable, Equatable {
+    package var status: Int
+    package var headers: [String: String]
+    /// Bytes of the body read (at most `HTTPClientAlertTransport.bodyLimit`; the rest is never read).
+    package var bodyBytes: Int
+
+    package init(status: Int, headers: [String: String], bodyBytes: Int = 0) {
+        self.status = status
+        self.headers = headers
+        self.bodyBytes = bodyBytes
+    }
 }
 
-/// Posts with URLSession, following no redirect (a redirect could lead to an address the policy refuses): a 3xx is
-/// the answer.
-package final class URLSessionAlertTransport: NSObject, AlertTransport, URLSessionTaskDelegate, @unchecked Sendable {
-    private lazy var session: URLSession = {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpCookieAcceptPolicy = .never
-        configuration.httpShouldSetCookies = false
-        configuration.urlCache = nil
-        return URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
-    }()
-    private let lock = NSLock()
+/// Why an attempt got no answer, for the attempt's record.
+package enum AlertTransportError: Error, Equatable, CustomStringConvertible {
+    /// No whole answer head (and the body's first bytes) within the attempt's deadline.
+    case deadline
+    /// The receiver could not be reached (refused, reset, unreachable).
+    case unreachable
+    /// The TLS handshake failed (the certificate was refused).
+    case tls
+    /// Any other failure, by kind.
+    case other(String)
 
-    override package init() { super.init() }
+    package var description: String {
+        switch self {
+        case .deadline: "no answer within the deadline"
+        case .unreachable: "the receiver cannot be reached"
+        case .tls: "the receiver's TLS certificate was refused"
+        case .other(let kind): "a network failure (\(kind))"
+        }
+    }
+}
 
-    package func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) async throws
-        -> (status: Int, headers: [String: String])
-    {
-        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (session, sent) = (lock.withLock { self.session }, request)
-        // The deadline is held here: URLSession on Linux lets a request whose server never answers wait for the
-        // session's own 60 s, whatever the request's timeout says.
-        return try await withThrowingTaskGroup(of: (status: Int, headers: [String: String])?.self) { group in
-            group.addTask {
-                let (_, response) = try await session.data(for: sent)
-                guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+/// One HTTP POST of a message to a checked destination, and what came back.
+package protocol AlertTransport: Sendable {
+    /// Posts `body` to `destination` (connecting to its checked address only) with `headers`, giving up after
+    /// `timeout` whatever the receiver does.
+    func post(_ destination: DestinationPolicy.Checked, headers: [(String, String)], body: Data, timeout: TimeInterval)
+        async throws -> AlertReply
+}
+
+/// Posts with async-http-client on the server's event loops:
+/// - the connection goes to the address the destination check passed (`dnsOverride`; TLS still names and verifies the
+///   URL's host), so a name that resolves elsewhere a moment later is never asked again;
+/// - no redirect is followed (a 3xx is the answer), no proxy is used, no answer is decompressed (none is asked for:
+///   `Accept-Encoding: identity`);
+/// - of the answer, the head and at most `bodyLimit` bytes of the body are read; the rest is never read and the
+///   connection is closed;
+/// - the whole attempt, connection to body, is held to its deadline by cancellation, which ends it cleanly.
+///
+/// Each attempt has a client of its own (an address checked for one attempt is not reused for another), shut down
+/// when the attempt ends.
+package struct HTTPClientAlertTransport: AlertTransport {
+    /// The most bytes of an answer's body read.
+    package static let bodyLimit = 64 * 1024
+
+    package init() {}
+
+    package func post(_ destination: DestinationPolicy.Checked, headers: [(String, String)], body: Data,
+                      timeout: TimeInterval) async throws -> AlertReply {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow,
+            timeout: .init(connect: .milliseconds(Int64(min(timeout, 10) * 1000))),
+            decompression: .disabled)
+        configuration.httpVersion = .http1Only
+        configuration.proxy = nil
+        if destination.host != destination.address { configuration.dnsOverride = [destination.host: destination.address] }
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        var request = HTTPClientRequest(url: destination.url.absoluteString)
+        request.method = .POST
+        for (name, value) in headers { request.headers.add(name: name, value: value) }
+        request.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
+        request.headers.replaceOrAdd(name: "Connection", value: "close")
+        request.body = .bytes(ByteBuffer(bytes: body))
+        let sent = request
+        let result: Result<AlertReply, any Error>
+        do {
+            // The client's deadline ends the attempt with the reason it has (a refused connection, say); this one,
+            // a moment later, holds whatever the client does.
+            result = .success(try await Self.withDeadline(timeout + 0.25) {
+                let response = try await client.execute(sent, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
                 var fields: [String: String] = [:]
-                for (name, value) in http.allHeaderFields {
-                    fields[String(describing: name).lowercased()] = String(describing: value)
+                for header in response.headers {
+                    let name = header.name.lowercased()
+                    // A few bytes of each header at most: they go to the log and the attempt's record.
+                    fields[name] = fields[name] ?? String(header.value.prefix(200))
                 }
-                return (http.statusCode, fields)
-            }
+                var read = 0
+                for try await chunk in response.body {
+                    read += chunk.readableBytes
+                    if read >= Self.bodyLimit { break } // the rest is not read: the connection closes
+                }
+                return AlertReply(status: Int(response.status.code), headers: fields, bodyBytes: min(read, Self.bodyLimit))
+            })
+        } catch {
+            result = .failure(error)
+        }
+        try? await client.shutdown()
+        switch result {
+        case .success(let reply): return reply
+        case .failure(let error): throw Self.classify(error)
+        }
+    }
+
+    /// Runs `work` and cancels it at `timeout`: the deadline holds whatever stage the attempt is in.
+    static func withDeadline<T: Sendable>(_ timeout: TimeInterval, _ work: @escaping @Sendable () async throws -> T)
+        async throws -> T
+    {
+        try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask { try await work() }
             group.addTask {
                 try await Task.sleep(for: .milliseconds(Int64(timeout * 1000)))
                 return nil
             }
             defer { group.cancelAll() }
-            guard let first = try await group.next(), let answer = first else { throw URLError(.timedOut) }
-            return answer
+            guard let first = try await group.next(), let value = first else { throw AlertTransportError.deadline }
+            return value
         }
     }
 
-    package func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                            newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(nil)
+    /// A failure by kind, never with the URL (which can hold the destination's key).
+    static func classify(_ error: any Error) -> AlertTransportError {
+        if let known = error as? AlertTransportError { return known }
+        if error is CancellationError { return .deadline }
+        if let client = error as? HTTPClientError {
+            switch client {
+            case .deadlineExceeded, .readTimeout, .connectTimeout, .cancelled, .writeTimeout: return .deadline
+            case .remoteConnectionClosed: return .unreachable
+            default: return .other("HTTP client: \(String(describing: client).prefix(80))")
+            }
+        }
+        // NIO's connection errors (refused, unreachable, reset) by their type's name: NIOPosix is not ours to import.
+        let kind = String(describing: type(of: error))
+        if error is IOError || error is ChannelError || kind.contains("Connection") { return .unreachable }
+        let text = String(describing: error)
+        if text.contains("NIOSSL") || text.contains("handshake") || text.contains("certificate") { return .tls }
+        return .other(kind)
     }
 }

@@ -1,57 +1,35 @@
 import Crypto
 import Foundation
 
-/// How a webhook message is signed, as GitHub and Stripe sign theirs: HMAC-SHA256 with the alert's secret over
-/// `TIMESTAMP.BODY`, sent as `Bridget-Signature: t=TIMESTAMP,v1=HEX` beside `Bridget-Timestamp`. A receiver computes
-/// the same over the body it got and the timestamp in the header, compares in constant time, and refuses an old
-/// timestamp (a replay).
+/// How a webhook message is signed: as the Standard Webhooks specification says, so a receiver verifies it with the
+/// library it already has. Each message carries `webhook-id` (its event id, the same on every attempt),
+/// `webhook-timestamp` (Unix seconds of the attempt) and `webhook-signature`: `v1,` and the base64 HMAC-SHA256 of
+/// `id.timestamp.body` under the secret's key, once per key while a secret is rotated (space separated). A receiver
+/// computes the same, compares in constant time and refuses a timestamp far from its clock (a replay).
 package enum WebhookSignature {
-    /// The header value for `body` sent at `timestamp` (Unix seconds).
-    package static func header(secret: String, timestamp: Int, body: Data) -> String {
-        "t=\(timestamp),v1=" + hex(secret: secret, timestamp: timestamp, body: body)
+    /// The `webhook-signature` header: one `v1,<base64>` per key.
+    package static func header(keys: [[UInt8]], id: String, timestamp: Int, body: Data) -> String {
+        keys.map { "v1," + signature(key: $0, id: id, timestamp: timestamp, body: body) }.joined(separator: " ")
     }
 
-    /// The signature's hex digits.
-    package static func hex(secret: String, timestamp: Int, body: Data) -> String {
-        var signed = Data("\(timestamp).".utf8)
-        signed.append(body)
-        let code = HMAC<SHA256>.authenticationCode(for: signed, using: SymmetricKey(data: Data(secret.utf8)))
-        return code.map { String(format: "%02x", $0) }.joined()
+    /// One signature, base64.
+    package static func signature(key: [UInt8], id: String, timestamp: Int, body: Data) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: signed(id: id, timestamp: timestamp, body: body),
+                                             using: SymmetricKey(data: key))).base64EncodedString()
     }
 
-    /// Whether `header` signs `body` with `secret`: what a receiver checks (the tests' receiver does).
-    package static func verify(_ header: String, secret: String, body: Data) -> Bool {
-        var timestamp: Int?
-        var given: String?
-        for part in header.split(separator: ",") {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { continue }
-            if pair[0] == "t" { timestamp = Int(pair[1]) }
-            if pair[0] == "v1" { given = pair[1] }
+    /// Whether one of the header's `v1` signatures signs the message with `key`: what a receiver checks.
+    package static func verify(_ header: String, key: [UInt8], id: String, timestamp: Int, body: Data) -> Bool {
+        let content = signed(id: id, timestamp: timestamp, body: body)
+        return header.split(separator: " ").contains { part in
+            guard part.hasPrefix("v1,"), let given = Data(base64Encoded: String(part.dropFirst(3))) else { return false }
+            return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: content, using: SymmetricKey(data: key))
         }
-        guard let timestamp, let given, let expected = Data(hexDigits: hex(secret: secret, timestamp: timestamp, body: body)),
-              let actual = Data(hexDigits: given)
-        else { return false }
-        var signed = Data("\(timestamp).".utf8)
-        signed.append(body)
-        return HMAC<SHA256>.isValidAuthenticationCode(actual, authenticating: signed,
-                                                      using: SymmetricKey(data: Data(secret.utf8)))
-            && expected.count == actual.count
     }
-}
 
-extension Data {
-    /// Bytes from hex digits; `nil` for anything else.
-    init?(hexDigits text: String) {
-        guard text.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = text.startIndex
-        while index < text.endIndex {
-            let next = text.index(index, offsetBy: 2)
-            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
-            bytes.append(byte)
-            index = next
-        }
-        self.init(bytes)
+    private static func signed(id: String, timestamp: Int, body: Data) -> Data {
+        var content = Data("\(id).\(timestamp).".utf8)
+        content.append(body)
+        return content
     }
 }

@@ -143,6 +143,6 @@ struct AlertService: Service {
     let deliverer: AlertDeliverer
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { await deliverer.run() }
+        await cancelWhenGracefulShutdown { await deliverer.run() }
     }
 }

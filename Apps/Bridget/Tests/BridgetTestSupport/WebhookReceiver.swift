@@ -16,20 +16,46 @@ public final class WebhookReceiver: @unchecked Sendable {
         public let answered: Int
     }
 
+    /// An answer beyond a bare status: what a misbehaving receiver sends.
+    public enum Reply: Sendable {
+        /// A status with these headers and no body.
+        case status(Int, headers: [(String, String)])
+        /// A status whose body (`prefix`, then zeros) is `bytes` long, as its Content-Length says; sent until the client
+        /// stops taking it.
+        case body(Int, headers: [(String, String)], bytes: Int, prefix: [UInt8])
+        /// A status whose Content-Length promises `declared` bytes, of which `sent` come; then nothing, until the client
+        /// gives up.
+        case stops(Int, declared: Int, sent: [UInt8])
+        /// A status whose body comes a byte every `every`, until the client gives up.
+        case drip(Int, every: Duration)
+    }
+
     private let lock = NSLock()
     private var listener: Int32 = -1
     private var script: [Int] = []
+    private var replies: [Reply] = []
+    private var sentBodies: [Int] = []
+    /// The address listened on.
+    public let host: String
     private var received: [Delivery] = []
     /// What a GET is answered with, and its type.
     private let getBody: (data: Data, type: String)?
     public private(set) var port: Int = 0
 
     /// Starts listening on a free port.
-    public init(script: [Int] = [], getBody: (data: Data, type: String)? = nil) throws {
+    public init(script: [Int] = [], getBody: (data: Data, type: String)? = nil, host: String = "127.0.0.1",
+                port: Int = 0) throws {
         self.script = script
         self.getBody = getBody
-        try listen(port: 0)
+        self.host = host
+        try listen(port: port)
     }
+
+    /// Answers the next requests (before any scripted status) with these replies.
+    public func reply(_ answers: [Reply]) { lock.withLock { replies.append(contentsOf: answers) } }
+
+    /// For each reply with a body, how many of its bytes the client took before it closed the connection.
+    public var bodyBytesSent: [Int] { lock.withLock { sentBodies } }
 
     /// A 1×1 PNG, a map tile's stand-in.
     public static let pixel = Data([
@@ -72,7 +98,7 @@ public final class WebhookReceiver: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(wanted).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        _ = inet_pton(AF_INET, host, &address.sin_addr)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
@@ -122,8 +148,13 @@ public final class WebhookReceiver: @unchecked Sendable {
                         _ = head.withUnsafeBytes { send(connection, $0.baseAddress!, head.count, Int32(MSG_NOSIGNAL)) }
                         return
                     }
-                    let status = lock.withLock { script.isEmpty ? 204 : script.removeFirst() }
                     let body = Data(data[(end + 4)..<(end + 4 + length)])
+                    if let reply = lock.withLock({ replies.isEmpty ? nil : replies.removeFirst() }) {
+                        lock.withLock { received.append(Delivery(path: path, headers: headers, body: body, answered: reply.status)) }
+                        answer(reply, on: connection)
+                        return
+                    }
+                    let status = lock.withLock { script.isEmpty ? 204 : script.removeFirst() }
                     lock.withLock { received.append(Delivery(path: path, headers: headers, body: body, answered: status)) }
                     if status == Self.hang { // no answer: read until the client gives up and closes
                         while buffer.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
@@ -143,11 +174,63 @@ public final class WebhookReceiver: @unchecked Sendable {
         }
     }
 
+    /// Sends `bytes`; false once the client is gone.
+    private static func write(_ bytes: [UInt8], on connection: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(connection, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard sent > 0 else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    private func answer(_ reply: Reply, on connection: Int32) {
+        func head(_ status: Int, _ headers: [(String, String)], length: Int) -> [UInt8] {
+            Array(("HTTP/1.1 \(status) X\r\nContent-Length: \(length)\r\n"
+                   + headers.map { "\($0.0): \($0.1)\r\n" }.joined() + "\r\n").utf8)
+        }
+        var sent = 0
+        defer { if case .status = reply {} else { lock.withLock { sentBodies.append(sent) } } }
+        switch reply {
+        case .status(let status, let headers):
+            _ = Self.write(head(status, headers, length: 0), on: connection)
+        case .body(let status, let headers, let bytes, let prefix):
+            guard Self.write(head(status, headers, length: bytes), on: connection) else { return }
+            var chunk = prefix + [UInt8](repeating: 0, count: max(0, 65_536 - prefix.count))
+            while sent < bytes {
+                chunk = Array(chunk.prefix(bytes - sent))
+                guard Self.write(chunk, on: connection) else { return }
+                sent += chunk.count
+                chunk = [UInt8](repeating: 0, count: 65_536)
+            }
+        case .stops(let status, let declared, let part):
+            guard Self.write(head(status, [], length: declared) + part, on: connection) else { return }
+            sent = part.count
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            while buffer.withUnsafeMutableBytes({ recv(connection, $0.baseAddress, $0.count, 0) }) > 0 {}
+        case .drip(let status, let every):
+            guard Self.write(head(status, [], length: 100_000_000), on: connection) else { return }
+            while Self.write([UInt8(ascii: "x")], on: connection) {
+                sent += 1
+                Thread.sleep(forTimeInterval: Double(every.components.attoseconds) / 1e18 + Double(every.components.seconds))
+            }
+        }
+    }
+
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
         for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
             if Array(haystack[start..<(start + needle.count)]) == needle { return start }
         }
         return nil
+    }
+}
+
+extension WebhookReceiver.Reply {
+    var status: Int {
+        switch self {
+        case .status(let status, _), .body(let status, _, _, _), .stops(let status, _, _), .drip(let status, _): status
+        }
     }
 }

@@ -15,6 +15,8 @@ import Testing
 final class ScriptedTransport: AlertTransport {
     struct Post: Sendable {
         let url: URL
+        /// Where the attempt connected: the address the destination check passed.
+        let address: String
         let headers: [String: String]
         let body: Data
     }
@@ -30,16 +32,17 @@ final class ScriptedTransport: AlertTransport {
 
     var posts: [Post] { state.withLock { $0.posts } }
 
-    func post(_ url: URL, headers: [String: String], body: Data, timeout: TimeInterval) async throws
-        -> (status: Int, headers: [String: String])
+    func post(_ destination: DestinationPolicy.Checked, headers: [(String, String)], body: Data, timeout: TimeInterval)
+        async throws -> AlertReply
     {
+        let fields = Dictionary(headers, uniquingKeysWith: { _, last in last })
         let answer = state.withLock { state in
-            state.posts.append(Post(url: url, headers: headers, body: body))
+            state.posts.append(Post(url: destination.url, address: destination.address, headers: fields, body: body))
             return state.script.isEmpty ? .status(204, [:]) : state.script.removeFirst()
         }
         switch answer {
-        case .status(let status, let headers): return (status, headers)
-        case .failure: throw URLError(.cannotConnectToHost)
+        case .status(let status, let headers): return AlertReply(status: status, headers: headers)
+        case .failure: throw AlertTransportError.unreachable
         }
     }
 }
@@ -48,6 +51,9 @@ final class ScriptedTransport: AlertTransport {
 struct AlertsAndChangesTests {
     static let settings = AlertDeliverer.Settings(BridgetConfiguration.AlertSettings(
         retryWindow: 3_600, timeout: 5, backoffInitial: 10, backoffMaximum: 100, allowPrivate: true))
+    /// A webhook secret as Standard Webhooks writes one (24 bytes of "k").
+    static let secret = "whsec_" + Data(repeating: UInt8(ascii: "k"), count: 24).base64EncodedString()
+    static let secrets = ["BRIDGET_ALERT_SECRET_HOOK": secret]
 
     static func message(_ id: String, alert: String = "a", at now: Date) -> AlertMessageDTO {
         AlertMessageDTO(id: id, alert: alert, type: "opening.announced", bridgeID: "3", bridgeName: "Fremont Bridge",
@@ -56,7 +62,7 @@ struct AlertsAndChangesTests {
     }
 
     static func rule(_ name: String = "a", url: String = "http://127.0.0.1:9/hook", kind: AlertDestination.Kind = .webhook,
-                     secret: String? = "HOOK") -> AlertRuleDTO {
+                     secret: String? = "BRIDGET_ALERT_SECRET_HOOK") -> AlertRuleDTO {
         AlertRuleDTO(name: name, bridgeIDs: ["3"], timeZone: "America/Los_Angeles",
                      destination: AlertDestination(kind: kind, url: url, secretEnvironment: secret))
     }
@@ -67,7 +73,7 @@ struct AlertsAndChangesTests {
         let now = Date(timeIntervalSince1970: 1_782_850_000)
         let transport = ScriptedTransport([.status(200, [:]), .status(410, [:]), .status(429, ["retry-after": "42"]),
                                            .status(500, [:]), .failure])
-        let deliverer = AlertDeliverer(store: store, settings: Self.settings, holder: "test", environment: ["HOOK": "k"],
+        let deliverer = AlertDeliverer(store: store, settings: Self.settings, holder: "test", environment: Self.secrets,
                                        clock: LocalClock.seattle, transport: transport, now: { now }, log: { _ in })
         let entry = { (attempts: Int) in
             AlertOutboxEntryDTO(id: 1, eventID: "a:1", alert: "a", createdAt: now, body: "{}", state: .pending,
@@ -87,14 +93,20 @@ struct AlertsAndChangesTests {
             return
         }
         #expect(detail == "the receiver cannot be reached")
-        // The signature: HMAC-SHA256 over "timestamp.body" with the secret from the environment.
+        // The signature, as Standard Webhooks says: HMAC-SHA256 over "id.timestamp.body" with the secret's key.
         let signed = try #require(transport.posts.first)
-        let header = try #require(signed.headers["Bridget-Signature"])
-        #expect(WebhookSignature.verify(header, secret: "k", body: signed.body))
-        #expect(signed.headers["Bridget-Event-Id"] == "a:1" && header.hasPrefix("t=\(Int(now.timeIntervalSince1970)),v1="))
-        // Against Python's hmac: hmac.new(b"key", b'1700000000.{"id":"a:1"}', sha256).hexdigest().
-        #expect(WebhookSignature.hex(secret: "key", timestamp: 1_700_000_000, body: Data(#"{"id":"a:1"}"#.utf8))
-                == "c4c7e92479a778833fa15927c163a22f1b382f4285f628fcd6d4bf9c882c4de1")
+        let header = try #require(signed.headers["webhook-signature"])
+        let timestamp = Int(now.timeIntervalSince1970)
+        #expect(signed.headers["webhook-id"] == "a:1" && signed.headers["webhook-timestamp"] == String(timestamp))
+        #expect(WebhookSignature.verify(header, key: Array(repeating: UInt8(ascii: "k"), count: 24), id: "a:1",
+                                        timestamp: timestamp, body: signed.body))
+        #expect(!WebhookSignature.verify(header, key: Array(repeating: UInt8(ascii: "j"), count: 24), id: "a:1",
+                                         timestamp: timestamp, body: signed.body))
+        #expect(header.hasPrefix("v1,") && signed.headers["Bridget-Event-Id"] == "a:1")
+        // Against Python's hmac: base64(hmac.new(b"k" * 24, b'a:1.1700000000.{"id":"a:1"}', sha256).digest()).
+        #expect(WebhookSignature.signature(key: Array(repeating: UInt8(ascii: "k"), count: 24), id: "a:1",
+                                           timestamp: 1_700_000_000, body: Data(#"{"id":"a:1"}"#.utf8))
+                == "wiwFTTzWi/ePMPBCtYEyuqKja5J/QEGxExRgzVnfeXg=")
         let posted = transport.posts.count
         let unsigned = AlertDeliverer(store: store, settings: Self.settings, holder: "test", environment: [:],
                                       clock: LocalClock.seattle, transport: transport, now: { now }, log: { _ in })
@@ -102,19 +114,19 @@ struct AlertsAndChangesTests {
             Issue.record("a missing secret is retried")
             return
         }
-        #expect(missing.contains("HOOK") && !missing.contains("k\""))
+        #expect(missing.contains("BRIDGET_ALERT_SECRET_HOOK") && !missing.contains(Self.secret))
         var strict = Self.settings
         strict.allowPrivate = false
-        let guarded = AlertDeliverer(store: store, settings: strict, holder: "test", environment: ["HOOK": "k"],
+        let guarded = AlertDeliverer(store: store, settings: strict, holder: "test", environment: Self.secrets,
                                      clock: LocalClock.seattle, transport: transport, now: { now }, log: { _ in })
         guard case .retry(nil, let refused, _) = await guarded.attempt(entry(0), rule: Self.rule(url: "https://10.1.2.3/x"))
         else {
             Issue.record("a private address is refused")
             return
         }
-        #expect(refused.contains("private"))
+        #expect(refused.contains("private"), "\(refused)")
         #expect(transport.posts.count == posted, "nothing was sent without its secret or to a refused address")
-        let later = AlertDeliverer(store: store, settings: Self.settings, holder: "test", environment: ["HOOK": "k"],
+        let later = AlertDeliverer(store: store, settings: Self.settings, holder: "test", environment: Self.secrets,
                                    clock: LocalClock.seattle, transport: transport, now: { now.addingTimeInterval(7_200) },
                                    log: { _ in })
         guard case .expired = await later.attempt(entry(3), rule: Self.rule()) else {
@@ -155,21 +167,22 @@ struct AlertsAndChangesTests {
         #expect(refused == "the receiver cannot be reached")
     }
 
-    @Test("the destination policy: https anywhere public, http only to loopback or allowed private addresses, never link-local or multicast unless allowed")
-    func destinations() throws {
+    @Test("the destination policy: https to the internet; loopback, private and link-local (http or https) only where allowed; special-purpose ranges never")
+    func destinations() async throws {
         let strict = DestinationPolicy(allowPrivate: false)
         let open = DestinationPolicy(allowPrivate: true)
-        #expect(throws: Never.self) { try strict.check("http://127.0.0.1:9/hook") }
-        #expect(throws: Never.self) { try strict.check("https://[::1]/hook") }
-        for refused in ["https://10.0.0.1/x", "https://192.168.1.5/x", "https://172.20.0.1/x", "https://169.254.169.254/x",
-                        "https://[fe80::1]/x", "https://[fd00::1]/x", "http://8.8.8.8/x", "https://0.0.0.0/x",
-                        "https://224.0.0.1/x", "ftp://example.org/x", "https://user:pw@example.org/x", "not a url"] {
-            #expect(throws: DestinationPolicy.Refusal.self, "\(refused)") { try strict.check(refused) }
+        for refused in ["http://127.0.0.1:9/hook", "https://[::1]/hook", "https://10.0.0.1/x", "https://192.168.1.5/x",
+                        "https://172.20.0.1/x", "https://169.254.169.254/x", "https://[fe80::1]/x", "https://[fd00::1]/x",
+                        "http://8.8.8.8/x", "https://0.0.0.0/x", "https://224.0.0.1/x", "ftp://example.org/x",
+                        "https://user:pw@example.org/x", "not a url"] {
+            await #expect(throws: DestinationPolicy.Refusal.self, "\(refused)") { try await strict.check(refused) }
         }
-        #expect(throws: Never.self) { try open.check("http://10.0.0.1/x") }
-        #expect(throws: Never.self) { try open.check("https://169.254.169.254/x") }
-        #expect(throws: DestinationPolicy.Refusal.self) { try open.check("http://8.8.8.8/x") }
-        #expect(throws: DestinationPolicy.Refusal.self) { try open.check("https://0.0.0.0/x") }
+        #expect(try await strict.check("https://8.8.8.8/x").address == "8.8.8.8")
+        #expect(try await open.check("http://127.0.0.1:9/hook").address == "127.0.0.1")
+        #expect(try await open.check("http://10.0.0.1/x").address == "10.0.0.1")
+        #expect(try await open.check("https://169.254.169.254/x").address == "169.254.169.254")
+        await #expect(throws: DestinationPolicy.Refusal.self) { try await open.check("http://8.8.8.8/x") }
+        await #expect(throws: DestinationPolicy.Refusal.self) { try await open.check("https://0.0.0.0/x") }
         #expect(DestinationPolicy.redacted("https://hooks.example.org/services/T0/B0/SECRET?token=x") == "https://hooks.example.org/…")
         #expect(DestinationPolicy.kind("::ffff:10.0.0.1") == .privateNetwork)
     }
@@ -217,11 +230,11 @@ struct AlertsAndChangesTests {
     @Test("alerts over HTTP: every call needs the token; PUT checks the words, the bridges and the destination; answers hide the URL's path")
     func api() async throws {
         let token = "tok-\(UUID().uuidString)"
-        let fixture = try await WebFixture.make(environment: ["BRIDGET_API_TOKEN": token])
+        let fixture = try await WebFixture.make(environment: ["BRIDGET_API_TOKEN": token, "BRIDGET_ALERTS_ALLOW_PRIVATE": "true"])
         defer { fixture.remove() }
         let auth: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
         let body = #"{"bridges": ["Fremont", "2"], "days": "mon-fri", "between": "07:00-09:30", "#
-            + #""webhook": "http://127.0.0.1:9/hooks/SECRET-PATH", "secretEnv": "HOOK_SECRET"}"#
+            + #""webhook": "http://127.0.0.1:9/hooks/SECRET-PATH", "secretEnv": "BRIDGET_ALERT_SECRET_HOOK"}"#
         try await fixture.withClient { client in
             #expect(try await client.execute(uri: "/v1/alerts", method: .get).status == .unauthorized)
             #expect(try await client.execute(uri: "/v1/alerts/a", method: .put, body: ByteBuffer(string: body)).status
@@ -237,7 +250,7 @@ struct AlertsAndChangesTests {
             #expect(listed.status == .ok && listed.text.contains(#""name" : "commute""#))
             for (bad, why) in [(#"{"bridges": ["Nowhere"], "webhook": "https://example.org/x"}"#, "Nowhere"),
                                (#"{"bridges": ["3"]}"#, "destination"),
-                               (#"{"bridges": ["3"], "webhook": "https://10.0.0.1/x"}"#, "private"),
+                               (#"{"bridges": ["3"], "webhook": "https://198.18.0.1/x"}"#, "never post to"),
                                (#"{"bridges": ["3"], "webhook": "https://example.org/x", "extra": 1}"#, "extra"),
                                (#"{"bridges": ["3"], "days": "someday", "webhook": "https://example.org/x"}"#, "someday"),
                                (#"{"bridges": ["3"], "between": "7-9", "webhook": "https://example.org/x"}"#, "7-9"),

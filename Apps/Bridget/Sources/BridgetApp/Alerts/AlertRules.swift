@@ -57,8 +57,13 @@ package struct AlertOutput: Encodable, Sendable {
     package let destination: String
     package let destinationKind: String
     package let secretEnv: String?
+    /// Why the alert is off (its receiver said the destination is gone) and since when; absent while it is on.
+    package let disabled: String?
+    package let disabledAt: Date?
 
     package init(_ rule: AlertRuleDTO) {
+        disabled = rule.disabled?.reason
+        disabledAt = rule.disabled?.at
         name = rule.name
         route = rule.route
         bridgeIDs = rule.bridgeIDs
@@ -97,7 +102,8 @@ package struct AlertRules: Sendable {
         if let routeName = request.route {
             let routes = try await context.savedRoutes(store)
             guard let route = try await routes.routes().first(where: { $0.id == routeName }) else {
-                throw BridgetError.validation("unknown-route", "no saved route is named '\(routeName)'",
+                throw BridgetError.validation("unknown-route",
+                                              "no saved route is named '\(ConfigValueType.escaped(routeName, limit: 64))'",
                                               hint: "see `bridget route list`, or name bridges instead")
             }
             for crossing in route.crossings { bridgeIDs += crossing.bridgeIDs }
@@ -140,10 +146,7 @@ package struct AlertRules: Sendable {
         let destination: AlertDestination
         switch (request.webhook, request.ntfy) {
         case (let url?, nil):
-            if let variable = request.secretEnv, !Self.isVariableName(variable) {
-                throw BridgetError.validation("alert-secret-env", "'\(variable)' is not an environment variable's name",
-                                              hint: "name the variable that holds the secret, such as BRIDGET_HOOK_SECRET")
-            }
+            if let variable = request.secretEnv { try checkSecret(variable) }
             destination = AlertDestination(kind: .webhook, url: url, secretEnvironment: request.secretEnv)
         case (nil, let url?):
             guard request.secretEnv == nil else {
@@ -156,44 +159,66 @@ package struct AlertRules: Sendable {
                                           hint: "give --webhook URL (with --secret-env VAR) or --ntfy URL")
         }
         do {
-            _ = try DestinationPolicy(allowPrivate: context.configuration.alerts.allowPrivate).check(destination.url)
+            _ = try await DestinationPolicy(allowPrivate: context.configuration.alerts.allowPrivate).check(destination.url)
         } catch let refusal as DestinationPolicy.Refusal where refusal.isResolution {
             // A name that does not resolve here and now may where and when messages are sent: each attempt checks
             // the addresses again.
             context.note("\(refusal.description); the destination is checked again before each message")
         } catch let refusal as DestinationPolicy.Refusal {
             throw BridgetError.validation("alert-destination", refusal.description,
-                                          hint: "use an https URL on the internet (alerts.allow_private opens private addresses)")
+                                          hint: "use an https URL on the internet (alerts.allow_private opens loopback and private addresses)")
         }
         return AlertRuleDTO(name: name, route: request.route, bridgeIDs: bridgeIDs, weekdays: weekdays, window: window,
                             timeZone: context.clock.zone.identifier, trigger: trigger, destination: destination)
+    }
+
+    /// A webhook's secret variable: a name alerts may use, and, where it is set here, a secret long enough. One not
+    /// set here may be where messages are sent: each attempt reads it again.
+    private func checkSecret(_ variable: String) throws {
+        guard WebhookSecrets.isSecretName(variable) else {
+            throw BridgetError.validation(
+                "alert-secret-env",
+                "'\(ConfigValueType.escaped(variable, limit: 64))' is not a secret's variable: a webhook's secret is read "
+                    + "only from variables named \(WebhookSecrets.prefix)<NAME>",
+                hint: "put the secret in \(WebhookSecrets.prefix)COMMUTE (environment or alerts.secrets_file) and name that")
+        }
+        let alerts = context.configuration.alerts
+        do {
+            _ = try WebhookSecrets(environment: context.environment, file: alerts.secretsFile).keys(named: variable)
+        } catch let problem as WebhookSecrets.Problem where problem.isMissing {
+            context.note("\(problem.description) here; each message reads it again where it is sent")
+        } catch let problem as WebhookSecrets.Problem {
+            throw BridgetError.validation("alert-secret", problem.description,
+                                          hint: "a secret of 24 bytes or more: `openssl rand -base64 32`, prefixed whsec_")
+        }
     }
 
     /// An alert's name: what a URL path and a shell take without quoting.
     package static func checkName(_ name: String) throws {
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
         guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy(allowed.contains), !name.hasPrefix(".") else {
-            throw BridgetError.validation("alert-name", "'\(name)' is not an alert name",
+            throw BridgetError.validation("alert-name", "'\(ConfigValueType.escaped(name, limit: 64))' is not an alert name",
                                           hint: "use 1 to 64 letters, digits, '-', '_' or '.' (not first)")
         }
     }
 
-    static func isVariableName(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, CharacterSet.letters.contains(first) || first == "_" else { return false }
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
-        return text.count <= 128 && text.unicodeScalars.allSatisfy(allowed.contains)
-    }
-
-    /// `07:00-09:30` as minutes of the day.
+    /// `07:00-09:30` as minutes of the day: two times of day in the time grammar, which must differ as times (so
+    /// `07:00-7:00` is refused as `07:00-07:00` is; the whole day is no window at all).
     static func window(_ text: String) throws -> ClosedMinuteWindow {
-        let parts = text.split(separator: "-").map { String($0).trimmingCharacters(in: .whitespaces) }
-        guard parts.count == 2, let start = TimeGrammar.timeOfDay(parts[0]), let end = TimeGrammar.timeOfDay(parts[1]),
-              parts[0] != parts[1]
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            .map { String($0).trimmingCharacters(in: .whitespaces) }
+        guard text.utf8.count <= 40, parts.count == 2, let start = TimeGrammar.timeOfDay(parts[0]),
+              let end = TimeGrammar.timeOfDay(parts[1])
         else {
-            throw BridgetError.validation("alert-window", "'\(text)' is not a window of the day",
+            throw BridgetError.validation("alert-window", "'\(ConfigValueType.escaped(text, limit: 40))' is not a window of the day",
                                           hint: "write two local times such as 07:00-09:30 (22:00-02:00 crosses midnight)")
         }
-        return ClosedMinuteWindow(start: start.0 * 60 + start.1, end: end.0 * 60 + end.1)
+        let window = ClosedMinuteWindow(start: start.0 * 60 + start.1, end: end.0 * 60 + end.1)
+        guard window.start != window.end else {
+            throw BridgetError.validation("alert-window", "'\(ConfigValueType.escaped(text, limit: 40))' starts and ends at the same time",
+                                          hint: "leave out --between for the whole day, or give two different times")
+        }
+        return window
     }
 
     static func clockText(_ minute: Int) -> String { String(format: "%02d:%02d", minute / 60, minute % 60) }

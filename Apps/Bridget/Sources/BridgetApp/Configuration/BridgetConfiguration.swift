@@ -140,6 +140,11 @@ package struct BridgetConfiguration: Sendable {
         package var pollInterval: TimeInterval
         package var clientBuffer: Int
         package var stall: TimeInterval
+        /// Stream clients at once, in all and from one remote address.
+        package var maximumClients: Int = 1_000
+        package var maximumClientsPerAddress: Int = 16
+        /// Bytes of events queued to all stream clients together.
+        package var memoryBudget: Int = 32 << 20
     }
 
     package struct AlertSettings: Sendable, Equatable {
@@ -148,6 +153,12 @@ package struct BridgetConfiguration: Sendable {
         package var backoffInitial: TimeInterval
         package var backoffMaximum: TimeInterval
         package var allowPrivate: Bool
+        /// How long finished messages and their attempts are kept.
+        package var retention: TimeInterval = 7 * 86_400
+        /// The most alerts a store keeps.
+        package var maximumAlerts: Int = 1_000
+        /// `alerts.secrets_file`.
+        package var secretsFile: String?
 
         package init(retryWindow: TimeInterval, timeout: TimeInterval, backoffInitial: TimeInterval,
                      backoffMaximum: TimeInterval, allowPrivate: Bool) {
@@ -306,12 +317,21 @@ package struct BridgetConfiguration: Sendable {
         stream = StreamSettings(
             heartbeat: resolved.number("stream.heartbeat_seconds"),
             pollInterval: TimeInterval(resolved.integer("stream.poll_ms")) / 1000,
-            clientBuffer: resolved.integer("stream.client_buffer"), stall: resolved.number("stream.stall_seconds"))
+            clientBuffer: resolved.integer("stream.client_buffer"), stall: resolved.number("stream.stall_seconds"),
+            // Unset, it is also at most half of the connections: the rest stay for other requests.
+            maximumClients: resolved.values["stream.max_clients"]?.source == .defaultValue
+                ? min(resolved.integer("stream.max_clients"), max(1, resolved.integer("serve.max_connections") / 2))
+                : resolved.integer("stream.max_clients"),
+            maximumClientsPerAddress: resolved.integer("stream.max_clients_per_address"),
+            memoryBudget: resolved.integer("stream.memory_mb") << 20)
         alerts = AlertSettings(
             retryWindow: resolved.number("alerts.retry_hours") * 3600, timeout: resolved.number("alerts.timeout_seconds"),
             backoffInitial: resolved.number("alerts.backoff_initial_seconds"),
             backoffMaximum: resolved.number("alerts.backoff_max_seconds"),
             allowPrivate: resolved.text("alerts.allow_private") == "true")
+        alerts.retention = TimeInterval(resolved.integer("alerts.keep_days")) * 86_400
+        alerts.maximumAlerts = resolved.integer("alerts.max_alerts")
+        alerts.secretsFile = resolved.text("alerts.secrets_file")
         pages = PageSettings(tilesURL: resolved.text("pages.tiles_url"),
                              tilesAttribution: resolved.text("pages.tiles_attribution") ?? "")
     }

@@ -61,11 +61,18 @@ package struct ConfigurationLoader: Sendable {
             case .failure(let reason): problems.add("$\(key.environmentName) (\(key.path)): \(reason)")
             }
         }
+        if let (value, source) = values["stream.max_clients"], source != .defaultValue, case .integer(let streams) = value,
+           case .integer(let connections)? = values["serve.max_connections"]?.value, streams >= connections {
+            problems.add("'stream.max_clients' (\(streams)) must be below 'serve.max_connections' (\(connections)): stream "
+                         + "clients hold their connections, and other requests need slots too")
+        }
         var known = Set(schema.keys.map(\.environmentName)).union(Self.reservedVariables)
         if case .text(let tokenVariable)? = values["provider.live.app_token_env"]?.value { known.insert(tokenVariable) }
         if case .text(let tokenVariable)? = values["serve.token_env"]?.value { known.insert(tokenVariable) }
         if case .text(let passwordVariable)? = values["store.postgres.password_env"]?.value { known.insert(passwordVariable) }
-        for name in environment.keys.sorted() where name.hasPrefix("BRIDGET_") && !known.contains(name) {
+        // A webhook's secrets are not overrides: their variables are the alerts' own (`WebhookSecrets`).
+        for name in environment.keys.sorted()
+        where name.hasPrefix("BRIDGET_") && !known.contains(name) && !name.hasPrefix(WebhookSecrets.prefix) {
             problems.add("$\(name) is not a configuration override"
                          + (suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""))
         }

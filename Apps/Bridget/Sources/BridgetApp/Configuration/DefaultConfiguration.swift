@@ -107,14 +107,24 @@ stream:                     # GET /v1/stream, Server-Sent Events of the change l
   heartbeat_seconds: 15     # a comment this often keeps proxies from closing a quiet stream
   poll_ms: 100              # how often the server reads the log for changes (its own and other hosts')
   client_buffer: 1000       # changes queued for one client; past it the client reads what it missed from the store
-  stall_seconds: 10         # a client that takes nothing sent this long is dropped with a retry hint
+  stall_seconds: 10         # a client whose connection takes nothing sent this long is dropped (with a retry hint
+                            # when it can still be written to)
+  max_clients: 1000         # stream clients at once, below serve.max_connections (left unset: also at most half of
+                            # them); more are refused with 503
+  max_clients_per_address: 16    # stream clients at once from one remote address
+  memory_mb: 32             # events queued to all stream clients together; a client past it reads from the store
 
 alerts:                     # messages to webhooks and ntfy topics (`bridget alert`), sent by serve and watch
   retry_hours: 24           # a message not delivered within this is given up (expired)
   timeout_seconds: 10       # one delivery attempt's deadline
   backoff_initial_seconds: 30    # after a failed attempt, retry after this long, doubling each time
   backoff_max_seconds: 1800      # ... up to this (a receiver's Retry-After is honoured)
-  allow_private: false      # allow destinations at private, loopback or link-local addresses, and plain http to them
+  allow_private: false      # allow destinations at loopback, private or link-local addresses, and plain http to them
+                            # (special-purpose addresses such as documentation or NAT64 ranges are never allowed)
+  keep_days: 7              # delivered, gone and expired messages and their attempts are removed after this
+  max_alerts: 1000          # the most alerts the store keeps
+  secrets_file: null        # a file of BRIDGET_ALERT_SECRET_<NAME>=secret lines; webhook secrets come only from
+                            # variables named BRIDGET_ALERT_SECRET_<NAME>, here or in the environment
 
 pages:                      # the served and written pages
   tiles_url: null           # a basemap under the map, e.g. https://tile.openstreetmap.org/{z}/{x}/{y}.png (mind the

@@ -16,16 +16,19 @@ struct AlertCommand: AsyncParsableCommand {
             An alert watches a saved route's bridges (or bridges you name) on some days, in a window of the day, \
             and sends a message when an opening under way or announced falls there (or, with --trigger forecast, \
             when the chance of an opening at your departure is high). Messages go to a webhook (a JSON POST \
-            signed with HMAC-SHA256: Bridget-Signature t=TIMESTAMP,v1=HEX over "TIMESTAMP.BODY", the secret read \
-            from the variable --secret-env names) or an ntfy topic URL.
+            signed as Standard Webhooks says: webhook-id, webhook-timestamp, webhook-signature v1,BASE64 over \
+            "ID.TIMESTAMP.BODY", verified by its libraries) or an ntfy topic URL. A webhook's secret is read from \
+            a variable named BRIDGET_ALERT_SECRET_<NAME> (the environment, or alerts.secrets_file): whsec_ and \
+            base64, 24 bytes or more; two secrets separated by a space sign with both while you rotate.
             A message is written to the store's outbox in the same transaction as the change that triggers it, and \
             sent by `bridget serve` or `bridget watch` (a build with the Server trait): retried with backoff for \
-            alerts.retry_hours, honouring 429 Retry-After, stopped by 410 Gone. Each carries a stable id \
-            (Bridget-Event-Id) a receiver drops repeats by. `alert log` shows every attempt.
+            alerts.retry_hours, honouring 429 and 503 Retry-After within that time. A receiver answering 410 Gone \
+            (or 404 three times in a row) turns the alert off (`alert show` says so; `alert add` again turns it \
+            on). Each message carries a stable id a receiver drops repeats by. `alert log` shows every attempt.
               bridget alert add commute --route commute \\
                 --days mon-fri --between 07:00-09:30 \\
                 --webhook https://example.org/hooks/bridget \\
-                --secret-env BRIDGET_HOOK_SECRET
+                --secret-env BRIDGET_ALERT_SECRET_COMMUTE
               bridget alert add fremont --bridge Fremont \\
                 --ntfy https://ntfy.sh/my-fremont-topic
               bridget alert test commute
@@ -52,7 +55,8 @@ struct AlertCommand: AsyncParsableCommand {
         @Option(name: .long, help: "For --trigger forecast: how long before the departure to look (default 30m).")
         var lead: String?
         @Option(name: .long, help: "Post signed JSON to this https URL.") var webhook: String?
-        @Option(name: .customLong("secret-env"), help: "The environment variable that holds the webhook's signing secret.")
+        @Option(name: .customLong("secret-env"),
+                help: "The variable that holds the webhook's signing secret: BRIDGET_ALERT_SECRET_<NAME>.")
         var secretEnv: String?
         @Option(name: .long, help: "Post a short text to this ntfy topic URL (e.g. https://ntfy.sh/TOPIC).") var ntfy: String?
 
@@ -65,12 +69,14 @@ struct AlertCommand: AsyncParsableCommand {
                     departure: departure, threshold: threshold, lead: lead, webhook: webhook, secretEnv: secretEnv,
                     ntfy: ntfy)
                 let rule = try await AlertRules(context: context, store: store).rule(named: name, request)
-                try await store.saveAlert(rule)
-                var notes = ["", "Saved alert \(rule.name): messages wait in the store's outbox until `bridget serve` or "
-                             + "`bridget watch` sends them."]
-                if let variable = rule.destination.secretEnvironment, context.environment[variable]?.isEmpty ?? true {
-                    notes.append("Note: \(variable) is not set here; the process that sends must have it.")
+                let maximum = context.configuration.alerts.maximumAlerts
+                if case .refused(let count) = try await store.saveAlert(rule, maximum: maximum) {
+                    throw BridgetError.validation("alert-limit", "the store keeps \(count) alerts, the most it may "
+                                                  + "(alerts.max_alerts \(maximum)); \(rule.name) was not saved",
+                                                  hint: "remove one with `bridget alert remove`, or raise alerts.max_alerts")
                 }
+                let notes = ["", "Saved alert \(rule.name): messages wait in the store's outbox until `bridget serve` or "
+                             + "`bridget watch` sends them."]
                 try AlertCommand.write([AlertOutput(rule)], format: output.format, notes: notes)
             }
         }
@@ -167,17 +173,22 @@ struct AlertCommand: AsyncParsableCommand {
                     store: store, settings: AlertDeliverer.Settings(context.configuration.alerts),
                     holder: BridgetAssembly.processIdentity, environment: context.environment, clock: context.clock,
                     log: { _ in })
-                guard let entry = try await store.outboxMessages(alert: rule.name, limit: 50).first(where: { $0.eventID == message.id })
-                else { throw AlertCommand.unknown(name) }
-                let outcome = await deliverer.attempt(entry, rule: rule)
-                try await store.recordAttempt(outboxID: entry.id, holder: BridgetAssembly.processIdentity, at: Date(),
-                                              outcome: outcome)
+                // Claimed before it is sent, as a server claims it: whichever claims first sends it, once.
+                guard let entry = try await store.claimMessage(eventID: message.id, holder: BridgetAssembly.processIdentity,
+                                                               now: now, leaseUntil: now.addingTimeInterval(deliverer.lease))
+                else {
+                    Terminal.note("a running server took \(message.id) first and sends it: `bridget alert log \(rule.name)` "
+                                  + "shows the attempt")
+                    return
+                }
+                let outcome = await deliverer.deliver(entry, rule: rule)
                 switch outcome {
                 case .delivered(let status):
                     Terminal.note("delivered \(message.id) to \(DestinationPolicy.redacted(rule.destination.url)) (HTTP \(status))")
                 case .gone(let status):
-                    throw BridgetError(.network, code: "alert.gone", "the destination answered HTTP \(status): it is gone",
-                                       hint: "remove the alert or give it another destination", exitCode: 69)
+                    throw BridgetError(.network, code: "alert.gone",
+                                       "the destination answered HTTP \(status): it is gone, and the alert is turned off",
+                                       hint: "give the alert another destination with `bridget alert add`", exitCode: 69)
                 case .retry(_, let detail, _), .expired(let detail):
                     throw BridgetError(.network, code: "alert.undelivered", "the test message was not delivered: \(detail)",
                                        hint: "check the URL, the receiver and the secret's variable; `bridget alert log "
@@ -224,7 +235,8 @@ struct AlertCommand: AsyncParsableCommand {
     }
 
     static func unknown(_ name: String) -> BridgetError {
-        BridgetError.validation("unknown-alert", "no alert is named '\(name)'", hint: "see `bridget alert list`")
+        BridgetError.validation("unknown-alert", "no alert is named '\(ConfigValueType.escaped(name, limit: 64))'",
+                                hint: "see `bridget alert list`")
     }
 
     static func summary(_ alert: AlertOutput) -> String {
@@ -232,6 +244,7 @@ struct AlertCommand: AsyncParsableCommand {
             + "at bridges \(alert.bridgeIDs.joined(separator: ", "))" + (alert.route.map { " (route \($0))" } ?? "")
             + ", \(alert.days)" + (alert.between.map { " \($0)" } ?? "") + " (\(alert.timeZone))"
         text += ", to \(alert.destinationKind) \(alert.destination)" + (alert.secretEnv.map { " signed with $\($0)" } ?? "")
+        if let reason = alert.disabled { text += ". OFF: \(reason); `bridget alert add` it again to turn it on" }
         return text
     }
 

@@ -9,9 +9,6 @@ import Hummingbird
 struct AlertsController {
     let web: WebContext
 
-    /// The most alerts one store keeps through the API.
-    static let maximumAlerts = 1_000
-
     func addRoutes(to endpoints: Endpoints) {
         let routes = RoutesController(web: web)
         endpoints.get("/v1/alerts") { request, _ in
@@ -62,13 +59,15 @@ struct AlertsController {
         } catch let error as BridgetError where error.category == .validation {
             throw Problem.badBody(error.message + (error.hint.map { " (\($0))" } ?? ""))
         }
-        let saved = try await web.store.alerts()
-        let existed = saved.contains { $0.name == name }
-        guard existed || saved.count < Self.maximumAlerts else {
+        let maximum = web.app.configuration.alerts.maximumAlerts
+        let existed: Bool
+        switch try await web.store.saveAlert(rule, maximum: maximum) {
+        case .created: existed = false
+        case .replaced: existed = true
+        case .refused:
             throw Problem(status: .unprocessableContent, type: "over-limit", title: "Too many alerts",
-                          detail: "this server keeps at most \(Self.maximumAlerts) alerts; remove one first")
+                          detail: "this server keeps at most \(maximum) alerts (alerts.max_alerts); remove one first")
         }
-        try await web.store.saveAlert(rule)
         var response = try Self.json(AlertOutput(rule), status: existed ? .ok : .created)
         if !existed { response.headers[.location] = "/v1/alerts/\(name)" }
         return response
