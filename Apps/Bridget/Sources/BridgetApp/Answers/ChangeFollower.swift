@@ -12,10 +12,16 @@ package struct ChangeFollower: Sendable {
     /// Changes read at once; a fuller log is read again at once.
     package let pageSize: Int
 
-    package init(store: any ChangeLogStore, pollInterval: Duration, pageSize: Int = 1_000) {
+    /// Asked at most once a second while the log has nothing new: throws when the store is no longer the one opened
+    /// (its file deleted or replaced), which ends the pages with that error instead of reading a file nobody writes.
+    package let check: @Sendable () async throws -> Void
+
+    package init(store: any ChangeLogStore, pollInterval: Duration, pageSize: Int = 1_000,
+                 check: @escaping @Sendable () async throws -> Void = {}) {
         self.store = store
         self.pollInterval = pollInterval
         self.pageSize = pageSize
+        self.check = check
     }
 
     /// Pages of the changes after `sequence` (of `bridgeIDs` only, when given), oldest first, each page once, as
@@ -24,6 +30,7 @@ package struct ChangeFollower: Sendable {
         let (stream, continuation) = AsyncThrowingStream<[OpeningChangeDTO], any Error>.makeStream(bufferingPolicy: .unbounded)
         let task = Task {
             var cursor = sequence
+            var checked = ContinuousClock.now
             do {
                 while !Task.isCancelled {
                     let page = try await store.changes(after: cursor, bridgeIDs: bridgeIDs, limit: pageSize)
@@ -31,6 +38,9 @@ package struct ChangeFollower: Sendable {
                         cursor = last.sequence
                         continuation.yield(page)
                         if page.count == pageSize { continue }
+                    } else if ContinuousClock.now - checked >= .seconds(1) {
+                        checked = .now
+                        try await check()
                     }
                     try await Task.sleep(for: pollInterval)
                 }

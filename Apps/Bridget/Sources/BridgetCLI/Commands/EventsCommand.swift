@@ -101,7 +101,8 @@ struct EventsCommand: AsyncParsableCommand {
     /// Prints the changes after `sequence` as they are stored, a line each, until interrupted (exit 0).
     static func follow(_ store: any BridgeStore, after sequence: Int64, bridgeIDs: [String], format: OutputFormat,
                        clock: LocalClock, poll: TimeInterval) async throws {
-        let follower = ChangeFollower(store: store, pollInterval: .milliseconds(Int64(max(poll, 0.05) * 1000)))
+        let follower = ChangeFollower(store: store, pollInterval: .milliseconds(Int64(max(poll, 0.05) * 1000)),
+                                      check: { try await store.checkReadiness() })
         let catalog = Dictionary(try await store.bridges().map { ($0.id, $0.displayName) }, uniquingKeysWith: { a, _ in a })
         if format == .csv { Self.printLine("sequence,recorded_at,kind,bridge_id,opened_at,closed_at,status,record_id,record_version") }
         let pages = follower.pages(after: sequence, bridgeIDs: bridgeIDs.isEmpty ? nil : bridgeIDs)

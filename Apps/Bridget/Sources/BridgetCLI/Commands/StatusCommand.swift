@@ -37,8 +37,10 @@ struct StatusCommand: AsyncParsableCommand {
             let context = try global.context()
             let store = try await context.openStoreForReading()
             let books = HistoryBooks(context: context, store: store)
-            let now = try at.map { try context.timeGrammar.resolve($0, option: "--at", direction: .ahead).instant }
-                ?? context.assembly.now()
+            let asked = try at.map { try context.timeGrammar.resolve($0, option: "--at", direction: .ahead) }
+            // A time in the spring-forward gap or the repeated autumn hour: say which instant answers.
+            if let note = asked?.note { Terminal.note("--at: " + note) }
+            let now = asked?.instant ?? context.assembly.now()
             let catalog = try await books.book().catalog
             let wanted = try bridge.map { try context.bridge(named: $0, in: catalog) }
             let answer = try await StatusNowAnswer.current(books: books, bridges: wanted, now: now)
