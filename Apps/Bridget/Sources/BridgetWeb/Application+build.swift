@@ -24,8 +24,8 @@ package enum WebAPI {
 /// The router of every endpoint over `web`, with its middleware: metrics outermost (they see the status an error
 /// became), then the request log, which turns every error into a problem.
 /// A `HEAD` is answered as its `GET` is, without the body (RFC 9110).
-package func buildRouter(_ web: WebContext) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+package func buildRouter(_ web: WebContext) -> Router<WebRequestContext> {
+    let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestMetrics(registry: web.registry))
     router.add(middleware: RequestLog(inFlight: web.inFlight))
     let endpoints = Endpoints(router: router)
@@ -51,7 +51,9 @@ package func buildApplication(_ web: WebContext, host: String, port: Int, logger
     return Application(
         router: buildRouter(web),
         server: .http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionGuard(headTimeout: headTimeout, logger: logger)],
+            additionalChannelHandlers: [ConnectionGuard(
+                headTimeout: headTimeout, stallTimeout: .milliseconds(Int64(web.app.configuration.stream.stall * 1000)),
+                logger: logger)],
             idleTimeout: .milliseconds(Int64(serve.idleTimeout * 1000)))),
         configuration: .init(address: .hostname(host, port: port), serverName: "bridget",
                              availableConnectionsDelegate: MaximumAvailableConnections(serve.maximumConnections,

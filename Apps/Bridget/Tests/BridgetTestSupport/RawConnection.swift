@@ -13,8 +13,13 @@ public final class RawConnection: Sendable {
     /// The longest a read waits for the server: a hang detector, not a timing.
     public static let hangDetector: Int32 = 120_000
 
-    public init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`; `receiveBuffer`, when given, is the socket's receive buffer in bytes (a small one
+    /// fills at once: a client that never reads).
+    public init(port: Int, receiveBuffer: Int32? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

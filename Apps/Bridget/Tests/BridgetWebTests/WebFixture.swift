@@ -90,7 +90,11 @@ struct WebFixture {
     /// The JSON of a core answer, as the CLI's `--format json` prints it.
     static func json(_ value: some Encodable) throws -> String { try AnswerJSON.text(value) + "\n" }
 
-    func remove() { try? FileManager.default.removeItem(atPath: folder) }
+    /// Stops the fixture's change hub (a test's stream started it) and removes its folder.
+    func remove() {
+        web.changes.stop()
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 }
 
 extension TestResponse {

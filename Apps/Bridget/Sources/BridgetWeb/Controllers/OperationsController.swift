@@ -40,6 +40,9 @@ struct OperationsController {
 
     /// `/metrics`: the Prometheus text of every metric (requests by route and status, latency, refreshes).
     func metrics() -> Response {
+        // The stream's gauges as they stand at the scrape.
+        web.streamGauges.clients.set(Double(web.changes.slots.count))
+        web.streamGauges.queuedBytes.set(Double(web.changes.budget.inUse))
         var buffer: [UInt8] = []
         web.registry.emit(into: &buffer)
         return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -21,25 +21,38 @@ struct StreamController {
     static let backfillPage = 500
 
     func addRoutes(to endpoints: Endpoints) {
-        endpoints.get("/v1/stream") { request, _ in try await stream(request) }
+        endpoints.get("/v1/stream") { request, context in try await stream(request, from: context.remoteIP) }
     }
 
-    func stream(_ request: Request) async throws -> Response {
+    func stream(_ request: Request, from address: String? = nil) async throws -> Response {
         let query = Query(request)
         let named = try await web.queryBridges(query.all("bridge"))
         let wanted: Set<String>? = named.isEmpty ? nil : Set(named.map(\.id))
         var last: Int64?
         if let text = request.headers[Self.lastEventID] ?? query["after"] {
             guard let number = Int64(text.trimmingCharacters(in: .whitespaces)), number >= 0 else {
-                throw Problem.badParameter("Last-Event-ID", "'\(text)' is not an event id this stream gave (a whole number)")
+                throw Problem.badParameter("Last-Event-ID", "\(ConfigValueType.quoted(String(text.prefix(40)))) is not an "
+                                           + "event id this stream gave (a whole number)")
             }
             last = number
         }
         // A client that does not ask for an event stream (a script, a poller) gets one page of the log as JSON.
-        let accept = request.headers[.accept]?.lowercased() ?? ""
-        guard accept.contains("text/event-stream") else {
+        guard Self.acceptsEventStream(request.headers[.accept]) else {
             let limit = try query.integer("limit", in: 1...1_000, fallback: 100)
             return try AlertsController.json(try await page(after: last ?? 0, bridgeIDs: wanted, limit: limit), status: .ok)
+        }
+        // A slot first: stream clients never take the connections other requests need.
+        let slot: StreamSlots.Slot
+        switch web.changes.slots.take(address: address) {
+        case .success(let taken): slot = taken
+        case .failure(let refusal):
+            let detail = switch refusal {
+            case .full(let maximum): "the server streams to \(maximum) clients at most (stream.max_clients); try again later"
+            case .address(let maximum):
+                "the server streams to \(maximum) clients at most from one address (stream.max_clients_per_address)"
+            }
+            throw Problem(status: .serviceUnavailable, type: "stream-full", title: "Too many stream clients",
+                          detail: detail, headers: [.retryAfter: "10"])
         }
         guard let (client, joinedAt) = try await web.changes.subscribe(bridgeIDs: wanted) else {
             throw Problem(status: .serviceUnavailable, type: "shutting-down", title: "The server is stopping",
@@ -59,6 +72,8 @@ struct StreamController {
                                    Self.accelBuffering: "no", .connection: "close"]
         let (hub, stall) = (web.changes, Duration.milliseconds(Int64(web.app.configuration.stream.stall * 1000)))
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // The slot is held while the stream runs, and given back when this closure (or an unrun one) goes.
+            withExtendedLifetime(slot) {}
             var client = client
             defer { client.cancel() }
             var sent = joinedAt
@@ -69,13 +84,19 @@ struct StreamController {
                 try await writer.write(buffer)
                 return ContinuousClock.now - started <= stall
             }
-            /// The changes after `sent` up to `through`, from the store, a page at a time.
+            /// The changes after `sent` up to `through`, from the store, a page at a time (one write a page).
             func catchUp(through newest: Int64) async throws -> Bool {
                 while sent < newest {
                     let page = try await store.changes(after: sent, bridgeIDs: bridgeIDs, limit: Self.backfillPage)
+                    var events = ByteBuffer()
+                    var through = sent
                     for change in page where change.sequence <= newest {
-                        guard try await write(try ChangeHub.event(change)) else { return false }
-                        sent = change.sequence
+                        events.writeImmutableBuffer(try ChangeHub.event(change))
+                        through = change.sequence
+                    }
+                    if events.readableBytes > 0 {
+                        guard try await write(events) else { return false }
+                        sent = through
                     }
                     guard let last = page.last?.sequence, page.count == Self.backfillPage else { break }
                     sent = max(sent, min(last, newest))
@@ -99,11 +120,21 @@ struct StreamController {
             var ending: ChangeHub.Ending?
             while reading {
                 for await item in client.stream {
+                    client.took(item)
                     switch item {
-                    case .change(let sequence, _, let event):
-                        guard sequence > sent else { continue }
-                        reading = try await write(event)
-                        sent = sequence
+                    case .changes(let batch):
+                        guard let last = batch.sequences.last, last > sent else { continue }
+                        if batch.sequences[0] > sent {
+                            reading = try await write(batch.combined)
+                        } else {
+                            // Caught up from the store past the batch's start: only what is new.
+                            var rest = ByteBuffer()
+                            for (sequence, event) in zip(batch.sequences, batch.events) where sequence > sent {
+                                rest.writeImmutableBuffer(event)
+                            }
+                            reading = try await write(rest)
+                        }
+                        sent = last
                     case .heartbeat:
                         reading = try await write(ByteBuffer(string: ": heartbeat\n\n"))
                     }
@@ -155,6 +186,20 @@ struct StreamController {
         // Past the last change read; a page that came back short has read the log to its end as it stood.
         let next = changes.count == limit ? (changes.last?.sequence ?? start) : max(bounds.newest, changes.last?.sequence ?? start)
         return ChangePage(changes: changes, next: next, oldest: bounds.oldest, newest: bounds.newest, resync: resync)
+    }
+
+    /// Whether an `Accept` header asks for `text/event-stream` with a quality above 0 (RFC 9110: `q=0` means "not
+    /// acceptable"); a wildcard alone gets the JSON page.
+    static func acceptsEventStream(_ header: String?) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains { range in
+            let parts = range.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard parts.first == "text/event-stream" else { return false }
+            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
+                guard let quality = Double(parameter.dropFirst(2)), quality.isFinite, quality > 0 else { return false }
+            }
+            return true
+        }
     }
 
     static let lastEventID = HTTPField.Name("Last-Event-ID")!

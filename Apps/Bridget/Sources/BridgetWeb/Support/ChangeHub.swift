@@ -1,5 +1,6 @@
 import BridgetApp
 import BridgetDTOs
+import CBridgetMemory
 import BridgetPersistence
 import Foundation
 import Hummingbird
@@ -11,14 +12,37 @@ import Synchronization
 /// (`GET /v1/stream`): the log is read once per poll, not once per client, and each change is encoded once.
 ///
 /// Each client has a queue of at most `clientBuffer` events; a client that lets it fill (a burst of changes, a slow
-/// reader) leaves the hub and reads what it missed from the store, so nothing is buffered for it without bound. A heartbeat goes to
+/// reader) leaves the hub and reads what it missed from the store, so nothing is buffered for it without bound. The
+/// bytes queued to all clients together are bounded too (`stream.memory_mb`): a client whose next event would pass
+/// the budget leaves the hub the same way. Clients hold slots (`stream.max_clients`, and
+/// `stream.max_clients_per_address` from one remote address): past them a stream is refused. A heartbeat goes to
 /// every client each `heartbeat`. On graceful shutdown every stream ends, so draining the server never waits on one.
-final class ChangeHub: Service, Sendable {
+package final class ChangeHub: Service, Sendable {
     /// What a client's queue holds.
     enum Item: Sendable {
-        /// A change, as its Server-Sent Events text.
-        case change(sequence: Int64, bridgeID: String, event: ByteBuffer)
+        /// Changes read in one poll (those of the client's bridges), as their Server-Sent Events text: one write.
+        case changes(Batch)
         case heartbeat
+    }
+
+    /// Changes of one poll as events: each one's number and text, and all of them as one buffer.
+    struct Batch: Sendable {
+        let sequences: [Int64]
+        let events: [ByteBuffer]
+        let combined: ByteBuffer
+
+        init(sequences: [Int64], events: [ByteBuffer]) {
+            self.sequences = sequences
+            self.events = events
+            var combined = ByteBuffer()
+            combined.reserveCapacity(events.reduce(0) { $0 + $1.readableBytes })
+            for event in events { combined.writeImmutableBuffer(event) }
+            self.combined = combined
+        }
+
+        /// What the batch costs a client's queue: its changes and its bytes (with the queue's bookkeeping).
+        var count: Int { sequences.count }
+        var cost: Int { combined.readableBytes + 64 * sequences.count }
     }
 
     /// Why a client's queue ended.
@@ -35,14 +59,55 @@ final class ChangeHub: Service, Sendable {
         fileprivate let continuation: AsyncStream<Item>.Continuation
         fileprivate let bridgeIDs: Set<String>?
         private let ending = Mutex<Ending?>(nil)
+        /// Changes and bytes queued and not yet taken (the bytes counted in the hub's budget); `nil` once the client
+        /// has ended and given them back.
+        private let queued = Mutex<(changes: Int, bytes: Int)?>((0, 0))
+        private let limit: Int
+        private let budget: MemoryBudget
 
-        fileprivate init(bridgeIDs: Set<String>?, limit: Int) {
-            (stream, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .bufferingOldest(limit))
+        fileprivate init(bridgeIDs: Set<String>?, limit: Int, budget: MemoryBudget) {
+            // Bounded by `reserve`: at most `limit` changes, and the budget's bytes.
+            (stream, continuation) = AsyncStream<Item>.makeStream(bufferingPolicy: .unbounded)
             self.bridgeIDs = bridgeIDs
+            self.limit = limit
+            self.budget = budget
         }
 
-        /// Ends the client's queue: the hub forgets it.
-        func cancel() { continuation.finish() }
+        deinit { release() }
+
+        /// Ends the client's queue: the hub forgets it, and what it still queued leaves the budget.
+        func cancel() {
+            continuation.finish()
+            release()
+        }
+
+        /// The client took an item from its queue: its changes leave the queue's count, its bytes the budget.
+        func took(_ item: Item) {
+            guard case .changes(let batch) = item else { return }
+            let given = queued.withLock { queued -> Bool in
+                guard let now = queued else { return false }
+                queued = (now.changes - batch.count, now.bytes - batch.cost)
+                return true
+            }
+            if given { budget.give(batch.cost) }
+        }
+
+        /// Counts a batch queued for the client, when its queue and the budget have room for it.
+        fileprivate func reserve(_ batch: Batch) -> Bool {
+            queued.withLock { queued in
+                guard let now = queued, now.changes + batch.count <= limit, budget.take(batch.cost) else { return false }
+                queued = (now.changes + batch.count, now.bytes + batch.cost)
+                return true
+            }
+        }
+
+        private func release() {
+            let remaining = queued.withLock { queued -> Int in
+                defer { queued = nil }
+                return queued?.bytes ?? 0
+            }
+            if remaining > 0 { budget.give(remaining) }
+        }
 
         /// Why the hub ended this client's stream, if it did.
         var endedBecause: Ending? { ending.withLock { $0 } }
@@ -67,14 +132,22 @@ final class ChangeHub: Service, Sendable {
     private let logger: Logger
     private let state = Mutex(State())
     private let follower = Mutex<Task<Void, Never>?>(nil)
+    /// The bytes queued to every client together.
+    package let budget: MemoryBudget
+    /// The stream's connection slots.
+    package let slots: StreamSlots
 
-    init(store: any ChangeLogStore, pollInterval: Duration, heartbeat: Duration, clientBuffer: Int, logger: Logger) {
+    init(store: any ChangeLogStore, pollInterval: Duration, heartbeat: Duration, clientBuffer: Int,
+         memoryBudget: Int = 32 << 20, slots: StreamSlots = StreamSlots(maximum: 1_000, perAddress: 16), logger: Logger) {
         self.store = store
         self.pollInterval = pollInterval
         self.heartbeat = heartbeat
         self.clientBuffer = clientBuffer
+        budget = MemoryBudget(maximum: memoryBudget)
+        self.slots = slots
         self.logger = logger
     }
+
 
     /// Adds a client for the changes of `bridgeIDs` (every bridge when `nil`): the hub hands it every change after
     /// the returned number. Waits until the hub has read the log once; `nil` when the server is shutting down.
@@ -85,7 +158,7 @@ final class ChangeHub: Service, Sendable {
             let joined: (Client, Int64)?? = state.withLock { state in
                 if state.stopped { return .some(nil) }
                 guard let cursor = state.cursor else { return nil }
-                let client = Client(bridgeIDs: bridgeIDs, limit: clientBuffer)
+                let client = Client(bridgeIDs: bridgeIDs, limit: clientBuffer, budget: budget)
                 state.clients[ObjectIdentifier(client)] = client
                 return .some((client, cursor))
             }
@@ -108,7 +181,7 @@ final class ChangeHub: Service, Sendable {
 
     /// Runs in the server's service group: the hub reads the log from the first client on, and at graceful
     /// shutdown ends every stream.
-    func run() async throws {
+    package func run() async throws {
         start()
         defer { stop() }
         try? await gracefulShutdown()
@@ -122,7 +195,7 @@ final class ChangeHub: Service, Sendable {
     }
 
     /// Ends every stream, refuses new ones and stops reading the log.
-    func stop() {
+    package func stop() {
         let clients = state.withLock { state in
             state.stopped = true
             defer { state.clients.removeAll() }
@@ -165,34 +238,44 @@ final class ChangeHub: Service, Sendable {
         }
     }
 
+    /// Hands a poll's changes to every client as one batch (of its bridges' changes): encoded once, shared by every
+    /// client that takes every bridge.
     private func broadcast(_ changes: [OpeningChangeDTO], through cursor: Int64) {
-        let items: [Item] = changes.compactMap { change in
-            (try? Self.event(change)).map { Item.change(sequence: change.sequence, bridgeID: change.bridgeID, event: $0) }
+        var encoded: [(sequence: Int64, bridgeID: String, event: ByteBuffer)] = []
+        encoded.reserveCapacity(changes.count)
+        for change in changes {
+            if let event = try? Self.event(change) { encoded.append((change.sequence, change.bridgeID, event)) }
         }
+        let all = Batch(sequences: encoded.map(\.sequence), events: encoded.map(\.event))
         let clients = state.withLock { state in
             state.cursor = cursor
             return Array(state.clients.values)
         }
         for client in clients {
-            for item in items {
-                if case .change(_, let bridgeID, _) = item, let wanted = client.bridgeIDs, !wanted.contains(bridgeID) {
-                    continue
-                }
-                guard deliver(item, to: client) else { break }
+            guard let wanted = client.bridgeIDs else {
+                deliver(.changes(all), to: client)
+                continue
+            }
+            let mine = encoded.filter { wanted.contains($0.bridgeID) }
+            if !mine.isEmpty {
+                deliver(.changes(Batch(sequences: mine.map(\.sequence), events: mine.map(\.event))), to: client)
             }
         }
     }
 
-    /// Queues an item for a client; a full queue ends the client's queue (it is behind).
+    /// Queues an item for a client; a queue over `clientBuffer` changes, or a memory budget without room, ends the
+    /// client's queue (it is behind: it reads the rest from the store).
     @discardableResult
     private func deliver(_ item: Item, to client: Client) -> Bool {
-        switch client.continuation.yield(item) {
-        case .enqueued: return true
-        case .dropped:
+        if case .changes(let batch) = item, !client.reserve(batch) {
             remove(client)
             client.end(.behind)
             return false
-        case .terminated:
+        }
+        switch client.continuation.yield(item) {
+        case .enqueued: return true
+        case .dropped, .terminated:
+            client.took(item) // never queued
             remove(client)
             return false
         @unknown default: return false
@@ -206,5 +289,90 @@ final class ChangeHub: Service, Sendable {
         buffer.writeString(try AnswerJSON.line(change))
         buffer.writeString("\n\n")
         return buffer
+    }
+}
+
+/// A budget of bytes shared by many holders: `take` succeeds only while the total stays within `maximum`.
+package final class MemoryBudget: Sendable {
+    package let maximum: Int
+    private let used = Atomic<Int>(0)
+
+    init(maximum: Int) { self.maximum = maximum }
+
+    /// Bytes held now.
+    package var inUse: Int { used.load(ordering: .relaxed) }
+
+    func take(_ bytes: Int) -> Bool {
+        var current = used.load(ordering: .relaxed)
+        while true {
+            guard current + bytes <= maximum else { return false }
+            let (exchanged, original) = used.compareExchange(expected: current, desired: current + bytes,
+                                                              ordering: .relaxed)
+            if exchanged { return true }
+            current = original
+        }
+    }
+
+    func give(_ bytes: Int) { used.subtract(bytes, ordering: .relaxed) }
+}
+
+/// The stream's connection slots: at most `maximum` clients at once, `perAddress` of them from one remote address.
+/// A slot is held by a `Slot` and given back when it goes, however the stream ends (or if it never starts).
+package final class StreamSlots: Sendable {
+    let maximum: Int
+    let perAddress: Int
+    private let held = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
+
+    init(maximum: Int, perAddress: Int) {
+        self.maximum = maximum
+        self.perAddress = perAddress
+    }
+
+    /// Clients holding a slot now.
+    package var count: Int { held.withLock { $0.total } }
+
+    /// A slot for a client at `address` (`nil`: unknown, counted in the total only), or why there is none.
+    func take(address: String?) -> Result<Slot, Refusal> {
+        held.withLock { held in
+            guard held.total < maximum else { return .failure(.full(maximum)) }
+            if let address {
+                let mine = held.byAddress[address, default: 0]
+                guard mine < perAddress else { return .failure(.address(perAddress)) }
+                held.byAddress[address] = mine + 1
+            }
+            held.total += 1
+            return .success(Slot(slots: self, address: address))
+        }
+    }
+
+    fileprivate func give(address: String?) {
+        held.withLock { held in
+            held.total -= 1
+            if let address {
+                let left = held.byAddress[address, default: 1] - 1
+                held.byAddress[address] = left > 0 ? left : nil
+            }
+        }
+    }
+
+    enum Refusal: Error, Equatable {
+        case full(Int)
+        case address(Int)
+    }
+
+    /// One client's slot, given back when it is released.
+    final class Slot: Sendable {
+        private let slots: StreamSlots
+        private let address: String?
+
+        fileprivate init(slots: StreamSlots, address: String?) {
+            self.slots = slots
+            self.address = address
+        }
+
+        deinit {
+            slots.give(address: address)
+            bridget_release_free_memory()
+        }
     }
 }

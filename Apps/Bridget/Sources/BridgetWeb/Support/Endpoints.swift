@@ -3,12 +3,12 @@ import Hummingbird
 /// Registers handlers on a router and remembers each one's method and path, so the server can check them against
 /// the table Docs/openapi.yaml documents (`WebAPI.routeTable`).
 package final class Endpoints {
-    package typealias Handler = @Sendable (Request, BasicRequestContext) async throws -> Response
+    package typealias Handler = @Sendable (Request, WebRequestContext) async throws -> Response
 
-    private let router: Router<BasicRequestContext>
+    private let router: Router<WebRequestContext>
     private var registered: [String] = []
 
-    package init(router: Router<BasicRequestContext>) { self.router = router }
+    package init(router: Router<WebRequestContext>) { self.router = router }
 
     /// Every endpoint registered so far: `METHOD /path` with Hummingbird's `{name}` parameters.
     package var list: [String] { registered }

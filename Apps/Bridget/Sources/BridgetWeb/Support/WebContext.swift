@@ -29,7 +29,9 @@ package struct WebContext: Sendable {
     /// Requests being answered now (the drain says how many a stop cut short; `/metrics` shows them).
     package let inFlight: RequestCount
     /// The change log's one reader, fanning changes out to stream clients.
-    let changes: ChangeHub
+    package let changes: ChangeHub
+    /// `/metrics`' view of the stream: clients holding a slot, bytes queued to them.
+    let streamGauges: (clients: Gauge, queuedBytes: Gauge)
 
     package init(app: AppContext, store: ServedStore, registry: PrometheusCollectorRegistry = .init(),
                  refresh: RefreshState? = nil, schedule: RefreshSchedule? = nil,
@@ -43,7 +45,15 @@ package struct WebContext: Sendable {
         let stream = app.configuration.stream
         changes = ChangeHub(store: store, pollInterval: .milliseconds(Int64(stream.pollInterval * 1000)),
                             heartbeat: .milliseconds(Int64(stream.heartbeat * 1000)), clientBuffer: stream.clientBuffer,
+                            memoryBudget: stream.memoryBudget,
+                            slots: StreamSlots(maximum: stream.maximumClients, perAddress: stream.maximumClientsPerAddress),
                             logger: Logger(label: "bridget.stream"))
+        streamGauges = (
+            registry.makeGauge(descriptor: MetricNameDescriptor(
+                metricName: "bridget_stream_clients", unitName: "", helpText: "Stream clients connected now.")),
+            registry.makeGauge(descriptor: MetricNameDescriptor(
+                metricName: "bridget_stream_queued", unitName: "bytes",
+                helpText: "Bytes of events queued to stream clients now (bounded by stream.memory_mb).")))
         inFlight = RequestCount(gauge: registry.makeGauge(descriptor: MetricNameDescriptor(
             metricName: "http_server_active_requests", unitName: "", helpText: "Requests being answered now.")))
         // The budget counts what an entry holds in memory: its buffers' capacity (allocations round up), its key.
