@@ -510,3 +510,47 @@ struct SlowStreamClientTests {
         #expect(rss > 0 && rss < 400_000, "VmRSS \(rss) kB")
     }
 }
+
+/// What `status --at` and `events --follow` say when the time or the store is not what it seems.
+@Suite("bridget executable: status and follow on a bad day")
+struct StatusAndFollowEdgeTests {
+    @Test("status --at a local time the clocks skip or repeat says which instant it answers for, as predict does")
+    func statusInDaylightSavingTransitions() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 20)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let gap = try await bridget.run(["status", "--config", config, "--at", "2027-03-14 02:30"])
+        #expect(gap.status == 0 && gap.stderr.contains("does not exist"), "\(gap.stderr)")
+        let overlap = try await bridget.run(["status", "--config", config, "--at", "2026-11-01 01:30"])
+        #expect(overlap.status == 0 && overlap.stderr.contains("occurs twice"), "\(overlap.stderr)")
+        let plain = try await bridget.run(["status", "--config", config, "--at", "2026-11-01 12:30"])
+        #expect(plain.status == 0 && !plain.stderr.contains("--at:"), "\(plain.stderr)")
+    }
+
+    @Test("events --follow ends with an error, not silence, when its store file is deleted and another synced in its place")
+    func followOfAReplacedStore() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 20)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let follow = Process()
+        follow.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
+        follow.arguments = ["events", "--config", config, "--follow", "--limit", "1"]
+        follow.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin"]
+        let errors = bridget.home + "/follow.err"
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
+        follow.standardOutput = FileHandle.nullDevice
+        follow.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errors))
+        try follow.run()
+        defer { if follow.isRunning { follow.terminate() } }
+        for _ in 0..<2_400 { // two minutes: a hang detector
+            if ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").contains("following the changes") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: bridget.storePath + suffix) }
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        for _ in 0..<2_400 where follow.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!follow.isRunning, "the follower ended")
+        let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+        #expect(follow.terminationStatus != 0 && said.contains("was deleted"), "\(follow.terminationStatus): \(said)")
+    }
+}
