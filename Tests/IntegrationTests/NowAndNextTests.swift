@@ -448,6 +448,20 @@ struct AlertCommandTests {
         #expect(log.stdout.contains(#""outcome" : "retry""#) && log.stdout.contains(#""outcome" : "delivered""#))
         let show = try await run(["show", "fremont"])
         #expect(show.status == 0 && show.stdout.contains("fremont:test-") && !show.stdout.contains("PATH-SECRET"))
+        // With a server running, which sends due messages too, each test message is sent once: whichever claims it.
+        let server = try await ServeTests.Server(
+            bridget, config: config, environment: secret.merging(["BRIDGET_ALERTS_ALLOW_PRIVATE": "true"]) { a, _ in a },
+            log: "alert-serve")
+        defer { server.terminate() }
+        let before = receiver.deliveries.count
+        for _ in 0..<3 {
+            let sent = try await run(["test", "fremont"], secret)
+            #expect(sent.status == 0, "\(sent.stderr)")
+        }
+        for _ in 0..<2_400 where receiver.deliveries.count < before + 3 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .seconds(3)) // a second sender would have claimed by now (it looks every second)
+        let ids = receiver.deliveries.dropFirst(before).map { $0.headers["webhook-id"] ?? "" }
+        #expect(ids.count == 3 && Set(ids).count == 3, "\(ids)")
         #expect(try await run(["remove", "fremont"]).status == 0)
         let again = try await run(["remove", "fremont"])
         #expect([64, 65].contains(again.status) && again.stderr.contains("no alert is named 'fremont'"), "\(again.stderr)")
