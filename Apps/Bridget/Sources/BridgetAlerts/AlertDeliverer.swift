@@ -2,6 +2,7 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
+import Synchronization
 
 /// Sends the outbox's messages: each due message claimed under a lease (so with several processes one sends it, and
 /// another only after its holder died), posted with a deadline, and its attempt recorded; a failure is tried again
@@ -49,6 +50,8 @@ package final class AlertDeliverer: Sendable {
     private let policy: DestinationPolicy
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
+    /// Ends the wait between looks early: `nudge()`.
+    private let wakeup = Wakeup()
     /// Run before each pass: what puts messages in the outbox that no change does (the forecast alerts).
     private let beforePass: @Sendable (Date) async throws -> Void
 
@@ -100,13 +103,17 @@ package final class AlertDeliverer: Sendable {
             } catch {
                 log("alerts: the outbox cannot be read: \(error); trying again")
             }
-            try? await Task.sleep(for: settings.pollInterval)
+            await wakeup.wait(upTo: settings.pollInterval)
         }
     }
 
-    /// The lease a claim takes: long enough for one attempt and its record; a holder killed mid-way leaves its
-    /// messages to others after it.
-    package var lease: TimeInterval { settings.timeout * 2 + 5 }
+    /// Looks at the outbox now rather than after the poll interval: a server calls it when it sees new changes in
+    /// the log, whose messages were enqueued in the same transactions.
+    package func nudge() { wakeup.signal() }
+
+    /// The lease a claim takes: long enough for one attempt (the name's resolution, then the post under its
+    /// deadline) and its record; a holder killed mid-way leaves its messages to others after it.
+    package var lease: TimeInterval { settings.timeout * 2 + DestinationPolicy.resolutionTimeout + 5 }
 
     /// One pass: claims the due messages and attempts each; how many were claimed.
     @discardableResult
@@ -277,5 +284,47 @@ extension JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
+    }
+}
+
+/// A wait that another task can end early: `signal()` ends the current wait, or the next one at once.
+final class Wakeup: Sendable {
+    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Returns at a signal, after `duration`, or when the task is cancelled, whichever comes first.
+    func wait(upTo duration: Duration) async {
+        let timer = Task { [self] in
+            try? await Task.sleep(for: duration)
+            signal()
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { state -> Bool in
+                    if state.pending {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            signal()
+        }
+        state.withLock { $0.pending = false } // a timer or signal that raced this wait's end
     }
 }

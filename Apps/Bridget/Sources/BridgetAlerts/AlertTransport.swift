@@ -3,6 +3,7 @@ import BridgetApp
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// What a receiver answered: its status and headers (names lower case), and how much of its body was read.
 package struct AlertReply: Sendable, Equatable {
@@ -56,36 +57,77 @@ package protocol AlertTransport: Sendable {
 ///   connection is closed;
 /// - the whole attempt, connection to body, is held to its deadline by cancellation, which ends it cleanly.
 ///
-/// Each attempt has a client of its own (an address checked for one attempt is not reused for another), shut down
-/// when the attempt ends.
-package struct HTTPClientAlertTransport: AlertTransport {
+/// Connections are kept and reused (a receiver is not met by a new connection, and a new TLS handshake, for each
+/// message, nor by a burst of them its listen queue drops): one client per host and checked address, so a
+/// connection is only ever reused for the address it was made to. At most `maximumClients` are kept, the least
+/// recently used shut down first, and every one when the transport goes.
+package final class HTTPClientAlertTransport: AlertTransport {
     /// The most bytes of an answer's body read.
     package static let bodyLimit = 64 * 1024
+    /// Clients (host and address pairs) kept at once.
+    package static let maximumClients = 16
+
+    private struct Kept {
+        var client: HTTPClient
+        var used: UInt64
+    }
+
+    private let clients = Mutex<(kept: [String: Kept], uses: UInt64)>(([:], 0))
 
     package init() {}
 
+    deinit {
+        for kept in clients.withLock({ Array($0.kept.values) }) { kept.client.shutdown { _ in } }
+    }
+
+    /// The client for `destination`'s host and address, made when first needed.
+    private func client(for destination: DestinationPolicy.Checked, timeout: TimeInterval) -> HTTPClient {
+        let key = destination.host + " " + destination.address
+        let (client, evicted) = clients.withLock { state -> (HTTPClient, HTTPClient?) in
+            state.uses += 1
+            if var kept = state.kept[key] {
+                kept.used = state.uses
+                state.kept[key] = kept
+                return (kept.client, nil)
+            }
+            var configuration = HTTPClient.Configuration(
+                redirectConfiguration: .disallow,
+                timeout: .init(connect: .milliseconds(Int64(min(timeout, 10) * 1000))),
+                connectionPool: .init(idleTimeout: .seconds(30)),
+                decompression: .disabled)
+            configuration.httpVersion = .http1Only
+            configuration.proxy = nil
+            if destination.host != destination.address {
+                configuration.dnsOverride = [destination.host: destination.address]
+            }
+            let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+            var evicted: HTTPClient?
+            if state.kept.count >= Self.maximumClients,
+               let oldest = state.kept.min(by: { $0.value.used < $1.value.used }) {
+                evicted = oldest.value.client
+                state.kept[oldest.key] = nil
+            }
+            state.kept[key] = Kept(client: client, used: state.uses)
+            return (client, evicted)
+        }
+        // Its requests in flight end with it; they are retried as any failure is.
+        evicted?.shutdown { _ in }
+        return client
+    }
+
     package func post(_ destination: DestinationPolicy.Checked, headers: [(String, String)], body: Data,
                       timeout: TimeInterval) async throws -> AlertReply {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow,
-            timeout: .init(connect: .milliseconds(Int64(min(timeout, 10) * 1000))),
-            decompression: .disabled)
-        configuration.httpVersion = .http1Only
-        configuration.proxy = nil
-        if destination.host != destination.address { configuration.dnsOverride = [destination.host: destination.address] }
-        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+        let client = client(for: destination, timeout: timeout)
         var request = HTTPClientRequest(url: destination.url.absoluteString)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.headers.replaceOrAdd(name: "Accept-Encoding", value: "identity")
-        request.headers.replaceOrAdd(name: "Connection", value: "close")
         request.body = .bytes(ByteBuffer(bytes: body))
         let sent = request
-        let result: Result<AlertReply, any Error>
         do {
             // The client's deadline ends the attempt with the reason it has (a refused connection, say); this one,
             // a moment later, holds whatever the client does.
-            result = .success(try await Self.withDeadline(timeout + 0.25) {
+            return try await Self.withDeadline(timeout + 0.25) {
                 let response = try await client.execute(sent, deadline: .now() + .milliseconds(Int64(timeout * 1000)))
                 var fields: [String: String] = [:]
                 for header in response.headers {
@@ -99,14 +141,9 @@ package struct HTTPClientAlertTransport: AlertTransport {
                     if read >= Self.bodyLimit { break } // the rest is not read: the connection closes
                 }
                 return AlertReply(status: Int(response.status.code), headers: fields, bodyBytes: min(read, Self.bodyLimit))
-            })
+            }
         } catch {
-            result = .failure(error)
-        }
-        try? await client.shutdown()
-        switch result {
-        case .success(let reply): return reply
-        case .failure(let error): throw Self.classify(error)
+            throw Self.classify(error)
         }
     }
 

@@ -62,6 +62,8 @@ package struct BridgetServer: Sendable {
             environment: context.environment, clock: context.clock,
             beforePass: { [context] now in try await ForecastAlerts(context: context, store: served).enqueueDue(now: now) },
             log: { [logger] line in logger.info("\(line)") })
+        // Messages are enqueued in the transactions of the changes: the hub's sight of new changes wakes the sender.
+        web.changes.onChanges { deliverer.nudge() }
         services.append(.init(service: AlertService(deliverer: deliverer), successTerminationBehavior: .ignore))
         if let refresh {
             logger.info("refresh: \(refresh.refresher.schedule.description), jitter up to \(configuration.refresh.jitterMinutes) min")

@@ -4,6 +4,8 @@ import BridgetPersistence
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
+import Synchronization
 
 /// `GET /v1/stream`: the change log as Server-Sent Events.
 ///
@@ -21,10 +23,14 @@ struct StreamController {
     static let backfillPage = 500
 
     func addRoutes(to endpoints: Endpoints) {
-        endpoints.get("/v1/stream") { request, context in try await stream(request, from: context.remoteIP) }
+        endpoints.get("/v1/stream") { request, context in
+            try await stream(request, from: context.remoteIP, closed: context.connectionClosed)
+        }
     }
 
-    func stream(_ request: Request, from address: String? = nil) async throws -> Response {
+    func stream(_ request: Request, from address: String? = nil, closed: EventLoopFuture<Void>? = nil) async throws
+        -> Response
+    {
         let query = Query(request)
         let named = try await web.queryBridges(query.all("bridge"))
         let wanted: Set<String>? = named.isEmpty ? nil : Set(named.map(\.id))
@@ -71,6 +77,9 @@ struct StreamController {
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store",
                                    Self.accelBuffering: "no", .connection: "close"]
         let (hub, stall) = (web.changes, Duration.milliseconds(Int64(web.app.configuration.stream.stall * 1000)))
+        // A client that leaves ends its stream at once: no change is read or written for it after.
+        let connection = ConnectionWatch(client)
+        closed?.whenComplete { _ in connection.close() }
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             // The slot is held while the stream runs, and given back when this closure (or an unrun one) goes.
             withExtendedLifetime(slot) {}
@@ -86,7 +95,7 @@ struct StreamController {
             }
             /// The changes after `sent` up to `through`, from the store, a page at a time (one write a page).
             func catchUp(through newest: Int64) async throws -> Bool {
-                while sent < newest {
+                while sent < newest, !connection.isClosed {
                     let page = try await store.changes(after: sent, bridgeIDs: bridgeIDs, limit: Self.backfillPage)
                     var events = ByteBuffer()
                     var through = sent
@@ -118,7 +127,7 @@ struct StreamController {
                 }
             }
             var ending: ChangeHub.Ending?
-            while reading {
+            while reading, !connection.isClosed {
                 for await item in client.stream {
                     client.took(item)
                     switch item {
@@ -147,9 +156,11 @@ struct StreamController {
                 guard ending == .behind, let (next, cursor) = try await hub.subscribe(bridgeIDs: wanted) else { break }
                 client.cancel()
                 client = next
+                connection.follow(next)
                 ending = nil
                 reading = try await catchUp(through: cursor)
             }
+            if connection.isClosed { return }
             if !reading {
                 _ = try? await write(Self.control("dropped", [
                     "reason": "this client did not take what was sent for \(stall); connect again with Last-Event-ID",
@@ -209,5 +220,30 @@ struct StreamController {
     static func control(_ name: String, _ fields: [String: String], retry: Int? = nil) -> ByteBuffer {
         let data = (try? AnswerJSON.line(fields)) ?? "{}"
         return ByteBuffer(string: (retry.map { "retry: \($0)\n" } ?? "") + "event: \(name)\ndata: \(data)\n\n")
+    }
+}
+
+/// A stream's connection as its handler sees it: closed (the client left) or not, and the hub client to end when it
+/// closes.
+final class ConnectionWatch: Sendable {
+    private let state: Mutex<(closed: Bool, client: ChangeHub.Client)>
+
+    init(_ client: ChangeHub.Client) { state = Mutex((false, client)) }
+
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    /// The client to end when the connection closes (it is ended at once if it has).
+    func follow(_ client: ChangeHub.Client) {
+        if state.withLock({ state -> Bool in
+            state.client = client
+            return state.closed
+        }) { client.cancel() }
+    }
+
+    func close() {
+        state.withLock { state -> ChangeHub.Client in
+            state.closed = true
+            return state.client
+        }.cancel()
     }
 }

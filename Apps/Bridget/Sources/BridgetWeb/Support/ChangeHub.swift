@@ -136,6 +136,11 @@ package final class ChangeHub: Service, Sendable {
     package let budget: MemoryBudget
     /// The stream's connection slots.
     package let slots: StreamSlots
+    /// Told when the log has new changes (the alert deliverer, whose messages they enqueued).
+    private let listeners = Mutex<[@Sendable () -> Void]>([])
+
+    /// Calls `action` each time the hub reads new changes from the log.
+    package func onChanges(_ action: @escaping @Sendable () -> Void) { listeners.withLock { $0.append(action) } }
 
     init(store: any ChangeLogStore, pollInterval: Duration, heartbeat: Duration, clientBuffer: Int,
          memoryBudget: Int = 32 << 20, slots: StreamSlots = StreamSlots(maximum: 1_000, perAddress: 16), logger: Logger) {
@@ -225,6 +230,7 @@ package final class ChangeHub: Service, Sendable {
                 if !changes.isEmpty {
                     cursor = changes[changes.count - 1].sequence
                     broadcast(changes, through: cursor)
+                    for action in listeners.withLock({ $0 }) { action() }
                     if changes.count == 1_000 { continue }
                 }
             } catch {
@@ -321,7 +327,7 @@ package final class MemoryBudget: Sendable {
 package final class StreamSlots: Sendable {
     let maximum: Int
     let perAddress: Int
-    private let held = Mutex<(total: Int, byAddress: [String: Int])>((0, [:]))
+    private let held = Mutex<(total: Int, byAddress: [String: Int], departures: Int)>((0, [:], 0))
 
     init(maximum: Int, perAddress: Int) {
         self.maximum = maximum
@@ -345,14 +351,21 @@ package final class StreamSlots: Sendable {
         }
     }
 
+    /// Gives a slot back; when the last client has left, or after every 256 departures, the allocator's free memory
+    /// goes back to the system (it looks over the whole heap: once per client would cost a burst of departures dear).
     fileprivate func give(address: String?) {
-        held.withLock { held in
+        let trim = held.withLock { held -> Bool in
             held.total -= 1
+            held.departures += 1
             if let address {
                 let left = held.byAddress[address, default: 1] - 1
                 held.byAddress[address] = left > 0 ? left : nil
             }
+            guard held.total == 0 || held.departures >= 256 else { return false }
+            held.departures = 0
+            return true
         }
+        if trim { bridget_release_free_memory() }
     }
 
     enum Refusal: Error, Equatable {
@@ -370,9 +383,6 @@ package final class StreamSlots: Sendable {
             self.address = address
         }
 
-        deinit {
-            slots.give(address: address)
-            bridget_release_free_memory()
-        }
+        deinit { slots.give(address: address) }
     }
 }
