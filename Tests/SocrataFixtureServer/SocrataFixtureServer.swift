@@ -31,6 +31,8 @@ public final class SocrataFixtureServer: Sendable {
 
     /// The dataset id served.
     public let datasetID: String
+    /// Seattle's live bridge state, served at `StateFeedFixture.path` (its faults are its own, not `inject`'s).
+    public let stateFeed = StateFeedFixture()
     /// When set, requests without this `X-App-Token` get 403.
     public let requiredToken: String?
     private let state: Mutex<State>
@@ -135,6 +137,14 @@ public final class SocrataFixtureServer: Sendable {
     private func respond(to request: HTTPRequest) async -> HTTPResponse {
         var query: [String: String] = [:]
         for item in request.query { query[item.name] = item.value }
+        if request.path == StateFeedFixture.path {
+            let answer = await stateFeed.answer()
+            var headers = HTTPHeaders()
+            for (name, value) in answer.headers { headers[HTTPHeader(name)] = value }
+            return HTTPResponse(statusCode: HTTPStatusCode(answer.status, phrase: "Status"), headers: headers,
+                                body: answer.body)
+        }
+        if request.path.hasPrefix("/control/") { return await control(request, query: query) }
         var headers: [String: String] = [:]
         for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
         let fault = state.withLock { $0.faults.isEmpty ? nil : $0.faults.removeFirst() }
@@ -144,6 +154,40 @@ public final class SocrataFixtureServer: Sendable {
                                         status: response.statusCode.code))
         }
         return response
+    }
+
+    /// A drill's controls: the state feed's statuses and faults, and rows to publish.
+    private func control(_ request: HTTPRequest, query: [String: String]) async -> HTTPResponse {
+        func answer(_ status: Int, _ text: String) -> HTTPResponse {
+            HTTPResponse(statusCode: HTTPStatusCode(status, phrase: status == 200 ? "OK" : "Bad Request"),
+                         headers: [.contentType: "text/plain"], body: Data((text + "\n").utf8))
+        }
+        switch request.path {
+        case "/control/state":
+            guard let bridge = query["bridge"], let status = query["status"] else {
+                return answer(400, "give bridge= and status= (Open, Closed, missing or any text)")
+            }
+            stateFeed.set(bridge, status == "missing" ? nil : status)
+            return answer(200, "bridge \(bridge): \(status)")
+        case "/control/state-fault":
+            var faults: [StateFeedFixture.Fault] = []
+            for plan in (query["plan"] ?? "").split(separator: ",") {
+                guard let fault = StateFeedFixture.Fault(plan: String(plan)) else { return answer(400, "unknown fault \(plan)") }
+                faults.append(fault)
+            }
+            stateFeed.inject(faults)
+            return answer(200, "\(faults.count) faults queued")
+        case "/control/polls":
+            return answer(200, "\(stateFeed.polls)")
+        case "/control/rows":
+            guard let body = try? await request.bodyData,
+                  let rows = try? JSONDecoder().decode([SocrataRow].self, from: body)
+            else { return answer(400, "give a JSON array of Socrata rows") }
+            append(rows)
+            return answer(200, "\(rows.count) rows added")
+        default:
+            return answer(404, "no such control")
+        }
     }
 
     private func makeResponse(path: String, query: [String: String], headers: [String: String],

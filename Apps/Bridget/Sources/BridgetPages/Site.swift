@@ -198,12 +198,15 @@ package struct Site: Sendable {
         func time(_ instant: Date) -> String { String(clock.reading(for: instant).localText.dropFirst(11).prefix(5)) }
         switch line.state {
         case .open:
-            return ("open", "open since " + (line.openSince.map(time) ?? "?") + (line.basis == .planned ? " (announced)" : "")
+            return ("open", "open since " + (line.openSince.map(time) ?? "?")
+                + (line.basis == .planned ? " (announced)" : line.basis == .live ? " (seen live)" : "")
                 + (line.expectedEnd.map { ", until " + time($0) } ?? ""))
         case .openingSoon:
             return ("soon", "opens in \(line.opensInMinutes ?? 0) min (" + (line.opensAt.map(time) ?? "?") + ")")
         case .closed:
             return ("closed", "closed" + (line.nextPlanned.map { "; next announced " + clock.display($0.openedAt) } ?? ""))
+        case .unknown:
+            return ("unknown", "unknown" + (line.live.map { " (last read " + time($0.lastSeenAt) + ")" } ?? ""))
         }
     }
 
@@ -245,7 +248,7 @@ package struct Site: Sendable {
         let bins = tally.durations.histogram(binMinutes: width,
                                              maximumBins: min(Int((longest / width).rounded(.up)) + 1, 40))
         let latest = try await store.events(matching: EventQuery(
-            bridgeID: bridge.id, openedBefore: now.addingTimeInterval(0.001), limit: 20, newestFirst: true, status: .observed))
+            bridgeID: bridge.id, openedBefore: now.addingTimeInterval(0.001), limit: 20, newestFirst: true, happened: true))
         let announced = try await store.events(matching: EventQuery(
             bridgeID: bridge.id, openedFrom: now, limit: 20, status: .planned))
         let status = try await StatusNowAnswer.current(books: HistoryBooks(context: context, store: store),
@@ -324,9 +327,10 @@ package struct Site: Sendable {
     /// quarters, tested on the last), as a reliability diagram and each bridge's skill.
     package func qualityPage() async throws -> String {
         let frame = frame("Forecast quality – Bridget", top: true)
+        let provenance = try await ProvenanceAnswer.current(store: store, now: now)
         func page(message: String?, tested: QualityPageView.Tested? = nil) -> String {
             PageTemplates.render(QualityPageView(frame: frame, homeHref: homeHref(top: true), message: message,
-                                                 tested: tested), as: "quality")
+                                                 tested: tested, provenance: provenance.sentence), as: "quality")
         }
         let result: BacktestDTO
         switch try await KeptFigures(context: context, store: store).qualityBacktest() {

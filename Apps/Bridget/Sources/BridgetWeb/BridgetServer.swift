@@ -65,6 +65,12 @@ package struct BridgetServer: Sendable {
         // Messages are enqueued in the transactions of the changes: the hub's sight of new changes wakes the sender.
         web.changes.onChanges { deliverer.nudge() }
         services.append(.init(service: AlertService(deliverer: deliverer), successTerminationBehavior: .ignore))
+        // Seattle now: the live state feed, polled by one host of those sharing the store.
+        if let poller = try await LiveStatePoller.make(
+            context: context, store: served, log: RefreshService.logging(logger), observe: Self.liveMetrics(registry))
+        {
+            services.append(.init(service: LiveStateService(poller: poller), successTerminationBehavior: .ignore))
+        }
         if let refresh {
             logger.info("refresh: \(refresh.refresher.schedule.description), jitter up to \(configuration.refresh.jitterMinutes) min")
             services.append(.init(service: refresh, successTerminationBehavior: .gracefullyShutdownGroup))
@@ -119,6 +125,23 @@ package struct BridgetServer: Sendable {
         #endif
     }
 
+    /// The live state poller's metrics in `registry`: polls by outcome (`ok`, `http-503`, `html-page`, …, and
+    /// `standby` while another host polls), what they noted by name, and the last good poll's time.
+    static func liveMetrics(_ registry: PrometheusCollectorRegistry) -> @Sendable (LivePollReport) -> Void {
+        let lastGood = registry.makeGauge(descriptor: MetricNameDescriptor(
+            metricName: "bridget_state_last_good_poll_timestamp", unitName: "seconds",
+            helpText: "When the live state feed last gave a reading (Unix time)."))
+        return { report in
+            registry.makeCounter(name: "bridget_state_polls_total", labels: [("outcome", report.outcome)],
+                                 help: "Polls of the live state feed, by outcome.").increment()
+            for note in report.notes {
+                registry.makeCounter(name: "bridget_state_notes_total", labels: [("note", note)],
+                                     help: "What polls of the live state feed noted, by name.").increment()
+            }
+            if let last = report.lastGoodPoll { lastGood.set(last.timeIntervalSince1970) }
+        }
+    }
+
     /// The refresher's metrics in `registry`: rows stored, failures, and the last success's time.
     static func metrics(_ registry: PrometheusCollectorRegistry) -> @Sendable (RefreshEvent) -> Void {
         let rows = registry.makeCounter(descriptor: MetricNameDescriptor(
@@ -137,6 +160,15 @@ package struct BridgetServer: Sendable {
             case .scheduled, .started, .deferred, .interrupted: break
             }
         }
+    }
+}
+
+/// The live state poller as a service of the server: it polls until the server shuts down.
+struct LiveStateService: Service {
+    let poller: LiveStatePoller
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await poller.run() }
     }
 }
 

@@ -12,14 +12,20 @@ package struct RefreshService: Service {
 
     package init(context: AppContext, store: any BridgeStore, logger: Logger, onBatch: @escaping @Sendable () -> Void = {},
                  observe: @escaping @Sendable (RefreshEvent) -> Void = { _ in }) throws {
-        runner = try RefreshRunner(context: context, store: store, log: { line in
+        runner = try RefreshRunner(context: context, store: store, log: Self.logging(logger), onBatch: onBatch,
+                                   observe: observe)
+    }
+
+    /// A line of the refresher (or the live state poller) in the server's log, at its level.
+    package static func logging(_ logger: Logger) -> @Sendable (RefreshLogLine) -> Void {
+        { line in
             switch line.level {
             case .info: logger.info("\(line.message)")
             case .notice: logger.notice("\(line.message)")
             case .warning: logger.warning("\(line.message)")
             case .error: logger.error("\(line.message)")
             }
-        }, onBatch: onBatch, observe: observe)
+        }
     }
 
     package func run() async throws {

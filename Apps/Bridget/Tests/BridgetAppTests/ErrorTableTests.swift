@@ -80,7 +80,7 @@ struct ErrorTableTests {
         .logOnReadOnlyDisk(path: "/s"), .failed(path: "/s", action: "a", reason: "r"), .corruptEvent(detail: "d"),
         .corruptRoute(name: "r"), .corruptModel(bridgeID: "3", slots: 1), .orphan(.event, bridgeID: "9"),
         .noSyncRun(id: 1), .replaced(path: "/s", gone: true), .timedOut(store: "s", action: "a", seconds: 3),
-        .invalidInstant(what: "the next attempt's time"),
+        .invalidInstant(what: "the next attempt's time"), .notLiveFeedHolder(holder: "h:1"),
     ] + sqliteClasses.map { .sqlite(path: "/s", action: "a", resultCode: $0, message: "m") }
 
     static func sampleIndex(_ error: StoreError) -> Int {
@@ -107,6 +107,7 @@ struct ErrorTableTests {
         case .replaced: 19
         case .timedOut: 20
         case .invalidInstant: 21
+        case .notLiveFeedHolder: 22
         }
     }
 
@@ -167,7 +168,7 @@ struct ErrorTableTests {
     func samplesCoverEveryCase() {
         #expect(Set(Self.caches.map(Self.sampleIndex)) == Set(0...1))
         #expect(Set(Self.feeds.map(Self.sampleIndex)) == Set(0...20))
-        #expect(Set(Self.stores.map(Self.sampleIndex)) == Set(0...21))
+        #expect(Set(Self.stores.map(Self.sampleIndex)) == Set(0...22))
         #expect(Set(Self.postgres.map(Self.sampleIndex)) == Set(0...8))
         #expect(Set(Self.analyses.map(Self.sampleIndex)) == Set(0...5))
     }

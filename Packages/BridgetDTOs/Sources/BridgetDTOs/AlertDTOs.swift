@@ -95,7 +95,7 @@ public struct AlertRuleDTO: Sendable, Codable, Equatable, Hashable {
         }
         let relevant = switch change.status {
         case .planned: change.openedAt > now
-        case .observed: change.openedAt <= now.addingTimeInterval(60) && (change.closedAt.map { $0 > now } ?? true)
+        case .observed, .live: change.openedAt <= now.addingTimeInterval(60) && (change.closedAt.map { $0 > now } ?? true)
         }
         return relevant && covers(change.openedAt)
     }

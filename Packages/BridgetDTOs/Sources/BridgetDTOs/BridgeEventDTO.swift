@@ -45,12 +45,14 @@ public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
     /// The source's id of the record and its version, when it has them (a higher version replaces a lower one).
     public let recordID: String?
     public let recordVersion: Int?
+    /// For an opening seen live (`status == .live`): how uncertain its times are. `nil` for every other.
+    public let live: LiveWindow?
 
     /// Creates an event.
     public init(
         bridgeID: String, bridgeName: String, openedAt: Date, openLocal: String,
         closedAt: Date?, closeLocal: String?, minutesOpen: Int?, latitude: Double?, longitude: Double?,
-        status: OpeningStatus = .observed, recordID: String? = nil, recordVersion: Int? = nil
+        status: OpeningStatus = .observed, recordID: String? = nil, recordVersion: Int? = nil, live: LiveWindow? = nil
     ) {
         self.bridgeID = bridgeID
         self.bridgeName = bridgeName
@@ -64,11 +66,12 @@ public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
         self.status = status
         self.recordID = recordID
         self.recordVersion = recordVersion
+        self.live = live
     }
 
     private enum CodingKeys: String, CodingKey {
         case bridgeID, bridgeName, openedAt, openLocal, closedAt, closeLocal, minutesOpen, latitude, longitude, status,
-             recordID, recordVersion
+             recordID, recordVersion, live
     }
 
     /// Decodes an event; one written before statuses existed is observed.
@@ -86,7 +89,8 @@ public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
             longitude: try container.decodeIfPresent(Double.self, forKey: .longitude),
             status: try container.decodeIfPresent(OpeningStatus.self, forKey: .status) ?? .observed,
             recordID: try container.decodeIfPresent(String.self, forKey: .recordID),
-            recordVersion: try container.decodeIfPresent(Int.self, forKey: .recordVersion))
+            recordVersion: try container.decodeIfPresent(Int.self, forKey: .recordVersion),
+            live: try container.decodeIfPresent(LiveWindow.self, forKey: .live))
     }
 
     /// The natural key (bridge, opening instant).
@@ -95,5 +99,49 @@ public struct BridgeEventDTO: Sendable, Codable, Equatable, Hashable {
     /// Minutes between opening and closing, or `nil` while the closing is unknown.
     public var durationMinutes: Double? {
         closedAt.map { $0.timeIntervalSince(openedAt) / 60 }
+    }
+}
+
+/// How uncertain an opening seen live is. A live state feed has no times: an opening's start is the poll that first
+/// saw the bridge raised, and it started after the poll before (`openedAfter`); its end is the poll that first saw it
+/// lowered, after the last poll that saw it raised (`closedAfter`).
+public struct LiveWindow: Sendable, Codable, Equatable, Hashable {
+    /// The poll before the one that saw the bridge raised: the opening started after it. `nil` when no poll saw the
+    /// bridge lowered before (the first poll, or after a gap in polling).
+    public let openedAfter: Date?
+    /// The last poll that saw the bridge raised: the opening ended after it. `nil` while it is under way.
+    public let closedAfter: Date?
+    /// The bridge was seen raised for longer than a sane opening lasts (or polling stopped during it), so its end is
+    /// not known: the closing is when Bridget stopped believing it, not when the bridge came down.
+    public let endUnknown: Bool
+
+    /// Creates a window.
+    public init(openedAfter: Date?, closedAfter: Date? = nil, endUnknown: Bool = false) {
+        self.openedAfter = openedAfter
+        self.closedAfter = closedAfter
+        self.endUnknown = endUnknown
+    }
+
+    /// The stored text: `openedAfter|closedAfter|unknown` as milliseconds since 1970 (empty for none), e.g.
+    /// `1795723200000||` or `1795723200000|1795723380000|unknown`.
+    public var storedText: String {
+        func milliseconds(_ date: Date?) -> String {
+            guard let date, date.timeIntervalSince1970.isFinite, abs(date.timeIntervalSince1970) < 1e12 else { return "" }
+            return String(Int64((date.timeIntervalSince1970 * 1000).rounded()))
+        }
+        return milliseconds(openedAfter) + "|" + milliseconds(closedAfter) + "|" + (endUnknown ? "unknown" : "")
+    }
+
+    /// A window from its stored text; `nil` for text that is not one.
+    public init?(storedText text: String) {
+        let parts = text.split(separator: "|", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[2].isEmpty || parts[2] == "unknown" else { return nil }
+        func date(_ part: Substring) -> Date?? {
+            if part.isEmpty { return .some(nil) }
+            guard let value = Int64(part) else { return nil }
+            return .some(Date(timeIntervalSince1970: Double(value) / 1000))
+        }
+        guard let opened = date(parts[0]), let closed = date(parts[1]) else { return nil }
+        self.init(openedAfter: opened, closedAfter: closed, endUnknown: parts[2] == "unknown")
     }
 }

@@ -86,12 +86,20 @@ public enum TimeReading: Sendable, Hashable {
     case local(FloatingTimestamp)
 }
 
-/// Whether an opening happened or is only announced.
+/// Where an opening comes from: a published record of one that happened, one seen happen by polling a live state
+/// feed, or an announcement.
 public enum OpeningStatus: String, Sendable, Codable, CaseIterable, Comparable {
-    /// It happened (or is under way).
+    /// It happened (or is under way), as the source's published record says.
     case observed
-    /// It is announced for a time that may still come; a model learns from observed openings only.
+    /// It is announced for a time that may still come; a model learns from openings that happened only.
     case planned
+    /// It happened (or is under way), as Bridget saw it by polling a live state feed: its times are the polls that
+    /// saw the bridge raised and lowered (`BridgeEventDTO.live` says how uncertain they are). The published record,
+    /// when it comes, replaces it.
+    case live
+
+    /// Whether an opening of this status happened (observed or live), as opposed to being announced.
+    public var happened: Bool { self != .planned }
 
     public static func < (lhs: OpeningStatus, rhs: OpeningStatus) -> Bool { lhs.rawValue < rhs.rawValue }
 }

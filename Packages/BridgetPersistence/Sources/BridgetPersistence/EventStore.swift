@@ -38,13 +38,15 @@ public struct EventQuery: Sendable, Equatable {
     public var newestFirst: Bool
     /// Only events after this key in the order of the results (a cursor: pass the last key of the previous page).
     public var after: EventKey?
-    /// Only observed or only planned openings; `nil` for both.
+    /// Only openings of this status; `nil` for every status.
     public var status: OpeningStatus?
+    /// Only openings that happened (observed or live), not announced ones. Ignored when `status` is given.
+    public var happened: Bool
 
     /// Creates a query.
     public init(
         bridgeID: String? = nil, openedFrom: Date? = nil, openedBefore: Date? = nil, limit: Int? = nil,
-        newestFirst: Bool = false, after: EventKey? = nil, status: OpeningStatus? = nil
+        newestFirst: Bool = false, after: EventKey? = nil, status: OpeningStatus? = nil, happened: Bool = false
     ) {
         self.bridgeID = bridgeID
         self.openedFrom = openedFrom
@@ -53,6 +55,7 @@ public struct EventQuery: Sendable, Equatable {
         self.newestFirst = newestFirst
         self.after = after
         self.status = status
+        self.happened = happened
     }
 }
 
@@ -70,7 +73,11 @@ public struct EventQuery: Sendable, Equatable {
 ///   moved, or a planned one now under way), so a record is stored once. A replacement at another instant counts
 ///   as one update, not an insert (the store still holds one opening for the record): each incoming event is
 ///   counted exactly once. Events without a record id are keyed on (bridge id, opening instant) alone;
-/// - status, record id and record version round-trip, and a change to any of them is an update;
+/// - status, record id, record version and live window round-trip, and a change to any of them is an update;
+/// - a published opening (status `observed`, no record id) replaces every stored `live` opening of its bridge that
+///   it matches (`LiveMatch`: overlapping, or within `LiveMatch.slack` of each other): the live ones are removed and
+///   the published one is counted once as updated and logged `replaced`, in the batch's transaction. A `live`
+///   opening that matches a stored published one is left and counted unchanged (the record has already come);
 /// - `historyVersion()` changes whenever stored events change (insert, update or delete), and never otherwise.
 public protocol EventStore: Sendable {
     /// Inserts new events, updates changed ones (replacing a record's earlier versions), leaves identical ones and
@@ -84,7 +91,7 @@ public protocol EventStore: Sendable {
     func latestOpening() async throws -> Date?
     /// Removes events that opened before an instant; returns how many.
     func deleteEvents(openedBefore: Date) async throws -> Int
-    /// Folds every observed opening in lean form into `initial`, page by page, ordered by bridge id then opening:
+    /// Folds every opening that happened (observed or live) in lean form into `initial`, page by page, ordered by bridge id then opening:
     /// what analysis reads, in memory that does not grow with the history (a store holds one page at a time, never
     /// the history). Planned openings are left out, since models learn from what happened, not from what was
     /// announced. `bridgeIDs` limits the read to those bridges (`nil`: every bridge). `update` sees each page once,
@@ -145,5 +152,39 @@ public struct OpeningRecordPages<State: Sendable> {
         guard !page.isEmpty else { return }
         try update(&state, page)
         page.removeAll(keepingCapacity: true)
+    }
+}
+
+/// When a published opening and one seen live are the same opening: same bridge, and their spans overlap or lie
+/// within `slack` of each other. A live opening's times are polls (up to a poll interval late), a published one's
+/// whole minutes, so the same opening differs by a minute or two; distinct openings of one bridge are rarely closer.
+public enum LiveMatch {
+    /// How far apart two spans may be and still be one opening.
+    public static let slack: TimeInterval = 5 * 60
+    /// A live opening with no closing yet is taken to last at most this long (as `status` takes it).
+    public static let longestOpen: TimeInterval = 2 * 3600
+
+    /// Whether `published` and `live` (of the same bridge) are one opening.
+    public static func matches(published: (openedAt: Date, closedAt: Date?), live: (openedAt: Date, closedAt: Date?))
+        -> Bool
+    {
+        let publishedEnd = published.closedAt ?? published.openedAt
+        let liveEnd = live.closedAt ?? live.openedAt.addingTimeInterval(longestOpen)
+        return live.openedAt <= publishedEnd.addingTimeInterval(slack)
+            && published.openedAt <= liveEnd.addingTimeInterval(slack)
+    }
+
+    /// The range of opening instants a stored live opening matching any of `published` can have: for one read of
+    /// the candidates a batch.
+    public static func candidateRange(_ published: some Sequence<BridgeEventDTO>) -> ClosedRange<Date>? {
+        var lower: Date?
+        var upper: Date?
+        for event in published {
+            let end = event.closedAt ?? event.openedAt
+            lower = min(lower ?? event.openedAt, event.openedAt)
+            upper = max(upper ?? end, end)
+        }
+        guard let lower, let upper else { return nil }
+        return lower.addingTimeInterval(-longestOpen - 2 * slack)...upper.addingTimeInterval(slack)
     }
 }

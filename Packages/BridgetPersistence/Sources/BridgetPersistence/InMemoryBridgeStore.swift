@@ -22,6 +22,8 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var lastOutboxID: Int64 = 0
     /// Who holds the sync lock, if anyone: a lock of this process, as the store lives in it.
     private let syncLockHolder = Mutex<String?>(nil)
+    private var liveState: LiveFeedState?
+    private var liveLease: LiveFeedLease?
 
     /// Creates an empty store.
     public init() {}
@@ -41,6 +43,24 @@ public actor InMemoryBridgeStore: BridgeStore {
         let logged = newestChange
         for event in events {
             var replaced = false
+            if event.status == .live, eventsByKey.values.contains(where: { stored in
+                stored.bridgeID == event.bridgeID && stored.status == .observed && stored.recordID == nil
+                    && LiveMatch.matches(published: (stored.openedAt, stored.closedAt),
+                                         live: (event.openedAt, event.closedAt))
+            }) {
+                counts.unchanged += 1
+                continue
+            }
+            if event.status == .observed, event.recordID == nil {
+                // A scan: this store is for tests and small runs.
+                let matched = eventsByKey.values.filter { stored in
+                    stored.bridgeID == event.bridgeID && stored.status == .live
+                        && LiveMatch.matches(published: (event.openedAt, event.closedAt),
+                                             live: (stored.openedAt, stored.closedAt))
+                }
+                for live in matched { eventsByKey[live.key] = nil }
+                replaced = !matched.isEmpty
+            }
             if let recordID = event.recordID {
                 // A scan: only records (never Socrata's rows) take it, and this store is for tests and small runs.
                 let earlier = eventsByKey.values.filter { $0.recordID == recordID }
@@ -98,7 +118,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     public func events(matching query: EventQuery) -> [BridgeEventDTO] {
         var matches = eventsByKey.values.filter { event in
             (query.bridgeID.map { event.bridgeID == $0 } ?? true)
-                && (query.status.map { event.status == $0 } ?? true)
+                && (query.status.map { event.status == $0 } ?? (!query.happened || event.status.happened))
                 && (query.openedFrom.map { event.openedAt >= $0 } ?? true)
                 && (query.openedBefore.map { event.openedAt < $0 } ?? true)
         }
@@ -184,7 +204,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     ) throws -> State {
         let wanted = bridgeIDs.map(Set.init)
         let records = eventsByKey.values
-            .filter { $0.status == .observed && wanted?.contains($0.bridgeID) ?? true }
+            .filter { $0.status.happened && wanted?.contains($0.bridgeID) ?? true }
             .sorted { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }.compactMap(OpeningRecordDTO.init)
         var pages = OpeningRecordPages(into: initial, update)
         for record in records { try pages.append(record) }
@@ -365,4 +385,30 @@ extension InMemoryBridgeStore {
 private struct OutboxMessage {
     var entry: AlertOutboxEntryDTO
     var leaseUntil: Date?
+}
+
+extension InMemoryBridgeStore: LiveStateStore {
+    public func liveFeedState() -> LiveFeedState? { liveState }
+
+    public func claimLiveFeed(holder: String, now: Date, until: Date) -> LiveFeedLease {
+        if let lease = liveLease, lease.holder != holder, lease.until >= now { return lease }
+        let lease = LiveFeedLease(holder: holder, until: until)
+        liveLease = lease
+        return lease
+    }
+
+    public func saveLiveFeed(_ state: LiveFeedState, events: [BridgeEventDTO], holder: String, now: Date) throws
+        -> UpsertCounts
+    {
+        guard let lease = liveLease, lease.holder == holder, lease.until >= now else {
+            throw StoreError.notLiveFeedHolder(holder: liveLease.map(\.holder).flatMap { $0 == holder ? nil : $0 })
+        }
+        let counts = try upsertEvents(events, checkpoint: nil)
+        liveState = state
+        return counts
+    }
+
+    public func releaseLiveFeed(holder: String) {
+        if liveLease?.holder == holder { liveLease = nil }
+    }
 }

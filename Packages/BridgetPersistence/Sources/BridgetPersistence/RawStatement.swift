@@ -84,6 +84,7 @@ struct EventRowBinding {
     private var texts: [Range<Int>?] = Array(repeating: nil, count: 6)
     private var status: Range<Int>?
     private var recordID: Range<Int>?
+    private var live: Range<Int>?
     private var minutesOpen: Int?
     private var recordVersion: Int?
     private var reals: (Double?, Double?, Double?) = (nil, nil, nil)
@@ -105,6 +106,7 @@ struct EventRowBinding {
         texts[5] = append(event.pointee.closeLocal)
         status = event.pointee.status == .observed ? nil : append(event.pointee.status.rawValue) // v9: observed is NULL
         recordID = append(event.pointee.recordID)
+        live = append(event.pointee.live?.storedText)
         minutesOpen = event.pointee.minutesOpen
         recordVersion = event.pointee.recordVersion
         reals = (event.pointee.durationMinutes, event.pointee.latitude, event.pointee.longitude)
@@ -142,6 +144,7 @@ struct EventRowBinding {
         text(11, status)
         text(12, recordID)
         Self.bind(handle, 13, recordVersion)
+        text(14, live)
     }
 
     private mutating func append(_ text: String?) -> Range<Int>? {

@@ -43,7 +43,7 @@ extension SQLiteBridgeStore {
 
     /// The event columns in the order `event(_:)` reads them by index (faster than by name, row after row).
     static let eventColumns = "bridge_id, opened_at, entity_name, open_local, closed_at, close_local, minutes_open, "
-        + "latitude, longitude, status, record_id, record_version"
+        + "latitude, longitude, status, record_id, record_version, live"
 
     static func event(_ row: Row) throws -> BridgeEventDTO {
         let openedText: String = row[1]
@@ -57,15 +57,23 @@ extension SQLiteBridgeStore {
             }
             closedAt = date
         }
-        // NULL is an observed opening (v9); a source's announced one says 'planned'; anything else is damage.
+        // NULL is an observed opening (v9); a source's announced one says 'planned', one seen live 'live' (v13);
+        // anything else is damage.
         let statusText: String = row[9] ?? OpeningStatus.observed.rawValue
         guard let status = OpeningStatus(rawValue: statusText), row[9] as String? != OpeningStatus.observed.rawValue else {
             throw StoreError.corruptEvent(detail: "an unknown status '\(statusText)'")
         }
+        var live: LiveWindow?
+        if let liveText = row[12] as String? {
+            guard let window = LiveWindow(storedText: liveText) else {
+                throw StoreError.corruptEvent(detail: "an unreadable live window '\(liveText)'")
+            }
+            live = window
+        }
         return BridgeEventDTO(
             bridgeID: row[0], bridgeName: row[2], openedAt: openedAt, openLocal: row[3], closedAt: closedAt,
             closeLocal: row[5], minutesOpen: row[6], latitude: row[7], longitude: row[8], status: status,
-            recordID: row[10], recordVersion: row[11])
+            recordID: row[10], recordVersion: row[11], live: live)
     }
 
     static func syncRun(_ row: Row) -> SyncRunRecord {

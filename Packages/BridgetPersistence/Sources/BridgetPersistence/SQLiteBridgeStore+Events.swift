@@ -11,20 +11,36 @@ extension SQLiteBridgeStore: EventStore {
         // Bulk writes fill the log: it is copied into the file beside the next batch, not inside a commit.
         defer { checkpointer?.request() }
         return try await write("save events") { db in
+            let counts = try Self.upsert(events, db)
+            if var checkpoint {
+                checkpoint.counts = checkpoint.counts + counts
+                let state = String(decoding: try JSONEncoder.sorted.encode(checkpoint), as: UTF8.self)
+                try db.execute(sql: "INSERT OR REPLACE INTO import_checkpoints (source, state) VALUES (?, ?)",
+                               arguments: [checkpoint.source, state])
+            }
+            return counts
+        }
+    }
+
+    /// The upsert of `events` inside a write's transaction: the events, their changes in the log, the history version
+    /// and the alerts' outbox.
+    static func upsert(_ events: [BridgeEventDTO], _ db: Database) throws -> UpsertCounts {
+            guard !events.isEmpty else { return UpsertCounts() }
             let insert = try db.cachedStatement(sql: """
                 INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
-                                    minutes_open, duration_minutes, latitude, longitude, status, record_id, record_version)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                    minutes_open, duration_minutes, latitude, longitude, status, record_id, record_version,
+                                    live)
+                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
                 ON CONFLICT (bridge_id, opened_at) DO NOTHING
                 """)
             let update = try db.cachedStatement(sql: """
                 UPDATE events SET entity_name = ?3, open_local = ?4, closed_at = ?5, close_local = ?6,
                     minutes_open = ?7, duration_minutes = ?8, latitude = ?9, longitude = ?10,
-                    status = ?11, record_id = ?12, record_version = ?13
+                    status = ?11, record_id = ?12, record_version = ?13, live = ?14
                 WHERE bridge_id = ?1 AND opened_at = ?2
                   AND (entity_name IS NOT ?3 OR open_local IS NOT ?4 OR closed_at IS NOT ?5 OR close_local IS NOT ?6
                        OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10
-                       OR status IS NOT ?11 OR record_id IS NOT ?12 OR record_version IS NOT ?13)
+                       OR status IS NOT ?11 OR record_id IS NOT ?12 OR record_version IS NOT ?13 OR live IS NOT ?14)
                 """)
             // The same update, taken first when it is a change of its own kind: a newer version of the record at the
             // same instant, or a closing now known. Each changes a row only when the general update would.
@@ -54,6 +70,7 @@ extension SQLiteBridgeStore: EventStore {
                 INSERT OR IGNORE INTO event_records (record_id, bridge_id, opened_at) VALUES (?12, ?1, ?2)
                 """)
             let logged = try ChangeLogSQL.newest(db)
+            var matching = try LiveMatchingSQL(db, events)
             var counts = UpsertCounts()
             var row = EventRowBinding()
             defer {
@@ -66,17 +83,27 @@ extension SQLiteBridgeStore: EventStore {
             // (its strings retained, then released).
             try events.withUnsafeBufferPointer { events in
                 for index in events.indices {
+                    // A live opening whose published record is stored already is left; a published opening replaces
+                    // the live ones it matches (they are removed, and it is logged as their replacement).
+                    let replacedLive: Bool
+                    switch try matching.resolve(events[index], db) {
+                    case .leave:
+                        counts.unchanged += 1
+                        continue
+                    case .replacedLive: replacedLive = true
+                    case .none: replacedLive = false
+                    }
                     try row.load(events.baseAddress! + index)
                     // A replaced record counts once, as updated: the store holds one opening for it, as before,
                     // changed.
-                    var replaced = false
+                    var replaced = replacedLive
                     if events[index].recordID != nil {
                         if try row.hasRow(newerStored, db) {
                             counts.unchanged += 1
                             continue
                         }
                         try row.run(removeEarlier, db)
-                        replaced = sqlite3_changes(db.sqliteConnection) > 0
+                        replaced = replaced || sqlite3_changes(db.sqliteConnection) > 0
                         try row.run(forgetEarlier, db)
                         try row.run(listRecord, db)
                     }
@@ -116,14 +143,7 @@ extension SQLiteBridgeStore: EventStore {
                 try db.execute(sql: "UPDATE history_version SET version = version + 1")
                 try AlertOutboxSQL.enqueue(db, changesAfter: logged)
             }
-            if var checkpoint {
-                checkpoint.counts = checkpoint.counts + counts
-                let state = String(decoding: try JSONEncoder.sorted.encode(checkpoint), as: UTF8.self)
-                try db.execute(sql: "INSERT OR REPLACE INTO import_checkpoints (source, state) VALUES (?, ?)",
-                               arguments: [checkpoint.source, state])
-            }
             return counts
-        }
     }
 
     public func events(matching query: EventQuery) async throws -> [BridgeEventDTO] {
@@ -138,6 +158,8 @@ extension SQLiteBridgeStore: EventStore {
                 clauses.append("status = ?")
                 arguments += [status.rawValue]
             }
+        } else if query.happened {
+            clauses.append("(status IS NULL OR status = 'live')")
         }
         if let from = query.openedFrom {
             clauses.append("opened_at >= ?")
@@ -209,7 +231,8 @@ extension SQLiteBridgeStore: EventStore {
                 " AND bridge_id IN (" + Array(repeating: "?", count: ids.count).joined(separator: ", ") + ")"
             } ?? ""
             let statement = try db.makeStatement(sql: """
-                SELECT bridge_id, opened_at, closed_at, open_local FROM events WHERE status IS NULL\(only)
+                SELECT bridge_id, opened_at, closed_at, open_local FROM events
+                WHERE (status IS NULL OR status = 'live')\(only)
                 ORDER BY bridge_id, opened_at
                 """)
             if let bridgeIDs { try statement.setArguments(StatementArguments(bridgeIDs)) }

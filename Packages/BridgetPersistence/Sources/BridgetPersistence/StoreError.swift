@@ -64,6 +64,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
     /// An instant no store keeps (not a number, infinite, or outside the years 0 to 9999), refused before it is
     /// written: `what` says whose it is.
     case invalidInstant(what: String)
+    /// A write of the live state feed's sight by a process that does not hold the feed's lease (another took it
+    /// over, or it ran out): nothing was written.
+    case notLiveFeedHolder(holder: String?)
 
     /// What names a bridge the catalog lacks.
     public enum Orphan: String, Sendable, Equatable {
@@ -131,6 +134,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         case .orphan: "store.orphan"
         case .noSyncRun: "store.no-run"
         case .invalidInstant: "store.invalid-instant"
+        case .notLiveFeedHolder: "store.live-lease-lost"
         }
     }
 
@@ -197,6 +201,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
             "no sync run with id \(id)"
         case .invalidInstant(let what):
             "\(what) is not an instant a store keeps (a finite time in the years 0 to 9999); nothing was written"
+        case .notLiveFeedHolder(let holder):
+            "the live state feed is polled by " + (holder ?? "another process")
+                + " now (this one's lease ran out or was taken over); nothing was written"
         case .replaced(let path, let gone):
             "the store at \(path) was " + (gone ? "deleted" : "replaced by another file") + " since it was opened"
         case .timedOut(let store, let action, let seconds):

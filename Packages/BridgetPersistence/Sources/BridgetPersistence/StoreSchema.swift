@@ -257,6 +257,23 @@ enum StoreSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v13: openings seen live, and the live state feed") { db in
+            // An opening seen by polling a live state feed is stored as status 'live' with how uncertain its times
+            // are (LiveWindow's text); a published row replaces it. The partial index holds only live openings, so
+            // a batch of published rows finds the live ones it may replace without reading the others. One row
+            // keeps what the feed was last seen to say and who polls it (a lease, milliseconds since 1970).
+            try db.execute(sql: """
+                ALTER TABLE events ADD COLUMN live TEXT;
+                CREATE INDEX events_live ON events (bridge_id, opened_at) WHERE status = 'live';
+                CREATE TABLE live_feed (
+                    id             INTEGER PRIMARY KEY CHECK (id = 1),
+                    state          TEXT,     -- JSON: LiveFeedState
+                    holder         TEXT,
+                    lease_until_ms INTEGER
+                );
+                INSERT INTO live_feed (id) VALUES (1);
+                """)
+        }
         return migrator
     }
 }

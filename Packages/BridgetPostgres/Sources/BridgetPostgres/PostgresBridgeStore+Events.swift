@@ -10,21 +10,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         guard !events.isEmpty || checkpoint != nil else { return UpsertCounts() }
         let batch = try EventBatch(events)
         return try await transaction("save events") { connection in
-            if let orphan = try await unknownBridge(batch.bridgeIDs, connection) {
-                throw StoreError.orphan(.event, bridgeID: orphan)
-            }
-            try await checkSyncLockHeld(connection)
-            try await holdChangeLog(connection)
-            let logged = try await newestChange(connection)
-            // A batch of plain openings, each key once (every Socrata batch), goes in by COPY or one upsert over
-            // arrays; one with source records or a key twice takes the row-by-row path, whose order decides what wins.
-            let counts = batch.isPlain
-                ? try await upsertPlain(batch, connection)
-                : try await upsertRowByRow(events, connection)
-            if counts.inserted + counts.updated > 0 {
-                try await connection.query("UPDATE history_version SET version = version + 1", logger: logger)
-                try await enqueueAlerts(changesAfter: logged, connection)
-            }
+            let counts = try await upsert(events, batch, connection)
             if var checkpoint {
                 checkpoint.counts = checkpoint.counts + counts
                 let state = String(decoding: try JSONEncoder.sorted.encode(checkpoint), as: UTF8.self)
@@ -35,6 +21,32 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             }
             return counts
         }
+    }
+
+    /// The upsert of `events` inside a transaction: the events, their changes in the log, the history version and the
+    /// alerts' outbox.
+    func upsert(_ events: [BridgeEventDTO], _ batch: EventBatch, _ connection: PostgresConnection) async throws
+        -> UpsertCounts
+    {
+        guard !events.isEmpty else { return UpsertCounts() }
+        if let orphan = try await unknownBridge(batch.bridgeIDs, connection) {
+            throw StoreError.orphan(.event, bridgeID: orphan)
+        }
+        try await checkSyncLockHeld(connection)
+        try await holdChangeLog(connection)
+        let logged = try await newestChange(connection)
+        var matching = try await PostgresLiveMatching(events, store: self, connection)
+        // A batch of plain openings, each key once (every Socrata batch), goes in by COPY or one upsert over
+        // arrays; one with source records, a key twice or openings seen live (or published ones that replace them)
+        // takes the row-by-row path, whose order decides what wins.
+        let counts = batch.isPlain && !matching.involvesLive
+            ? try await upsertPlain(batch, connection)
+            : try await upsertRowByRow(events, &matching, connection)
+        if counts.inserted + counts.updated > 0 {
+            try await connection.query("UPDATE history_version SET version = version + 1", logger: logger)
+            try await enqueueAlerts(changesAfter: logged, connection)
+        }
+        return counts
     }
 
     /// The first of `bridgeIDs` the catalog lacks, if any.
@@ -97,13 +109,13 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                     entity_name = excluded.entity_name, open_local = excluded.open_local, closed_ms = excluded.closed_ms,
                     close_local = excluded.close_local, minutes_open = excluded.minutes_open,
                     latitude = excluded.latitude, longitude = excluded.longitude, status = excluded.status,
-                    record_id = NULL, record_version = NULL
+                    record_id = NULL, record_version = NULL, live = NULL
                 WHERE (e.entity_name, e.open_local, e.closed_ms, e.close_local, e.minutes_open, e.latitude, e.longitude,
-                       e.status, e.record_id, e.record_version)
+                       e.status, e.record_id, e.record_version, e.live)
                       IS DISTINCT FROM
                       (excluded.entity_name, excluded.open_local, excluded.closed_ms, excluded.close_local,
                        excluded.minutes_open, excluded.latitude, excluded.longitude, excluded.status, NULL::text,
-                       NULL::bigint)
+                       NULL::bigint, NULL::text)
                 RETURNING e.bridge_id, e.opened_ms, e.closed_ms, e.status, (xmax = 0) AS inserted
             ),
             logged AS (
@@ -129,7 +141,8 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
 
     /// The SQLite store's algorithm, a statement or three an event: for source records (a later version wins, and
     /// replaces the record's openings at other instants) and batches that name a key twice.
-    private func upsertRowByRow(_ events: [BridgeEventDTO], _ connection: PostgresConnection) async throws -> UpsertCounts {
+    private func upsertRowByRow(_ events: [BridgeEventDTO], _ matching: inout PostgresLiveMatching,
+                                _ connection: PostgresConnection) async throws -> UpsertCounts {
         var counts = UpsertCounts()
         func any(_ query: PostgresQuery) async throws -> Bool {
             var found = false
@@ -141,7 +154,15 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             let closed = try event.closedAt.map { try Self.milliseconds($0) }
             let status: String? = event.status == .observed ? nil : event.status.rawValue
             let version = event.recordVersion.map(Int64.init)
+            let live = event.live?.storedText
             var replaced = false
+            switch try await matching.resolve(event, connection) {
+            case .leave:
+                counts.unchanged += 1
+                continue
+            case .replacedLive: replaced = true
+            case .none: break
+            }
             if let recordID = event.recordID {
                 // A NULL version is older than any.
                 if try await any("""
@@ -156,7 +177,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 replaced = try await any("""
                     DELETE FROM events WHERE record_id = \(recordID)
                     AND NOT (bridge_id = \(event.bridgeID) AND opened_ms = \(opened)) RETURNING 1
-                    """)
+                    """) || replaced
             }
             let minutes = event.minutesOpen.map(Int64.init)
             func log(_ kind: OpeningChangeKind) async throws {
@@ -169,10 +190,10 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             }
             if try await any("""
                 INSERT INTO events (bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local, minutes_open,
-                                    latitude, longitude, status, record_id, record_version)
+                                    latitude, longitude, status, record_id, record_version, live)
                 VALUES (\(event.bridgeID), \(opened), \(event.bridgeName), \(event.openLocal), \(closed)::bigint,
                         \(event.closeLocal)::text, \(minutes)::bigint, \(event.latitude)::float8, \(event.longitude)::float8,
-                        \(status)::text, \(event.recordID)::text, \(version)::bigint)
+                        \(status)::text, \(event.recordID)::text, \(version)::bigint, \(live)::text)
                 ON CONFLICT (bridge_id, opened_ms) DO NOTHING RETURNING 1
                 """)
             {
@@ -191,16 +212,16 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 UPDATE events AS e SET entity_name = \(event.bridgeName), open_local = \(event.openLocal),
                     closed_ms = \(closed)::bigint, close_local = \(event.closeLocal)::text, minutes_open = \(minutes)::bigint,
                     latitude = \(event.latitude)::float8, longitude = \(event.longitude)::float8, status = \(status)::text,
-                    record_id = \(event.recordID)::text, record_version = \(version)::bigint
+                    record_id = \(event.recordID)::text, record_version = \(version)::bigint, live = \(live)::text
                 FROM (SELECT closed_ms AS old_closed, record_version AS old_version FROM events
                       WHERE bridge_id = \(event.bridgeID) AND opened_ms = \(opened)) AS o
                 WHERE e.bridge_id = \(event.bridgeID) AND e.opened_ms = \(opened)
                   AND (e.entity_name, e.open_local, e.closed_ms, e.close_local, e.minutes_open, e.latitude, e.longitude,
-                       e.status, e.record_id, e.record_version)
+                       e.status, e.record_id, e.record_version, e.live)
                       IS DISTINCT FROM
                       (\(event.bridgeName)::text, \(event.openLocal)::text, \(closed)::bigint, \(event.closeLocal)::text,
                        \(minutes)::bigint, \(event.latitude)::float8, \(event.longitude)::float8, \(status)::text,
-                       \(event.recordID)::text, \(version)::bigint)
+                       \(event.recordID)::text, \(version)::bigint, \(live)::text)
                 RETURNING o.old_closed IS NULL AND e.closed_ms IS NOT NULL, o.old_version IS DISTINCT FROM e.record_version
                 """, logger: logger).decode((Bool, Bool).self)
             {
@@ -227,6 +248,8 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         if let bridgeID = query.bridgeID { clauses.append("bridge_id = \(bind(bridgeID))") }
         if let status = query.status {
             clauses.append(status == .observed ? "status IS NULL" : "status = \(bind(status.rawValue))")
+        } else if query.happened {
+            clauses.append("(status IS NULL OR status = 'live')")
         }
         if let from = query.openedFrom { clauses.append("opened_ms >= \(bind(try Self.milliseconds(from)))") }
         if let before = query.openedBefore { clauses.append("opened_ms < \(bind(try Self.milliseconds(before)))") }
@@ -284,7 +307,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             // postgres-nio's row sequence asks the server for more rows only as they are read, so one page is held.
             let rows = try await connection.query("""
                 SELECT bridge_id, opened_ms, closed_ms, open_local FROM events
-                WHERE status IS NULL AND (\(bridgeIDs == nil) OR bridge_id = ANY(\(bridgeIDs ?? [])))
+                WHERE (status IS NULL OR status = 'live') AND (\(bridgeIDs == nil) OR bridge_id = ANY(\(bridgeIDs ?? [])))
                 ORDER BY bridge_id, opened_ms
                 """, logger: logger)
             var pages = OpeningRecordPages(into: initial, update)
@@ -319,7 +342,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
 
     /// The event columns in the order `event(_:)` reads them.
     static let eventColumns = "bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local, minutes_open, "
-        + "latitude, longitude, status, record_id, record_version"
+        + "latitude, longitude, status, record_id, record_version, live"
 
     static func event(_ row: PostgresRandomAccessRow) throws -> BridgeEventDTO {
         let statusText = try row[9].decode(String?.self)
@@ -328,13 +351,20 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         else {
             throw StoreError.corruptEvent(detail: "an unknown status '\(statusText ?? "")'")
         }
+        var live: LiveWindow?
+        if let liveText = try row[12].decode(String?.self) {
+            guard let window = LiveWindow(storedText: liveText) else {
+                throw StoreError.corruptEvent(detail: "an unreadable live window '\(liveText)'")
+            }
+            live = window
+        }
         return BridgeEventDTO(
             bridgeID: try row[0].decode(String.self), bridgeName: try row[2].decode(String.self),
             openedAt: date(milliseconds: try row[1].decode(Int64.self)), openLocal: try row[3].decode(String.self),
             closedAt: try row[4].decode(Int64?.self).map(date(milliseconds:)), closeLocal: try row[5].decode(String?.self),
             minutesOpen: try row[6].decode(Int?.self), latitude: try row[7].decode(Double?.self),
             longitude: try row[8].decode(Double?.self), status: status, recordID: try row[10].decode(String?.self),
-            recordVersion: try row[11].decode(Int64?.self).map(Int.init))
+            recordVersion: try row[11].decode(Int64?.self).map(Int.init), live: live)
     }
 }
 

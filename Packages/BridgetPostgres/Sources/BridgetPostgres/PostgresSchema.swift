@@ -157,6 +157,19 @@ enum PostgresSchema {
             PRIMARY KEY (outbox_id, attempt)
         );
         """),
+        ("openings seen live, and the live state feed", """
+        ALTER TABLE events ADD COLUMN live text;
+        ALTER TABLE events DROP CONSTRAINT events_status_check;
+        ALTER TABLE events ADD CONSTRAINT events_status_check CHECK (status IN ('planned', 'live'));
+        CREATE INDEX events_live ON events (bridge_id, opened_ms) WHERE status = 'live';
+        CREATE TABLE live_feed (
+            id             integer PRIMARY KEY CHECK (id = 1),
+            state          text,    -- JSON: LiveFeedState
+            holder         text,
+            lease_until_ms bigint
+        );
+        INSERT INTO live_feed (id) VALUES (1);
+        """),
     ]
 
     /// The newest version this build knows.
@@ -166,6 +179,7 @@ enum PostgresSchema {
     static let tableNames: Set<String> = [
         "bridget_schema", "bridges", "events", "history_version", "sync_runs", "import_checkpoints", "opening_models",
         "routes", "traffic_flows", "kept_answers", "change_log", "alerts", "alert_outbox", "alert_attempts",
+        "live_feed",
     ]
 
     /// Brings the settings' schema to the latest version in one transaction, holding a lock so that processes

@@ -72,8 +72,8 @@ package struct KeptFigures: Sendable {
     package func qualityBacktest() async throws -> QualityBacktest {
         try await kept("pages.quality") {
             let clock = context.clock
-            let first = try await store.events(matching: EventQuery(limit: 1, status: .observed)).first
-            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
+            let first = try await store.events(matching: EventQuery(limit: 1, happened: true)).first
+            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first
             guard let first, let last else { return .noOpenings }
             let firstDay = LocalDay(containing: first.openedAt, time: clock).number
             let lastDay = LocalDay(containing: last.openedAt, time: clock).number

@@ -10,32 +10,59 @@ package struct BridgeStatusNow: Encodable, Sendable {
         case open
         case openingSoon = "opening soon"
         case closed
+        /// The live state feed has not named the bridge for a while (or its last reading is old).
+        case unknown
     }
 
     /// An opening as a status names it.
     package struct Opening: Encodable, Sendable, Equatable {
         package let openedAt: Date
         package let closedAt: Date?
-        /// `observed` (it happened or is under way) or `planned` (announced).
+        /// `observed` (published), `live` (seen by polling the state feed) or `planned` (announced).
         package let status: OpeningStatus
     }
 
     package let bridgeID: String
     package let bridgeName: String
-    package let state: State
+    package var state: State
     /// Open: since when, whether that is observed or only announced, and when it is expected to end (`nil`: not
     /// known).
-    package let openSince: Date?
-    package let basis: OpeningStatus?
-    package let expectedEnd: Date?
+    package var openSince: Date?
+    package var basis: OpeningStatus?
+    package var expectedEnd: Date?
     /// Opening soon: when, and in how many whole minutes.
-    package let opensAt: Date?
-    package let opensInMinutes: Int?
+    package var opensAt: Date?
+    package var opensInMinutes: Int?
     /// The latest opening that started before now, and the next announced one.
     package let lastOpening: Opening?
     package let nextPlanned: Opening?
     /// The model's chance that the bridge starts to open in the next 20 minutes (`nil`: no history to learn from).
     package let chanceNext20Minutes: Double?
+    /// From the live state feed, when it named this bridge: where it was last read and since when.
+    package var live: LiveLine? = nil
+
+    /// A bridge as the live state feed last gave it.
+    package struct LiveLine: Encodable, Sendable {
+        package let position: LiveFeedState.Position
+        /// The first poll that saw it there.
+        package let since: Date
+        /// While raised: the poll before the one that saw it raised (it opened after this).
+        package let openedAfter: Date?
+        /// The last poll that read it.
+        package let lastSeenAt: Date
+    }
+}
+
+/// The live state feed as a status answer uses it.
+package struct LiveStateSummary: Encodable, Sendable {
+    /// The feed polled.
+    package let source: String
+    /// The last poll that gave a reading: the live state is as of then.
+    package let asOf: Date?
+    /// Seconds from `asOf` to the answer's moment.
+    package let ageSeconds: Int?
+    /// The last poll's problem, when it had one (`http-503`, `html-page`, …).
+    package let problem: String?
 }
 
 /// The status of every bridge (or some) at one moment, and how current the store is: the answer says as of when,
@@ -52,6 +79,8 @@ package struct StatusNowAnswer: Encodable, Sendable {
     package let soonMinutes: Int
     /// What the reader must know to read the answer (a history behind the clock), or `nil`.
     package let caveat: String?
+    /// The live state feed, when it is on: as of when it was last read.
+    package let live: LiveStateSummary?
     package let bridges: [BridgeStatusNow]
 
     /// An opening under way with no known end counts as open for at most this long after it started.
@@ -76,14 +105,20 @@ package struct StatusNowAnswer: Encodable, Sendable {
             openedBefore: now.addingTimeInterval(plannedHorizon)))
         let byBridge = Dictionary(grouping: near, by: \.bridgeID)
         let reading = context.clock.reading(for: now)
+        // Seattle now: the live state feed's last sight, for an answer about now (not a past moment).
+        let feedOn = context.configuration.provider == .live && context.configuration.live.stateURL != nil
+        let feed = feedOn ? try await store.liveFeedState() : nil
+        let liveUsable = feed.flatMap { $0.lastPollAt }.map { now.timeIntervalSince($0) >= -1 } ?? false
+        let staleAfter = LiveStateTracker.Settings(pollSeconds: context.configuration.live.statePollSeconds).unknownAfter
+        let liveStale = feed?.lastGoodPollAt.map { now.timeIntervalSince($0) > staleAfter } ?? true
         var lines: [BridgeStatusNow] = []
         for bridge in bridges {
             let events = byBridge[bridge.id] ?? []
-            var last = events.last { $0.status == .observed && $0.openedAt <= now }
+            var last = events.last { $0.status.happened && $0.openedAt <= now }
             if last == nil {
                 last = try await store.events(matching: EventQuery(
                     bridgeID: bridge.id, openedBefore: now.addingTimeInterval(0.001), limit: 1, newestFirst: true,
-                    status: .observed)).first
+                    happened: true)).first
             }
             let next = events.first { $0.status == .planned && $0.openedAt > now }
             let chance: Double? = if let model = try await book.model(bridge.id), model.openings > 0 {
@@ -91,14 +126,29 @@ package struct StatusNowAnswer: Encodable, Sendable {
             } else {
                 nil
             }
-            lines.append(line(bridge, events: events, last: last, next: next, chance: chance, now: now, soon: soon))
+            var entry = line(bridge, events: events, last: last, next: next, chance: chance, now: now, soon: soon)
+            if liveUsable, let seen = feed?.bridges[bridge.id] {
+                entry = Self.live(entry, seen, stale: liveStale)
+            }
+            lines.append(entry)
         }
         let newest = try await store.events(matching: EventQuery(
-            openedBefore: now.addingTimeInterval(0.001), limit: 1, newestFirst: true, status: .observed)).first?.openedAt
+            openedBefore: now.addingTimeInterval(0.001), limit: 1, newestFirst: true, happened: true)).first?.openedAt
         let lastSync = try await store.lastSucceededRun(provider: context.configuration.provider.rawValue)?.finishedAt
         let age = newest.map { Int(now.timeIntervalSince($0) / 60) }
         var caveat: String?
-        if context.configuration.provider == .ndw {
+        if feedOn {
+            // The live state answers for now; the history's lag is no caveat then.
+            if let good = feed?.lastGoodPollAt, liveUsable {
+                if liveStale {
+                    caveat = "The live bridge state was last read \(Self.span(now.timeIntervalSince(good))) before this "
+                        + "answer" + (feed?.lastProblem.map { " (the feed's last answer: \($0))" } ?? "")
+                        + ": bridges it named are unknown until it is read again."
+                }
+            } else if liveUsable || feed == nil {
+                caveat = "The live bridge state has not been read yet: `bridget watch` or `bridget serve` polls it."
+            }
+        } else if context.configuration.provider == .ndw {
             // A snapshot source: the answer is as fresh as the last reading of the feed.
             if let lastSync {
                 if now.timeIntervalSince(lastSync) > 3_600 {
@@ -116,8 +166,45 @@ package struct StatusNowAnswer: Encodable, Sendable {
         } else if newest == nil {
             caveat = "No opening that happened is stored yet: run `bridget sync` first."
         }
+        let summary = feedOn ? LiveStateSummary(
+            source: context.configuration.live.stateURL ?? "", asOf: feed?.lastGoodPollAt,
+            ageSeconds: feed?.lastGoodPollAt.map { Int(now.timeIntervalSince($0)) }, problem: feed?.lastProblem) : nil
         return StatusNowAnswer(asOf: now, newestOpening: newest, newestOpeningAgeMinutes: age, lastSync: lastSync,
-                               soonMinutes: Int(soon / 60), caveat: caveat, bridges: lines)
+                               soonMinutes: Int(soon / 60), caveat: caveat, live: summary, bridges: lines)
+    }
+
+    /// A bridge's line with what the live state feed last read of it: raised is open since the poll that saw it
+    /// (observed live), lowered is closed (an announced opening may still make it "opening soon"), unknown is
+    /// unknown; a reading older than a few polls makes every position unknown.
+    static func live(_ line: BridgeStatusNow, _ seen: LiveFeedState.Bridge, stale: Bool) -> BridgeStatusNow {
+        var line = line
+        line.live = BridgeStatusNow.LiveLine(position: seen.position, since: seen.since, openedAfter: seen.openedAfter,
+                                             lastSeenAt: seen.lastSeenAt)
+        let position = stale ? LiveFeedState.Position.unknown : seen.position
+        switch position {
+        case .raised:
+            line.state = .open
+            line.openSince = seen.openingAt ?? seen.since
+            line.basis = .live
+            line.expectedEnd = nil
+            line.opensAt = nil
+            line.opensInMinutes = nil
+        case .lowered:
+            if line.state == .open {
+                line.state = .closed
+                line.openSince = nil
+                line.basis = nil
+                line.expectedEnd = nil
+            }
+        case .unknown:
+            line.state = .unknown
+            line.openSince = nil
+            line.basis = nil
+            line.expectedEnd = nil
+            line.opensAt = nil
+            line.opensInMinutes = nil
+        }
+        return line
     }
 
     /// One bridge's line from its openings near now.
@@ -129,7 +216,7 @@ package struct StatusNowAnswer: Encodable, Sendable {
         // Open: an observed opening under way (its end after now, or no end yet and recent), else an announced one
         // whose window holds now. Observed wins over announced.
         let observedNow = events.last { event in
-            event.status == .observed && event.openedAt <= now
+            event.status.happened && event.openedAt <= now
                 && (event.closedAt.map { $0 > now } ?? (now.timeIntervalSince(event.openedAt) <= longestOpenWithoutEnd))
         }
         let announcedNow = events.last { event in

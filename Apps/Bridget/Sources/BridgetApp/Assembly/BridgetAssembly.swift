@@ -65,6 +65,22 @@ package struct BridgetAssembly: Sendable {
         }
     }
 
+    /// The live state feed of the configured provider, or `nil` when there is none: the live provider's
+    /// `state_url` (null turns it off). Its bridges are the store's catalog (Seattle's when the store has none yet).
+    package func makeStateSource(store: (any BridgeStore)?) async throws -> (any BridgeStateSource)? {
+        guard configuration.provider == .live, let text = configuration.live.stateURL else { return nil }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              url.host != nil
+        else {
+            throw BridgetError.configuration("state-url", "provider.live.state_url '\(text)' is not an http(s) URL")
+        }
+        var ids = Set(try await store?.bridges().map(\.id) ?? [])
+        if ids.isEmpty { ids = Set(BridgeCatalog.seattle.bridges.map(\.id)) }
+        let timeout = min(10, max(1, configuration.live.statePollSeconds))
+        return SDOTStateFeed(url: url, knownBridgeIDs: ids, transport: URLSessionTransport(timeout: timeout),
+                             timeout: timeout)
+    }
+
     /// The clock people read times in: the configured source's zone (Seattle's, or Amsterdam's for NDW).
     package var clock: LocalClock {
         switch configuration.provider {

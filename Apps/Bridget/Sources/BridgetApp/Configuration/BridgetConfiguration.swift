@@ -65,6 +65,9 @@ package struct BridgetConfiguration: Sendable {
         package var retryMaxAttempts: Int
         package var retryBaseDelay: TimeInterval
         package var retryMaxDelay: TimeInterval
+        /// The live state feed, or `nil` when it is off.
+        package var stateURL: String?
+        package var statePollSeconds: TimeInterval
     }
 
     package struct NDWSettings: Sendable, Equatable {
@@ -260,7 +263,9 @@ package struct BridgetConfiguration: Sendable {
             appTokenVariable: resolved.text("provider.live.app_token_env") ?? "BRIDGET_APP_TOKEN",
             retryMaxAttempts: resolved.integer("provider.live.retry_max_attempts"),
             retryBaseDelay: resolved.number("provider.live.retry_base_delay_seconds"),
-            retryMaxDelay: resolved.number("provider.live.retry_max_delay_seconds"))
+            retryMaxDelay: resolved.number("provider.live.retry_max_delay_seconds"),
+            stateURL: resolved.text("provider.live.state_url"),
+            statePollSeconds: resolved.number("provider.live.state_poll_seconds"))
         appToken = environment[live.appTokenVariable].flatMap { $0.isEmpty ? nil : $0 }
         ndw = NDWSettings(
             source: Self.resolveFeedSource(resolved.text("provider.ndw.source") ?? "", origin: resolved.origin),

@@ -48,6 +48,11 @@ package enum ProviderKind: String, CaseIterable, Sendable {
                           help: "wait before the first retry; doubles each time, with jitter"),
                 ConfigKey("provider.live.retry_max_delay_seconds", .number(0...600), default: .number(30),
                           help: "longest wait between attempts, Retry-After included"),
+                ConfigKey("provider.live.state_url", .httpURL,
+                          default: .text("https://web.seattle.gov/Travelers/api/Map/GetBridgeData"), nullable: true,
+                          help: "the city's live bridge state, polled by watch and serve; null turns it off"),
+                ConfigKey("provider.live.state_poll_seconds", .number(1...3_600), default: .number(20),
+                          help: "seconds between polls of state_url (each with up to a tenth more, at random)"),
             ]
         case .cached:
             []

@@ -31,6 +31,8 @@ provider:
     retry_max_attempts: 5
     retry_base_delay_seconds: 1        # doubles each retry, with jitter
     retry_max_delay_seconds: 30        # Retry-After is honoured up to this
+    state_url: https://web.seattle.gov/Travelers/api/Map/GetBridgeData   # live bridge state; null: off
+    state_poll_seconds: 20             # polls of state_url by watch and serve (jittered)
   ndw:                      # the Netherlands' bridge openings (DATEX II); see Docs/ARCHITECTURE.md
     source: https://opendata.ndw.nu/brugopeningen.xml.gz   # or a file (.xml.gz), relative to this file's folder
     timeout_seconds: 30

@@ -379,4 +379,24 @@ extension ServedStore {
     package func alertAttempts(alert: String?, limit: Int) async throws -> [AlertAttemptDTO] {
         try await call("read alert attempts") { try await $0.alertAttempts(alert: alert, limit: limit) }
     }
+
+    package func liveFeedState() async throws -> LiveFeedState? {
+        try await call("read the live state") { try await $0.liveFeedState() }
+    }
+
+    package func claimLiveFeed(holder: String, now: Date, until: Date) async throws -> LiveFeedLease {
+        try await call("claim the live state feed") { try await $0.claimLiveFeed(holder: holder, now: now, until: until) }
+    }
+
+    package func saveLiveFeed(_ state: LiveFeedState, events: [BridgeEventDTO], holder: String, now: Date) async throws
+        -> UpsertCounts
+    {
+        try await call("save the live state") {
+            try await $0.saveLiveFeed(state, events: events, holder: holder, now: now)
+        }
+    }
+
+    package func releaseLiveFeed(holder: String) async throws {
+        try await call("release the live state feed") { try await $0.releaseLiveFeed(holder: holder) }
+    }
 }

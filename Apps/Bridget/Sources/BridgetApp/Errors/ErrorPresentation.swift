@@ -147,6 +147,7 @@ package struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         case .replaced: "nothing to do: the server serves the new file once it is whole; if it was deleted, sync again"
         case .timedOut: "try again in a few seconds; if it lasts, check the database (`bridget doctor`)"
         case .invalidInstant: "the time came from outside (a receiver's answer, a file): nothing was stored"
+        case .notLiveFeedHolder: "nothing to do: the process that holds the lease polls the feed"
         case .failed, .corruptEvent, .corruptRoute, .orphan, .noSyncRun: nil
         }
         return ErrorPresentation(code: error.code, message: error.description, hint: hint)

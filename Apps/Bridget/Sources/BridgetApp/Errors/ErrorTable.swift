@@ -138,6 +138,7 @@ package enum ErrorTable {
         "store.orphan": storeUnusable(ioError),
         "store.no-run": storeUnusable(dataError),
         "store.invalid-instant": ErrorDisposition(exit: dataError, http: 422, "invalid-instant", "A time no store keeps"),
+        "store.live-lease-lost": storeUnavailable(tryAgain, 5),
         "store.sync-running": ErrorDisposition(
             exit: tryAgain, http: 503, "sync-running", "Another sync is running", retryAfter: 30,
             detail: .generic("another host is syncing the store; try again later")),

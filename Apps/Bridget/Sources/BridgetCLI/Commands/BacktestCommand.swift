@@ -56,8 +56,8 @@ struct BacktestCommand: AsyncParsableCommand {
                 LocalDay(containing: $0.addingTimeInterval(-1), time: grammar.clock).number
             }.map { LocalDay(number: $0 + 1) }
             scope.before = nil // the test period's end is `test`, in days
-            let first = try await store.events(matching: EventQuery(openedFrom: scope.from, limit: 1, status: .observed)).first
-            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .observed)).first
+            let first = try await store.events(matching: EventQuery(openedFrom: scope.from, limit: 1, happened: true)).first
+            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first
             let firstDay = first.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? 0
             let lastStored = last.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? firstDay
             let train: LocalDay

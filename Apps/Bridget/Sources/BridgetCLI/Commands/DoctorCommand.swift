@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetApp
+import BridgetNetworking
 import BridgetDTOs
 import Foundation
 
@@ -44,7 +45,41 @@ struct DoctorCommand: AsyncParsableCommand {
         checks.append(await routesCheck(context))
         checks.append(await cacheCheck(context))
         checks.append(await sourceCheck(context))
+        if context.configuration.provider == .live { checks.append(await stateCheck(context)) }
         try report(checks)
+    }
+
+    /// One reading of the live state feed, and what the store last kept of it.
+    private func stateCheck(_ context: AppContext) async -> Check {
+        guard let url = context.configuration.live.stateURL else {
+            return Check(name: "state", ok: true, detail: "provider.live.state_url is null: no live state is polled",
+                         hint: nil)
+        }
+        do {
+            let store = try? await context.assembly.makeStore(forReading: true)
+            guard let source = try await context.assembly.makeStateSource(store: store) else {
+                return Check(name: "state", ok: true, detail: "no live state feed", hint: nil)
+            }
+            let kept = try? await store?.liveFeedState()
+            let keptText = kept?.lastGoodPollAt.map { "; last good poll kept in the store: \(context.clock.display($0))" }
+                ?? "; no poll kept in the store yet"
+            do {
+                let reading = try await source.currentStates()
+                let raised = reading.positions.filter { $0.value == .raised }.keys.sorted()
+                let notes = Set(reading.notes.map(\.name)).sorted()
+                return Check(
+                    name: "state", ok: true,
+                    detail: "\(url): \(reading.positions.count) bridges read, raised now: "
+                        + (raised.isEmpty ? "none" : raised.joined(separator: ", "))
+                        + (notes.isEmpty ? "" : " (noted: \(notes.joined(separator: ", ")))") + keptText,
+                    hint: nil)
+            } catch let error as BridgeStateError {
+                return Check(name: "state", ok: false, detail: "\(url): \(error)\(keptText)",
+                             hint: "check the network and provider.live.state_url (null turns the live state off)")
+            }
+        } catch {
+            return Self.failed("state", error)
+        }
     }
 
     private func storeCheck(_ context: AppContext) async -> Check {

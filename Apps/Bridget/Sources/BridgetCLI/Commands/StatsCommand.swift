@@ -64,13 +64,29 @@ struct StatsCommand: AsyncParsableCommand {
                              + "from \(statistics.totalRows) stored rows: rows of a bridge less than "
                              + "\(String(format: "%g", statistics.mergeGapMinutes)) min apart are one opening.")
             }
+            let provenance = try await ProvenanceAnswer.current(store: store, now: context.assembly.now())
+            if statistics.totalOpenings > 0 { notes.append(provenance.sentence) }
             try OutputWriter(format: output.format).write(
-                statistics,
+                StatsOutput(statistics: statistics, provenance: provenance),
                 tabular: Tabular(
                     columns: ["id", "bridge", "openings", "per_day", "mean_min", "median_min", "p90_min", "max_min",
                               "busiest_hour"],
                     rows: rows),
                 notes: notes)
         }
+    }
+}
+
+/// `stats`' JSON: the statistics' fields, and where the openings come from under `provenance`.
+struct StatsOutput: Encodable {
+    let statistics: StatisticsDTO
+    let provenance: ProvenanceAnswer
+
+    private enum Keys: String, CodingKey { case provenance }
+
+    func encode(to encoder: any Encoder) throws {
+        try statistics.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(provenance, forKey: .provenance)
     }
 }

@@ -49,16 +49,20 @@ struct StatusCommand: AsyncParsableCommand {
                 let when: String = switch line.state {
                 case .open:
                     "since " + (line.openSince.map { Self.clockTime($0, time) } ?? "?")
-                        + (line.basis == .planned ? " (announced)" : "")
+                        + (line.basis == .planned ? " (announced)" : line.basis == .live ? " (seen live)" : "")
                         + (line.expectedEnd.map { ", until " + Self.clockTime($0, time) } ?? "")
                 case .openingSoon: "in \(line.opensInMinutes ?? 0) min, at " + (line.opensAt.map { Self.clockTime($0, time) } ?? "?")
                 case .closed: ""
+                case .unknown: line.live.map { "last read " + Self.clockTime($0.lastSeenAt, time) } ?? ""
                 }
                 return [Cell(line.bridgeID), Cell(line.bridgeName), Cell(line.state.rawValue), Cell(when),
                         Cell(line.lastOpening?.openedAt, time: time), Cell(line.nextPlanned?.openedAt, time: time),
                         line.chanceNext20Minutes.map { Cell(percent: $0) } ?? Cell("")]
             }
             var notes = ["", "As of \(time.display(answer.asOf))."
+                + (answer.live.map { live in
+                    live.asOf.map { " Live state read \(time.display($0)) (\($0 == answer.asOf ? 0 : live.ageSeconds ?? 0) s before)." }
+                        ?? " Live state not read yet." } ?? "")
                 + (answer.lastSync.map { " Last sync \(time.display($0))." } ?? "")]
             if let caveat = answer.caveat { notes.append(caveat) }
             try OutputWriter(format: output.format).write(

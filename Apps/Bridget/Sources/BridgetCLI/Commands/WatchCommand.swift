@@ -16,6 +16,9 @@ struct WatchCommand: AsyncParsableCommand {
             that never synced, or missed a scheduled sync while nothing ran, is synced at once. A failed sync is \
             tried again after refresh.backoff_initial_seconds, doubling up to refresh.backoff_max_seconds. One \
             line on standard error says each step.
+            With the live provider it also polls Seattle's live bridge state (provider.live.state_url, every \
+            state_poll_seconds) and records each opening as it is seen, for status, the stream and alerts; one \
+            host of those sharing a store polls at a time (Docs/LIVE.md).
             Syncs take turns through the store's sync lock: while another watch, a refreshing serve or a \
             bridget sync is syncing the same store (on this host or another), this one waits for its next look.
             Ctrl-C, SIGTERM or SIGHUP stops it: a running sync commits the batch in flight and is recorded cancelled; the \
@@ -52,6 +55,8 @@ struct WatchCommand: AsyncParsableCommand {
                            + context.assembly.storeDescription))
             let names = [SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGHUP: "SIGHUP"]
             let drain = Duration.seconds(configuration.serve.drainSeconds)
+            // Seattle now: the live state feed, polled beside the syncs (by one host of those sharing the store).
+            let poller = try await LiveStatePoller.make(context: context, store: context.served(store), log: Self.log)
             try await cancelling(on: [SIGTERM, SIGINT, SIGHUP], saying: { number in
                 Self.line(.init(level: .notice, message: "\(names[number] ?? "a signal"): stopping; a running sync "
                                 + "commits its batch in flight (at most \(configuration.serve.drainSeconds) s)"))
@@ -66,13 +71,19 @@ struct WatchCommand: AsyncParsableCommand {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await refresh.run() }
                     group.addTask { await deliverer.run() }
+                    if let poller { group.addTask { await poller.run() } }
                     try await group.next()
                     group.cancelAll()
                 }
                 #else
                 Self.log(.init(level: .notice, message: "alerts: this bridget was built without the Server trait, so "
                                + "alert messages wait in the outbox for a serve or watch built with it"))
-                try await refresh.run()
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await refresh.run() }
+                    if let poller { group.addTask { await poller.run() } }
+                    try await group.next()
+                    group.cancelAll()
+                }
                 #endif
             }
         }

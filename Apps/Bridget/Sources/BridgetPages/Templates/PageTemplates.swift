@@ -234,6 +234,7 @@ enum PageTemplates {
         {{#rows}}<tr><th scope="row">{{bridge}}</th><td class="number">{{points}}</td><td class="number">{{brier}}</td>\
         <td class="number">{{climatology}}</td><td class="number">{{skill}}</td></tr>
         {{/rows}}</tbody></table>{{/tested}}
+        {{#provenance}}<h2>Where the openings come from</h2><p class="provenance">{{.}}</p>{{/provenance}}
         {{/content}}{{/layout}}
         """
 

@@ -126,6 +126,8 @@ struct QualityPageView: Sendable {
     let homeHref: String
     let message: String?
     let tested: Tested?
+    /// Where the stored openings come from (`ProvenanceAnswer.sentence`).
+    var provenance: String? = nil
 }
 
 /// A page saying what went wrong (the server's pages).

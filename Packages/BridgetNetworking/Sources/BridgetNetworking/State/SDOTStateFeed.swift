@@ -1,0 +1,185 @@
+import BridgetDTOs
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Seattle's live bridge state (SDOT's traveler map): `GET …/Travelers/api/Map/GetBridgeData`, answered with a JSON
+/// string whose content is the JSON array of bridges (`BridgeID`, `DisplayName`, `Name`, `Latitude`, `Longitude`,
+/// `Status` "Open" or "Closed"; "Open" means raised). No timestamps: the poller notes changes with its own clock.
+///
+/// One GET a reading, under `timeout` for the whole exchange and `maximumBytes` of body; what a city endpoint does on
+/// a bad day is named (`BridgeStateError`, `BridgeStateNote`), never read as a position.
+public struct SDOTStateFeed: BridgeStateSource {
+    /// The city's feed.
+    public static let defaultURL = URL(string: "https://web.seattle.gov/Travelers/api/Map/GetBridgeData")!
+
+    public let url: URL
+    public let knownBridgeIDs: Set<String>
+    public let timeout: TimeInterval
+    public let maximumBytes: Int
+    private let transport: any HTTPTransport
+
+    public var origin: String { url.absoluteString }
+
+    /// A feed at `url` whose bridges are `knownBridgeIDs` (the catalog's: 1, 2, 3, 4, 6, 21, 29 for Seattle).
+    public init(url: URL = Self.defaultURL, knownBridgeIDs: Set<String>, transport: any HTTPTransport,
+                timeout: TimeInterval = 10, maximumBytes: Int = 256 * 1024) {
+        self.url = url
+        self.knownBridgeIDs = knownBridgeIDs
+        self.transport = transport
+        self.timeout = timeout
+        self.maximumBytes = maximumBytes
+    }
+
+    public func currentStates() async throws -> BridgeStateReading {
+        let request = HTTPRequest(
+            url: url, headers: ["Accept": "application/json", "Cache-Control": "no-cache",
+                                "User-Agent": "Bridget (drawbridge openings; polls every 20 s or slower)"],
+            timeout: timeout, maximumBodyBytes: maximumBytes)
+        let response: HTTPResponse
+        do {
+            response = try await transport.send(request)
+        } catch let error as URLError where error.code == .timedOut {
+            throw BridgeStateError(.timeout)
+        } catch let error as URLError where error.code == .cancelled {
+            throw CancellationError()
+        } catch let error as URLError {
+            throw BridgeStateError(.unreachable(error.localizedDescription))
+        } catch is HTTPBodyTooLarge {
+            throw BridgeStateError(.tooLarge(maximumBytes))
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw BridgeStateError(.unreachable("\(error)"))
+        }
+        guard response.status == 200 else {
+            throw BridgeStateError(.httpStatus(response.status, retryAfter: Self.retryAfter(response.header("Retry-After"))))
+        }
+        return try Self.read(response.body, knownBridgeIDs: knownBridgeIDs)
+    }
+
+    /// `Retry-After` as whole seconds, from 0 to a day; anything else (a date, `nan`, huge) is not used.
+    static func retryAfter(_ text: String?) -> TimeInterval? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), (1...6).contains(text.count),
+              text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let seconds = Int(text), seconds <= 86_400
+        else { return nil }
+        return TimeInterval(seconds)
+    }
+
+    /// A body as the feed sends it (or as it might on a bad day).
+    public static func read(_ body: Data, knownBridgeIDs: Set<String>) throws -> BridgeStateReading {
+        let first = body.first { !(($0 == 0x20) || ($0 == 0x0A) || ($0 == 0x0D) || ($0 == 0x09)) }
+        guard let first else { throw BridgeStateError(.emptyBody) }
+        if first == UInt8(ascii: "<") { throw BridgeStateError(.htmlPage) }
+        var notes: [BridgeStateNote] = []
+        let outer: Any
+        do {
+            outer = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
+        } catch {
+            throw BridgeStateError(.malformed("not JSON"))
+        }
+        let items: [Any]
+        if let text = outer as? String {
+            let inner = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if inner.isEmpty { throw BridgeStateError(.emptyBody) }
+            if inner.hasPrefix("<") { throw BridgeStateError(.htmlPage) }
+            guard let array = (try? JSONSerialization.jsonObject(with: Data(inner.utf8), options: [])) as? [Any] else {
+                throw BridgeStateError(.malformed("the JSON string does not hold a JSON array"))
+            }
+            items = array
+        } else if let array = outer as? [Any] {
+            notes.append(.singleEncoded)
+            items = array
+        } else {
+            throw BridgeStateError(.malformed("neither a JSON string nor an array"))
+        }
+        var positions: [String: LiveFeedState.Position] = [:]
+        var contradicted: Set<String> = []
+        for (index, item) in items.enumerated() {
+            guard let fields = item as? [String: Any], let id = bridgeID(fields["BridgeID"]),
+                  let status = fields["Status"] as? String
+            else {
+                notes.append(.badItem(index: index))
+                continue
+            }
+            guard knownBridgeIDs.contains(id) else {
+                notes.append(.unknownBridge(id: id))
+                continue
+            }
+            let position: LiveFeedState.Position
+            switch status.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "open": position = .raised
+            case "closed": position = .lowered
+            default:
+                notes.append(.unknownStatus(bridgeID: id, status: status))
+                contradicted.insert(id)
+                continue
+            }
+            if let earlier = positions[id], earlier != position {
+                notes.append(.contradiction(bridgeID: id))
+                contradicted.insert(id)
+            }
+            positions[id] = position
+        }
+        for id in contradicted { positions[id] = nil }
+        return BridgeStateReading(positions: positions, notes: notes)
+    }
+
+    /// A `BridgeID` as a catalog id: a whole number (or its text), from 0 to 99,999.
+    private static func bridgeID(_ value: Any?) -> String? {
+        if let number = value as? NSNumber {
+            let double = number.doubleValue
+            guard double.isFinite, double >= 0, double < 100_000, double == double.rounded() else { return nil }
+            return String(Int(double))
+        }
+        if let text = value as? String, (1...5).contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            return String(Int(text)!)
+        }
+        return nil
+    }
+}
+
+/// NDW's DATEX II feed as a state source: a bridge is raised while a `certain` situation (an opening under way) holds
+/// the moment of the reading, lowered otherwise. One download a reading.
+public struct NDWStateSource: BridgeStateSource {
+    public let source: NDWProvider.Source
+    private let client: FeedClient?
+    private let maximumBytes: Int
+    private let now: @Sendable () -> Date
+
+    public var origin: String {
+        switch source {
+        case .url(let url): url.absoluteString
+        case .file(let path): path
+        }
+    }
+
+    /// A source reading `source` through `client` (a file needs none).
+    public init(source: NDWProvider.Source, client: FeedClient?, maximumBytes: Int = 64_000_000,
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.source = source
+        self.client = client
+        self.maximumBytes = maximumBytes
+        self.now = now
+    }
+
+    public func currentStates() async throws -> BridgeStateReading {
+        let snapshot: NDWFeedReader.Snapshot
+        do {
+            snapshot = try await NDWFeedReader(source: source, client: client, maximumBytes: maximumBytes).snapshot()
+        } catch let error as FeedError {
+            throw BridgeStateError(.unreachable("\(error)"))
+        }
+        let moment = now()
+        var positions = Dictionary(uniqueKeysWithValues: snapshot.catalog.map { ($0.id, LiveFeedState.Position.lowered) })
+        for observation in snapshot.observations where observation.status == .observed {
+            guard let bridgeID = observation.bridgeID, case .instant(let start)? = observation.opened.value,
+                  start <= moment
+            else { continue }
+            if case .instant(let end)? = observation.closed.value, end <= moment { continue }
+            positions[bridgeID] = .raised
+        }
+        return BridgeStateReading(positions: positions)
+    }
+}
