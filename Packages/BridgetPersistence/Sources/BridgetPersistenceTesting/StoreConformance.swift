@@ -27,6 +27,8 @@ public enum StoreConformance {
         case bridgeActivity
         /// The change log and the alerts' outbox, which the writes of events fill.
         case changeLog, alerts
+        /// Openings seen live, their replacement by published ones, and the live state feed's lease.
+        case liveState
 
         /// The protocol whose promises this part checks.
         public var description: String {
@@ -44,6 +46,7 @@ public enum StoreConformance {
             case .bridgeActivity: "BridgeStore.bridgeActivity"
             case .changeLog: "ChangeLogStore"
             case .alerts: "AlertStore"
+            case .liveState: "LiveStateStore"
             }
         }
 
@@ -63,6 +66,7 @@ public enum StoreConformance {
             case .bridgeActivity: try await checkBridgeActivity(makeStore: makeStore)
             case .changeLog: try await checkChangeLog(makeStore: makeStore)
             case .alerts: try await checkAlerts(makeStore: makeStore)
+            case .liveState: try await checkLiveState(makeStore: makeStore)
             }
         }
     }

@@ -32,4 +32,22 @@ public enum StoreFixture {
             closedAt: base.closedAt, closeLocal: base.closeLocal, minutesOpen: base.minutesOpen,
             latitude: base.latitude, longitude: base.longitude, status: status, recordID: id, recordVersion: version)
     }
+
+    /// A Fremont opening seen live at `minute` and `seconds` past it (see `event`), open `minutes` (nil: still open),
+    /// opened after the poll `pollSeconds` before.
+    public static func live(_ bridge: BridgeInfoDTO = fremont, minute: Int, seconds: Int = 12, minutes: Int? = 4,
+                            pollSeconds: Double = 20) -> BridgeEventDTO
+    {
+        let base = event(bridge, minute: minute, minutes: minutes)
+        let opened = base.openedAt.addingTimeInterval(Double(seconds))
+        let closed = base.closedAt?.addingTimeInterval(Double(seconds))
+        let time = LocalClock.seattle
+        return BridgeEventDTO(
+            bridgeID: base.bridgeID, bridgeName: base.bridgeName, openedAt: opened,
+            openLocal: time.reading(for: opened).description, closedAt: closed,
+            closeLocal: closed.map { time.reading(for: $0).description }, minutesOpen: minutes,
+            latitude: base.latitude, longitude: base.longitude, status: .live,
+            live: LiveWindow(openedAfter: opened.addingTimeInterval(-pollSeconds),
+                             closedAfter: closed?.addingTimeInterval(-pollSeconds)))
+    }
 }
