@@ -103,7 +103,7 @@ struct BridgetProcess {
         try write(name, """
             provider:
               kind: live
-              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600}
+              live: {base_url: "\(url)", page_size: 1000, timeout_seconds: 600, state_url: null}
             cache: {path: \(home)/cache}
             store: {path: \(storePath)}
             sync: {batch_size: 1000}

@@ -49,6 +49,7 @@ struct LiveExecutableTests {
                 timeout_seconds: 5
                 retry_base_delay_seconds: 0.01
                 app_token_env: FIXTURE_TOKEN
+                state_url: null
             cache:
               path: \(bridget.home)/http-cache
             store:
