@@ -37,6 +37,49 @@ struct LiveStateTests {
         }
     }
 
+    @Test("hostile bodies (deep nesting, huge numbers, 4,000 seeded mutations of the city's body) are read or refused by name, never crash")
+    func hostileBodies() throws {
+        let deep = Data((String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)).utf8)
+        let deepString = try JSONSerialization.data(withJSONObject: String(repeating: "[", count: 50_000),
+                                                    options: [.fragmentsAllowed])
+        for body in [deep, deepString, Data("[{\"BridgeID\":1e400,\"Status\":\"Open\"}]".utf8),
+                     Data("[{\"BridgeID\":-3,\"Status\":\"Open\"}]".utf8), Data("[{\"BridgeID\":3.5,\"Status\":\"Open\"}]".utf8),
+                     Data("[{\"BridgeID\":\"3\\u0000\",\"Status\":\"Open\"}]".utf8), Data([0xFF, 0xFE, 0x00])] {
+            do {
+                let reading = try SDOTStateFeed.read(body, knownBridgeIDs: Self.ids)
+                #expect(reading.positions.isEmpty, "\(String(decoding: body.prefix(60), as: UTF8.self))")
+            } catch is BridgeStateError {}
+        }
+        var generator = SystemRandomNumberGenerator()
+        var seed = UInt64.random(in: 1...UInt64.max, using: &generator)
+        let base = Array(Self.cityBody)
+        var refused = 0
+        for _ in 0..<4_000 {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            var bytes = base
+            var state = seed
+            for _ in 0..<(1 + Int(seed >> 60)) {
+                state = state &* 6_364_136_223_846_793_005 &+ 1
+                let index = Int(state >> 33) % max(bytes.count, 1)
+                switch state % 4 {
+                case 0: bytes[index] = UInt8(truncatingIfNeeded: state >> 17)
+                case 1: bytes.removeSubrange(index...)
+                case 2: bytes.insert(contentsOf: Array("\\\"[{".utf8).shuffled(), at: index)
+                default: bytes.remove(at: index)
+                }
+                if bytes.isEmpty { break }
+            }
+            do {
+                let reading = try SDOTStateFeed.read(Data(bytes), knownBridgeIDs: Self.ids)
+                #expect(Set(reading.positions.keys).isSubset(of: Self.ids), "seed \(seed)")
+                #expect(!reading.positions.values.contains(.unknown), "seed \(seed)")
+            } catch is BridgeStateError {
+                refused += 1
+            }
+        }
+        #expect(refused > 100, "the mutations mostly break the body: \(refused) of 4,000 were refused")
+    }
+
     @Test("the SDOT feed keeps the state source's promises against the fixture server")
     func conformance() async throws {
         let server = try SocrataFixtureServer(dataset: .generate(rows: 10))

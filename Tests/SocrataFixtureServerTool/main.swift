@@ -4,9 +4,13 @@ import SocrataFixtureServer
 // socrata-fixture-server: the tests' Socrata-shaped server, on its own, for benchmarks, drills and offline tries.
 //   socrata-fixture-server [--port 8080] [--rows 20000] [--seed 1] [--faults 429:1,500,truncated] [--token T]
 //                          [--max-limit N] [--wire-faults cut,eof,drip:0.1,gzipbomb,declared:BYTES]
-//                          [--serve-file /URLPATH=FILE]
+//                          [--serve-file /URLPATH=FILE] [--state-script SECONDS:ID=STATUS,…]
 // Point a config at it: provider.kind: live, provider.live.base_url: http://127.0.0.1:8080 (with --wire-faults,
 // the URL it prints: a proxy in front of the server breaks the next responses on the wire).
+// The live state feed is at /Travelers/api/Map/GetBridgeData (every bridge lowered): provider.live.state_url. A
+// script changes it over time (`--state-script 5:3=Open,185:3=Closed`: Fremont raised 5 s after the start, lowered
+// 3 min later), and POST /control/state?bridge=3&status=Open, /control/state-fault?plan=html, /control/rows (Socrata
+// rows to publish) change it at any time.
 
 var options: [String: String] = [:]
 var arguments = CommandLine.arguments.dropFirst()
@@ -14,7 +18,7 @@ while let name = arguments.popFirst() {
     guard name.hasPrefix("--"), let value = arguments.popFirst() else {
         if name == "--help" || name == "-h" {
             print("usage: socrata-fixture-server [--port N] [--rows N] [--seed N] [--faults a,b,…] [--token T] "
-                  + "[--max-limit N] [--wire-faults a,b,…]")
+                  + "[--max-limit N] [--wire-faults a,b,…] [--serve-file /URLPATH=FILE] [--state-script S:ID=STATUS,…]")
             print("faults: 429[:retry-after] 500 503 202 hang:SECONDS truncated html:STATUS oversized malformed text "
                   + "400:shapeN ok short:ROWS empty redirect:PORT")
             print("wire faults (a proxy in front): cut eof drip[:SECONDS] gzipbomb[:BYTES] declared:BYTES")
@@ -26,7 +30,7 @@ while let name = arguments.popFirst() {
     options[String(name.dropFirst(2))] = value
 }
 let unknown = Set(options.keys).subtracting(["port", "rows", "seed", "faults", "token", "max-limit", "wire-faults",
-                                             "serve-file"])
+                                             "serve-file", "state-script"])
 guard unknown.isEmpty else {
     FileHandle.standardError.write(Data("socrata-fixture-server: unknown option --\(unknown.sorted()[0])\n".utf8))
     exit(64)
@@ -72,7 +76,24 @@ if let item = options["serve-file"] {
     }
     server.serve(file: body, at: parts[0], contentType: "application/x-gzip")
 }
+// SECONDS:ID=STATUS steps of the state feed, each after the start.
+var steps: [(seconds: Double, id: String, status: String)] = []
+for item in (options["state-script"] ?? "").split(separator: ",") {
+    let parts = item.split(separator: ":", maxSplits: 1)
+    let change = parts.count == 2 ? parts[1].split(separator: "=", maxSplits: 1) : []
+    guard parts.count == 2, let seconds = Double(parts[0]), seconds >= 0, change.count == 2 else {
+        FileHandle.standardError.write(Data("socrata-fixture-server: --state-script takes SECONDS:ID=STATUS,…\n".utf8))
+        exit(64)
+    }
+    steps.append((seconds, String(change[0]), String(change[1])))
+}
 var url = try await server.start()
+for step in steps {
+    Task {
+        try await Task.sleep(for: .seconds(step.seconds))
+        server.stateFeed.set(step.id, step.status == "missing" ? nil : step.status)
+    }
+}
 let proxy = WireFaultProxy(upstream: url)
 if !wireFaults.isEmpty {
     url = try proxy.start(port: port)

@@ -132,12 +132,13 @@ package struct BridgetServer: Sendable {
             metricName: "bridget_state_last_good_poll_timestamp", unitName: "seconds",
             helpText: "When the live state feed last gave a reading (Unix time)."))
         return { report in
-            registry.makeCounter(name: "bridget_state_polls_total", labels: [("outcome", report.outcome)],
-                                 help: "Polls of the live state feed, by outcome.").increment()
-            for note in report.notes {
-                registry.makeCounter(name: "bridget_state_notes_total", labels: [("note", note)],
-                                     help: "What polls of the live state feed noted, by name.").increment()
-            }
+            // Descriptors are not Sendable: made where they are used (the registry keeps one counter per label set).
+            let polls = MetricNameDescriptor(metricName: "bridget_state_polls", unitName: "total",
+                                             helpText: "Polls of the live state feed, by outcome.")
+            let notes = MetricNameDescriptor(metricName: "bridget_state_notes", unitName: "total",
+                                             helpText: "What polls of the live state feed noted, by name.")
+            registry.makeCounter(descriptor: polls, labels: [("outcome", report.outcome)]).increment()
+            for note in report.notes { registry.makeCounter(descriptor: notes, labels: [("note", note)]).increment() }
             if let last = report.lastGoodPoll { lastGood.set(last.timeIntervalSince1970) }
         }
     }

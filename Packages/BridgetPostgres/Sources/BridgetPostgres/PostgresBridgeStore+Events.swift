@@ -37,12 +37,33 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         let logged = try await newestChange(connection)
         var matching = try await PostgresLiveMatching(events, store: self, connection)
         // A batch of plain openings, each key once (every Socrata batch), goes in by COPY or one upsert over
-        // arrays; one with source records, a key twice or openings seen live (or published ones that replace them)
-        // takes the row-by-row path, whose order decides what wins.
-        let counts = batch.isPlain && !matching.involvesLive
-            ? try await upsertPlain(batch, connection)
-            : try await upsertRowByRow(events, &matching, connection)
-        if counts.inserted + counts.updated > 0 {
+        // arrays; one with source records, a key twice or openings seen live takes the row-by-row path, whose order
+        // decides what wins.
+        var counts: UpsertCounts
+        var removedLive = false
+        if batch.isPlain && !matching.hasIncomingLive {
+            // The live openings the published rows replace go first; their replacements are then logged as such.
+            let replacing = try await matching.replaceMatched(events, connection)
+            counts = try await upsertPlain(batch, connection)
+            if !replacing.isEmpty {
+                var relabelled: Int64 = 0
+                for try await count in try await connection.query("""
+                    WITH changed AS (
+                        UPDATE change_log SET kind = 'replaced'
+                        WHERE seq > \(logged) AND kind = 'new'
+                          AND (bridge_id, opened_ms) IN (SELECT * FROM unnest(\(replacing.map(\.bridgeID))::text[],
+                                                                               \(replacing.map(\.openedMS))::int8[]))
+                        RETURNING 1)
+                    SELECT count(*) FROM changed
+                    """, logger: logger).decode(Int64.self) { relabelled = count }
+                counts.inserted -= Int(relabelled)
+                counts.updated += Int(relabelled)
+                removedLive = true
+            }
+        } else {
+            counts = try await upsertRowByRow(events, &matching, connection)
+        }
+        if counts.inserted + counts.updated > 0 || removedLive {
             try await connection.query("UPDATE history_version SET version = version + 1", logger: logger)
             try await enqueueAlerts(changesAfter: logged, connection)
         }

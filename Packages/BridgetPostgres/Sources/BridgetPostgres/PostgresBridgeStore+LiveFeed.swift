@@ -20,8 +20,8 @@ struct PostgresLiveMatching {
 
     private var live: [String: [Stored]] = [:]
     private var published: [String: [Stored]] = [:]
-    /// Whether the batch holds live openings or published ones that may replace some: it then goes row by row.
-    let involvesLive: Bool
+    /// Whether the batch holds live openings: it then goes row by row.
+    let hasIncomingLive: Bool
     private let logger: Logger
 
     init(_ events: [BridgeEventDTO], store: PostgresBridgeStore, _ connection: PostgresConnection) async throws {
@@ -54,7 +54,22 @@ struct PostgresLiveMatching {
         if let range = LiveMatch.candidateRange(events.lazy.filter { $0.status == .live }) {
             published = try await read("status IS NULL AND record_id IS NULL", range)
         }
-        involvesLive = incomingLive || !live.isEmpty
+        hasIncomingLive = incomingLive
+    }
+
+    /// For a batch that goes in whole: deletes the live openings its published events match, and returns the keys of
+    /// those events (their changes are then logged as replacements).
+    mutating func replaceMatched(_ events: [BridgeEventDTO], _ connection: PostgresConnection) async throws
+        -> [(bridgeID: String, openedMS: Int64)]
+    {
+        guard !live.isEmpty else { return [] }
+        var replacing: [(bridgeID: String, openedMS: Int64)] = []
+        for event in events where event.status == .observed && event.recordID == nil && live[event.bridgeID] != nil {
+            if case .replacedLive = try await resolve(event, connection) {
+                replacing.append((event.bridgeID, try PostgresBridgeStore.milliseconds(event.openedAt)))
+            }
+        }
+        return replacing
     }
 
     /// What `event` does: a published one deletes the live openings it matches (each once).

@@ -107,8 +107,10 @@ package struct StatusNowAnswer: Encodable, Sendable {
         let reading = context.clock.reading(for: now)
         // Seattle now: the live state feed's last sight, for an answer about now (not a past moment).
         let feedOn = context.configuration.provider == .live && context.configuration.live.stateURL != nil
-        let feed = feedOn ? try await store.liveFeedState() : nil
-        let liveUsable = feed.flatMap { $0.lastPollAt }.map { now.timeIntervalSince($0) >= -1 } ?? false
+        // The live state says what is so now: an answer for another moment (`--at`) is the history's alone.
+        let present = abs(now.timeIntervalSince(context.assembly.now())) < 60
+        let feed = feedOn && present ? try await store.liveFeedState() : nil
+        let liveUsable = feed != nil
         let staleAfter = LiveStateTracker.Settings(pollSeconds: context.configuration.live.statePollSeconds).unknownAfter
         let liveStale = feed?.lastGoodPollAt.map { now.timeIntervalSince($0) > staleAfter } ?? true
         var lines: [BridgeStatusNow] = []
@@ -137,15 +139,15 @@ package struct StatusNowAnswer: Encodable, Sendable {
         let lastSync = try await store.lastSucceededRun(provider: context.configuration.provider.rawValue)?.finishedAt
         let age = newest.map { Int(now.timeIntervalSince($0) / 60) }
         var caveat: String?
-        if feedOn {
+        if feedOn && present {
             // The live state answers for now; the history's lag is no caveat then.
-            if let good = feed?.lastGoodPollAt, liveUsable {
+            if let good = feed?.lastGoodPollAt {
                 if liveStale {
                     caveat = "The live bridge state was last read \(Self.span(now.timeIntervalSince(good))) before this "
                         + "answer" + (feed?.lastProblem.map { " (the feed's last answer: \($0))" } ?? "")
                         + ": bridges it named are unknown until it is read again."
                 }
-            } else if liveUsable || feed == nil {
+            } else {
                 caveat = "The live bridge state has not been read yet: `bridget watch` or `bridget serve` polls it."
             }
         } else if context.configuration.provider == .ndw {
@@ -166,7 +168,7 @@ package struct StatusNowAnswer: Encodable, Sendable {
         } else if newest == nil {
             caveat = "No opening that happened is stored yet: run `bridget sync` first."
         }
-        let summary = feedOn ? LiveStateSummary(
+        let summary = feedOn && present ? LiveStateSummary(
             source: context.configuration.live.stateURL ?? "", asOf: feed?.lastGoodPollAt,
             ageSeconds: feed?.lastGoodPollAt.map { Int(now.timeIntervalSince($0)) }, problem: feed?.lastProblem) : nil
         return StatusNowAnswer(asOf: now, newestOpening: newest, newestOpeningAgeMinutes: age, lastSync: lastSync,

@@ -135,6 +135,7 @@ struct EventsCommand: AsyncParsableCommand {
                 + "\(name ?? change.bridgeID) (\(change.bridgeID))  opens \(clock.display(change.openedAt))"
             if let closed = change.closedAt { text += ", until \(clock.display(closed))" }
             if change.status == .planned { text += " (announced)" }
+            if change.status == .live { text += " (seen live)" }
             if let record = change.recordID { text += "  record \(record)" + (change.recordVersion.map { " v\($0)" } ?? "") }
             return text.terminalSafe
         }

@@ -73,6 +73,9 @@ public struct SDOTStateFeed: BridgeStateSource {
         guard let first else { throw BridgeStateError(.emptyBody) }
         if first == UInt8(ascii: "<") { throw BridgeStateError(.htmlPage) }
         var notes: [BridgeStateNote] = []
+        guard Self.nesting(body) <= Self.deepestNesting else {
+            throw BridgeStateError(.malformed("nested deeper than \(Self.deepestNesting) levels"))
+        }
         let outer: Any
         do {
             outer = try JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed])
@@ -84,6 +87,9 @@ public struct SDOTStateFeed: BridgeStateSource {
             let inner = text.trimmingCharacters(in: .whitespacesAndNewlines)
             if inner.isEmpty { throw BridgeStateError(.emptyBody) }
             if inner.hasPrefix("<") { throw BridgeStateError(.htmlPage) }
+            guard Self.nesting(Data(inner.utf8)) <= Self.deepestNesting else {
+                throw BridgeStateError(.malformed("nested deeper than \(Self.deepestNesting) levels"))
+            }
             guard let array = (try? JSONSerialization.jsonObject(with: Data(inner.utf8), options: [])) as? [Any] else {
                 throw BridgeStateError(.malformed("the JSON string does not hold a JSON array"))
             }
@@ -124,6 +130,34 @@ public struct SDOTStateFeed: BridgeStateSource {
         }
         for id in contradicted { positions[id] = nil }
         return BridgeStateReading(positions: positions, notes: notes)
+    }
+
+    /// The feed's JSON is two levels deep (an array of objects); a parser is not asked to recurse through more.
+    static let deepestNesting = 16
+
+    /// The deepest nesting of arrays and objects in `body`, outside its strings (stopping early past the limit).
+    static func nesting(_ body: Data) -> Int {
+        var depth = 0
+        var deepest = 0
+        var inString = false
+        var escaped = false
+        for byte in body {
+            if inString {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true }
+                else if byte == UInt8(ascii: "\"") { inString = false }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                deepest = max(deepest, depth)
+                if deepest > deepestNesting { return deepest }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return deepest
     }
 
     /// A `BridgeID` as a catalog id: a whole number (or its text), from 0 to 99,999.
