@@ -88,7 +88,7 @@ struct LiveStateTests {
         server.stateFeed.set("3", "Open")
         try await BridgeStateConformance.check(knownBridgeIDs: Self.ids) {
             SDOTStateFeed(url: url.appendingPathComponent(StateFeedFixture.path), knownBridgeIDs: Self.ids,
-                          transport: URLSessionTransport(timeout: 5), timeout: 5)
+                          transport: URLSessionTransport(timeout: 30), timeout: 30)
         }
     }
 
@@ -178,12 +178,15 @@ struct LiveStateTests {
 
     // MARK: The poller
 
-    /// A poller of the fixture's feed into `store`, as `holder`.
+    /// A poller of the fixture's feed into `store`, as `holder`: its poll's timeout (`hangDetector`) is a hang
+    /// detector, long enough for a busy machine; the hang fault waits longer.
+    static let hangDetector: TimeInterval = 10
+
     static func poller(_ url: URL, _ store: any BridgeStore, holder: String, interval: TimeInterval = 1,
                        log: @escaping @Sendable (RefreshLogLine) -> Void = { _ in }) -> LiveStatePoller {
         LiveStatePoller(
             source: SDOTStateFeed(url: url.appendingPathComponent(StateFeedFixture.path), knownBridgeIDs: ids,
-                                  transport: URLSessionTransport(timeout: 2), timeout: 1),
+                                  transport: URLSessionTransport(timeout: hangDetector), timeout: hangDetector),
             store: store, clock: .seattle, interval: interval, holder: holder, now: { Date() }, log: log)
     }
 
@@ -207,7 +210,7 @@ struct LiveStateTests {
         #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
         let logged = try await store.changeLogBounds().newest
         let plans = ["html", "empty", "single", "malformed", "unknown-id", "unknown-status:3", "missing:3", "503", "429",
-                     "500", "hang:3"]
+                     "500", "hang:\(Int(Self.hangDetector) + 3)"]
         for plan in plans {
             server.stateFeed.inject([try #require(StateFeedFixture.Fault(plan: plan))])
             let turn = try await poller.pollOnce()

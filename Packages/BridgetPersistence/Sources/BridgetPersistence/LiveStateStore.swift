@@ -9,8 +9,9 @@ import Foundation
 ///   ran out before `now`, and then extends it to `until`; otherwise it leaves it and returns the holder's;
 ///   claims are atomic across every process that shares the store;
 /// - `saveLiveFeed` writes the state and upserts the events (as `EventStore.upsertEvents`, the change log included)
-///   in one transaction, only while `holder` holds an unexpired lease at `now`; otherwise it writes nothing and
-///   throws `StoreError.notLiveFeedHolder`;
+///   in one transaction, only while the lease is still `holder`'s: no other process has claimed it since (a lease
+///   that ran out during a slow poll, unclaimed, is still its holder's); otherwise it writes nothing and throws
+///   `StoreError.notLiveFeedHolder`;
 /// - `liveFeedState` reads the state last saved (`nil` before any), whatever holds the lease;
 /// - `releaseLiveFeed` ends `holder`'s lease (a no-op when it holds none), so another can claim it at once.
 public protocol LiveStateStore: Sendable {

@@ -8,7 +8,8 @@ extension StoreConformance {
     /// Checks `LiveStateStore` and live openings against a whole store: a live opening and its window round-trip,
     /// closing it logs `closed`; a published row replaces the live openings it matches (and only those), logged
     /// `replaced`, counted once; a live opening matching a stored published one is left; models read one opening;
-    /// the lease goes to one holder, is taken over when it runs out, and fences the old holder's writes.
+    /// the lease goes to one holder, is taken over when it runs out, and fences the old holder's writes once another
+/// has claimed it.
     public static func checkLiveState(makeStore: () async throws -> any BridgeStore) async throws {
         let store = try await makeStore()
         try await store.upsertBridges(BridgeCatalog.seattle.bridges)
@@ -42,6 +43,8 @@ extension StoreConformance {
         #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).map(\.kind) == [.new, .closed])
         #expect(try await store.events(matching: EventQuery(happened: true)) == [closed])
 
+        // A lease that ran out during a slow poll, claimed by no one, is still its holder's to write with.
+        _ = try await store.saveLiveFeed(state, events: [], holder: "a", now: t0.addingTimeInterval(100.5))
         // Taken over after the lease ran out; the old holder's write is refused and writes nothing.
         let taken = try await store.claimLiveFeed(holder: "b", now: t0.addingTimeInterval(101),
                                                   until: t0.addingTimeInterval(160))

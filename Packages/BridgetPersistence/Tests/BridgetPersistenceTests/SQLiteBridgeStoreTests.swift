@@ -118,7 +118,7 @@ struct SQLiteBridgeStoreTests {
             #expect(row["duration_minutes"] as Double == 4)
             #expect(row["status"] as String? == nil) // observed (v9)
             #expect(row["record_id"] as String? == nil)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 12)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 13)
         }
     }
 
@@ -202,13 +202,17 @@ struct SQLiteBridgeStoreTests {
             try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
             // Back to v7 as v7 wrote it: no record table, no columns, no v8 in the list of migrations.
             try await Self.rewrite(path, """
+                DROP INDEX events_live;
+                ALTER TABLE events DROP COLUMN live;
+                DROP TABLE live_feed;
                 DROP TABLE event_records;
                 ALTER TABLE events DROP COLUMN record_version;
                 ALTER TABLE events DROP COLUMN record_id;
                 ALTER TABLE events DROP COLUMN status;
                 DELETE FROM grdb_migrations WHERE identifier IN ('v8: event status and record versions',
                                                                  'v9: observed openings store no status',
-                                                                 'v11: record ids beside the events');
+                                                                 'v11: record ids beside the events',
+                                                                 'v13: openings seen live, and the live state feed');
                 """ + (marked ? "" : "PRAGMA application_id = 0;"))
             let store = try SQLiteBridgeStore(path: path)
             #expect(try await store.allEvents() == [StoreFixture.event(minute: 0)])
@@ -241,8 +245,10 @@ struct SQLiteBridgeStoreTests {
             CREATE INDEX events_by_time ON events (opened_at);
             CREATE INDEX events_by_record ON events (record_id) WHERE record_id IS NOT NULL;
             DROP TABLE event_records;
+            DROP TABLE live_feed;
             DELETE FROM grdb_migrations WHERE identifier IN ('v9: observed openings store no status',
-                                                             'v11: record ids beside the events');
+                                                             'v11: record ids beside the events',
+                                                             'v13: openings seen live, and the live state feed');
             """)
         let queue = try Self.waitingQueue(path)
         #expect(try await queue.read { try String.fetchAll($0, sql: "SELECT status FROM events ORDER BY status") }

@@ -17,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
             Cache-Control, errors are application/problem+json, every response has an X-Request-Id and every \
             request is one log line on standard error.
             With refresh on (refresh.enabled; auto is on for the live and ndw providers) it also syncs on the \
-            refresh schedule, as bridget watch does. Ctrl-C or SIGTERM stops taking requests, lets those in \
+            refresh schedule, as bridget watch does, and with the live provider polls Seattle's live bridge \
+            state (provider.live.state_url; one host of those sharing a store polls it). Ctrl-C or SIGTERM stops taking requests, lets those in \
             flight and a running sync's batch finish (serve.drain_seconds) and exits 0.
               bridget serve --port 8080
               BRIDGET_API_TOKEN=secret bridget serve

@@ -61,7 +61,7 @@ struct StatusCommand: AsyncParsableCommand {
             }
             var notes = ["", "As of \(time.display(answer.asOf))."
                 + (answer.live.map { live in
-                    live.asOf.map { " Live state read \(time.display($0)) (\($0 == answer.asOf ? 0 : live.ageSeconds ?? 0) s before)." }
+                    live.asOf.map { " Live state read \(time.display($0)) (\(live.ageSeconds ?? 0) s before)." }
                         ?? " Live state not read yet." } ?? "")
                 + (answer.lastSync.map { " Last sync \(time.display($0))." } ?? "")]
             if let caveat = answer.caveat { notes.append(caveat) }
