@@ -190,82 +190,86 @@ struct LiveStateTests {
             store: store, clock: .seattle, interval: interval, holder: holder, now: { Date() }, log: log)
     }
 
-    static func sqliteStore() throws -> (SQLiteBridgeStore, String) {
+    /// Runs `body` with the fixture server (its state feed) and a SQLite store in a folder of its own with Seattle's
+    /// catalog; both are gone after.
+    static func withFeedAndStore(_ body: (SocrataFixtureServer, URL, SQLiteBridgeStore) async throws -> Void)
+        async throws
+    {
+        let server = try SocrataFixtureServer(dataset: .generate(rows: 10))
+        let url = try await server.start()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bridget-live-\(UUID().uuidString)").path
-        return (try SQLiteBridgeStore(path: folder + "/bridget.sqlite"), folder)
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            Task { await server.stop() }
+        }
+        let store = try SQLiteBridgeStore(path: folder + "/bridget.sqlite")
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        try await body(server, url, store)
     }
 
     @Test("every fault of a bad day, through the poller into a SQLite store: none opens or closes an opening")
     func faultsThroughThePoller() async throws {
-        let server = try SocrataFixtureServer(dataset: .generate(rows: 10))
-        let url = try await server.start()
-        defer { Task { await server.stop() } }
-        let (store, folder) = try Self.sqliteStore()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
-        let lines = Mutex<[String]>([])
-        let poller = Self.poller(url, store, holder: "test") { line in lines.withLock { $0.append(line.message) } }
-        server.stateFeed.set("3", "Open")
-        _ = try await poller.pollOnce()
-        #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
-        let logged = try await store.changeLogBounds().newest
-        let plans = ["html", "empty", "single", "malformed", "unknown-id", "unknown-status:3", "missing:3", "503", "429",
-                     "500", "hang:\(Int(Self.hangDetector) + 3)"]
-        for plan in plans {
-            server.stateFeed.inject([try #require(StateFeedFixture.Fault(plan: plan))])
-            let turn = try await poller.pollOnce()
-            guard case .polled = turn else { Issue.record("\(plan): not polled"); continue }
-            #expect(try await store.changeLogBounds().newest == logged, "\(plan) changed an opening")
-            let open = try await store.events(matching: EventQuery(status: .live))
-            #expect(open.count == 1 && open.first?.closedAt == nil, "\(plan)")
+        try await Self.withFeedAndStore { server, url, store in
+            let lines = Mutex<[String]>([])
+            let poller = Self.poller(url, store, holder: "test") { line in lines.withLock { $0.append(line.message) } }
+            server.stateFeed.set("3", "Open")
+            _ = try await poller.pollOnce()
+            #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
+            let logged = try await store.changeLogBounds().newest
+            let plans = ["html", "empty", "single", "malformed", "unknown-id", "unknown-status:3", "missing:3", "503", "429",
+                         "500", "hang:\(Int(Self.hangDetector) + 3)"]
+            for plan in plans {
+                server.stateFeed.inject([try #require(StateFeedFixture.Fault(plan: plan))])
+                let turn = try await poller.pollOnce()
+                guard case .polled = turn else { Issue.record("\(plan): not polled"); continue }
+                #expect(try await store.changeLogBounds().newest == logged, "\(plan) changed an opening")
+                let open = try await store.events(matching: EventQuery(status: .live))
+                #expect(open.count == 1 && open.first?.closedAt == nil, "\(plan)")
+            }
+            let said = lines.withLock { $0 }.joined(separator: "\n")
+            for name in ["html-page", "empty-body", "single-encoded", "malformed", "unknown-bridge", "unknown-status",
+                         "http-503", "rate-limited", "http-500", "timeout"] {
+                #expect(said.contains("state: \(name)"), "no log line for \(name)")
+            }
+            let state = try #require(try await store.liveFeedState())
+            #expect(state.bridges["3"]?.position == .raised)
+            // Lowered: closed once.
+            server.stateFeed.set("3", "Closed")
+            _ = try await poller.pollOnce()
+            let closed = try await store.events(matching: EventQuery(status: .live))
+            #expect(closed.count == 1 && closed.first?.closedAt != nil)
+            #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).map(\.kind) == [.closed])
         }
-        let said = lines.withLock { $0 }.joined(separator: "\n")
-        for name in ["html-page", "empty-body", "single-encoded", "malformed", "unknown-bridge", "unknown-status",
-                     "http-503", "rate-limited", "http-500", "timeout"] {
-            #expect(said.contains("state: \(name)"), "no log line for \(name)")
-        }
-        let state = try #require(try await store.liveFeedState())
-        #expect(state.bridges["3"]?.position == .raised)
-        // Lowered: closed once.
-        server.stateFeed.set("3", "Closed")
-        _ = try await poller.pollOnce()
-        let closed = try await store.events(matching: EventQuery(status: .live))
-        #expect(closed.count == 1 && closed.first?.closedAt != nil)
-        #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).map(\.kind) == [.closed])
     }
 
     @Test("a restart mid-opening goes on from the kept state (one opening); a second poller waits, then takes over")
     func restartAndTakeover() async throws {
-        let server = try SocrataFixtureServer(dataset: .generate(rows: 10))
-        let url = try await server.start()
-        defer { Task { await server.stop() } }
-        let (store, folder) = try Self.sqliteStore()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
-        server.stateFeed.set("2", "Open")
-        _ = try await Self.poller(url, store, holder: "first").pollOnce()
-        // "first" dies without releasing: "second" waits while the lease runs (10 s at 1 s polls), then takes over.
-        let second = Self.poller(url, store, holder: "second")
-        guard case .heldBy(let holder) = try await second.pollOnce() else {
-            Issue.record("the second poller polled while the first held the lease")
-            return
-        }
-        #expect(holder == "first")
-        let deadline = Date().addingTimeInterval(60)
-        var took = false
-        while Date() < deadline {
-            if case .polled = try await second.pollOnce() { took = true; break }
-            try await Task.sleep(for: .milliseconds(500))
-        }
-        #expect(took, "the second poller took over after the lease ran out")
-        let open = try await store.events(matching: EventQuery(status: .live))
-        #expect(open.count == 1 && open.first?.closedAt == nil, "one opening, not two")
-        server.stateFeed.set("2", "Closed")
-        _ = try await second.pollOnce()
-        #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
-        // The old holder, back, waits: the lease is the second's now.
-        if case .polled = try await Self.poller(url, store, holder: "first").pollOnce() {
-            Issue.record("the first poller polled while the second held the lease")
+        try await Self.withFeedAndStore { server, url, store in
+            server.stateFeed.set("2", "Open")
+            _ = try await Self.poller(url, store, holder: "first").pollOnce()
+            // "first" dies without releasing: "second" waits while the lease runs (10 s at 1 s polls), then takes over.
+            let second = Self.poller(url, store, holder: "second")
+            guard case .heldBy(let holder) = try await second.pollOnce() else {
+                Issue.record("the second poller polled while the first held the lease")
+                return
+            }
+            #expect(holder == "first")
+            let deadline = Date().addingTimeInterval(60)
+            var took = false
+            while Date() < deadline {
+                if case .polled = try await second.pollOnce() { took = true; break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            #expect(took, "the second poller took over after the lease ran out")
+            let open = try await store.events(matching: EventQuery(status: .live))
+            #expect(open.count == 1 && open.first?.closedAt == nil, "one opening, not two")
+            server.stateFeed.set("2", "Closed")
+            _ = try await second.pollOnce()
+            #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
+            // The old holder, back, waits: the lease is the second's now.
+            if case .polled = try await Self.poller(url, store, holder: "first").pollOnce() {
+                Issue.record("the first poller polled while the second held the lease")
+            }
         }
     }
 }
