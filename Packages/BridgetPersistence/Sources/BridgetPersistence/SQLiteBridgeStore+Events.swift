@@ -154,10 +154,8 @@ extension SQLiteBridgeStore: EventStore {
             arguments += [bridgeID]
         }
         if let status = query.status {
-            if status == .observed { clauses.append("status IS NULL") } else {
-                clauses.append("status = ?")
-                arguments += [status.rawValue]
-            }
+            // The status as a literal (the enum's own text): SQLite then reads live openings from their partial index.
+            clauses.append(status == .observed ? "status IS NULL" : "status = '\(status.rawValue)'")
         } else if query.happened {
             clauses.append("(status IS NULL OR status = 'live')")
         }
