@@ -135,7 +135,8 @@ struct ServeTests {
         // The store's sync lock: another sync (here, a cron's `watch --once`) is refused while this one holds it.
         let second = try await bridget.run(["watch", "--once", "--config", config])
         #expect(second.status == 75 && second.stderr.contains("another sync is running on")
-                && second.stderr.contains("pid"), "\(second.stderr)")
+                && second.stderr.contains("pid"),
+                "\(second.stderr); the fixture's requests: \(fixture.requests.map { "\($0.path)?\($0.query["$offset"] ?? "") \($0.status)" })")
         let (exit, log) = await first.stop()
         #expect(exit == 0, "\(log)")
         let queue = try DatabaseQueue(path: bridget.storePath)

@@ -51,7 +51,9 @@ public final class SocrataFixtureServer: Sendable {
         self.datasetID = datasetID
         self.requiredToken = requiredToken
         state = Mutex(State(dataset: dataset))
-        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 30, logger: .disabled)
+        // FlyingFox answers 500 for a handler still running at its timeout: longer than the longest hang a fault asks
+        // for (`hang:600`, ten minutes), so that a hang holds for as long as it says.
+        server = HTTPServer(address: try .inet(ip4: "127.0.0.1", port: port), timeout: 660, logger: .disabled)
     }
 
     /// Starts listening; returns the base URL (`http://127.0.0.1:PORT`).
