@@ -247,7 +247,7 @@ struct LiveStateTests {
         try await Self.withFeedAndStore { server, url, store in
             server.stateFeed.set("2", "Open")
             _ = try await Self.poller(url, store, holder: "first").pollOnce()
-            // "first" dies without releasing: "second" waits while the lease runs (10 s at 1 s polls), then takes over.
+            // "first" dies without releasing: "second" waits while the lease runs (5 s at 1 s polls), then takes over.
             let second = Self.poller(url, store, holder: "second")
             guard case .heldBy(let holder) = try await second.pollOnce() else {
                 Issue.record("the second poller polled while the first held the lease")

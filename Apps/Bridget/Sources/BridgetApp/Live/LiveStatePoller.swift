@@ -16,7 +16,7 @@ package struct LivePollReport: Sendable {
 
 /// Polls the live state feed every `statePollSeconds` (plus up to a tenth at random) and writes what changed:
 /// `serve` and `watch` run it beside the refresher. One process polls a store at a time: each poll first claims (or
-/// renews) the store's lease for three intervals (10 s at least), and writes only while it holds it, so when the
+/// renews) the store's lease for three intervals (5 s at least), and writes only while it holds it, so when the
 /// holder dies another takes over within a few intervals. A failed poll waits longer each time (up to 2 min, or a
 /// sane `Retry-After`), so a city endpoint on a bad day is not hammered.
 package struct LiveStatePoller: Sendable {
@@ -53,8 +53,8 @@ package struct LiveStatePoller: Sendable {
             now: context.assembly.now, log: log, observe: observe)
     }
 
-    /// How long a claim holds without renewal.
-    package var leaseSeconds: TimeInterval { max(3 * interval, 10) }
+    /// How long a claim holds without renewal: three polls, 5 s at least.
+    package var leaseSeconds: TimeInterval { max(3 * interval, 5) }
 
     /// Polls until cancelled; then gives up the lease so another host takes over at once.
     package func run() async {
