@@ -183,11 +183,12 @@ struct LiveStateTests {
     static let hangDetector: TimeInterval = 10
 
     static func poller(_ url: URL, _ store: any BridgeStore, holder: String, interval: TimeInterval = 1,
+                       now: @escaping @Sendable () -> Date = { Date() },
                        log: @escaping @Sendable (RefreshLogLine) -> Void = { _ in }) -> LiveStatePoller {
         LiveStatePoller(
             source: SDOTStateFeed(url: url.appendingPathComponent(StateFeedFixture.path), knownBridgeIDs: ids,
                                   transport: URLSessionTransport(timeout: hangDetector), timeout: hangDetector),
-            store: store, clock: .seattle, interval: interval, holder: holder, now: { Date() }, log: log)
+            store: store, clock: .seattle, interval: interval, holder: holder, now: now, log: log)
     }
 
     /// Runs `body` with the fixture server (its state feed) and a SQLite store in a folder of its own with Seattle's
@@ -211,7 +212,14 @@ struct LiveStateTests {
     func faultsThroughThePoller() async throws {
         try await Self.withFeedAndStore { server, url, store in
             let lines = Mutex<[String]>([])
-            let poller = Self.poller(url, store, holder: "test") { line in lines.withLock { $0.append(line.message) } }
+            // The poller's clock moves a second a poll, whatever the machine's pace (a hang included).
+            let clock = Mutex(Date())
+            let poller = Self.poller(url, store, holder: "test", now: {
+                clock.withLock { moment in
+                    moment = moment.addingTimeInterval(0.5)
+                    return moment
+                }
+            }, log: { line in lines.withLock { $0.append(line.message) } })
             server.stateFeed.set("3", "Open")
             _ = try await poller.pollOnce()
             #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
@@ -245,29 +253,36 @@ struct LiveStateTests {
     @Test("a restart mid-opening goes on from the kept state (one opening); a second poller waits, then takes over")
     func restartAndTakeover() async throws {
         try await Self.withFeedAndStore { server, url, store in
+            // The pollers' clock is the test's: the lease (5 s at 1 s polls) runs out when the test says, not when a
+            // busy machine gets round to the next poll.
+            let clock = Mutex(Date())
+            let now: @Sendable () -> Date = { clock.withLock { moment in moment } }
+            func advance(_ seconds: TimeInterval) { clock.withLock { $0 = $0.addingTimeInterval(seconds) } }
             server.stateFeed.set("2", "Open")
-            _ = try await Self.poller(url, store, holder: "first").pollOnce()
-            // "first" dies without releasing: "second" waits while the lease runs (5 s at 1 s polls), then takes over.
-            let second = Self.poller(url, store, holder: "second")
+            _ = try await Self.poller(url, store, holder: "first", now: now).pollOnce()
+            // "first" dies without releasing: "second" waits while the lease runs, then takes over.
+            let second = Self.poller(url, store, holder: "second", now: now)
+            advance(1)
             guard case .heldBy(let holder) = try await second.pollOnce() else {
                 Issue.record("the second poller polled while the first held the lease")
                 return
             }
             #expect(holder == "first")
-            let deadline = Date().addingTimeInterval(60)
-            var took = false
-            while Date() < deadline {
-                if case .polled = try await second.pollOnce() { took = true; break }
-                try await Task.sleep(for: .milliseconds(500))
+            advance(5)
+            guard case .polled = try await second.pollOnce() else {
+                Issue.record("the second poller did not take over after the lease ran out")
+                return
             }
-            #expect(took, "the second poller took over after the lease ran out")
             let open = try await store.events(matching: EventQuery(status: .live))
             #expect(open.count == 1 && open.first?.closedAt == nil, "one opening, not two")
             server.stateFeed.set("2", "Closed")
+            advance(1)
             _ = try await second.pollOnce()
-            #expect(try await store.events(matching: EventQuery(status: .live)).count == 1)
+            let closed = try await store.events(matching: EventQuery(status: .live))
+            #expect(closed.count == 1 && closed.first?.closedAt != nil)
             // The old holder, back, waits: the lease is the second's now.
-            if case .polled = try await Self.poller(url, store, holder: "first").pollOnce() {
+            advance(1)
+            if case .polled = try await Self.poller(url, store, holder: "first", now: now).pollOnce() {
                 Issue.record("the first poller polled while the second held the lease")
             }
         }
