@@ -13,8 +13,9 @@ import Testing
 /// ```
 public enum BridgeStateConformance {
     /// Checks a reachable source: two readings in a row agree (one reading a call, no cache in between that could
-    /// differ), positions are for known bridges only and are raised or lowered, never unknown; a cancelled caller
-    /// is answered promptly (with a reading or an error, not a hang).
+    /// differ), positions are for known bridges only and are raised or lowered, never unknown. A call cancelled at
+    /// once is awaited too: it must end (with a reading or an error); a source that hangs on it hangs the test, which
+    /// is the only way this check fails.
     public static func check(knownBridgeIDs: Set<String>, makeSource: () async throws -> any BridgeStateSource)
         async throws
     {
