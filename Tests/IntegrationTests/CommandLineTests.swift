@@ -126,6 +126,88 @@ struct CommandLineTests {
         #expect(csv.stdout.split(separator: "\n").count == 8)
     }
 
+    @Test("stats --heatmap --format csv carries the heatmap's counts, a row per bridge, weekday and hour")
+    func heatmapCSV() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        struct Heatmap: Decodable {
+            struct Bridge: Decodable { let bridgeID: String; let bridgeName: String; let openings: Int; let hourOfWeek: [[Int]] }
+            let bridges: [Bridge]
+        }
+        let json = try decodeJSON(Heatmap.self, try await bridget.run(
+            ["stats", "--config", config, "--heatmap", "--bridge", "Fremont", "--bridge", "1", "--format", "json"]).stdout)
+        let csv = try await bridget.run(
+            ["stats", "--config", config, "--heatmap", "--bridge", "Fremont", "--bridge", "1", "--format", "csv"])
+        #expect(csv.status == 0, "\(csv.stderr)")
+        var lines = csv.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.removeFirst() == "bridge_id,bridge,weekday,hour,openings")
+        let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+        var expected: [String] = []
+        for bridge in json.bridges {
+            for (day, hours) in bridge.hourOfWeek.enumerated() {
+                for (hour, count) in hours.enumerated() {
+                    expected.append("\(bridge.bridgeID),\(bridge.bridgeName),\(weekdays[day]),\(hour),\(count)")
+                }
+            }
+        }
+        #expect(json.bridges.count == 2 && lines.count == 2 * 7 * 24 && lines == expected)
+        // Every cell of a bridge adds up to its openings, as `stats` counts them.
+        for bridge in json.bridges {
+            let total = lines.filter { $0.hasPrefix(bridge.bridgeID + ",") }
+                .reduce(0) { $0 + (Int($1.split(separator: ",").last ?? "") ?? 0) }
+            #expect(total == bridge.openings && total > 0)
+        }
+    }
+
+    @Test("cascades with no pair above chance: the table says so in a sentence, JSON and CSV stay parseable")
+    func noCascades() async throws {
+        let bridget = BridgetProcess()
+        // Five weeks of Fremont at 10:00, Ballard at 10:05 and Montlake at 10:12, every day: they follow each other,
+        // but as a weekly rhythm, which the baseline (openings shifted by whole weeks) has too, so no pair is above
+        // chance. Imported, so the sample generator's own links do not matter.
+        var rows: [String] = []
+        let first = try #require(ISO8601DateFormatter().date(from: "2026-05-04T12:00:00Z"))
+        for day in 0..<35 {
+            let date = first.addingTimeInterval(Double(day) * 86_400)
+            let text = String(ISO8601DateFormatter().string(from: date).prefix(10))
+            for (id, name, minute) in [("3", "Fremont", 0), ("2", "Ballard", 5), ("4", "Montlake", 12)] {
+                let open = String(format: "%02d", minute), close = String(format: "%02d", minute + 4)
+                rows.append(#"{"entitytype":"Bridge","entityname":"\#(name)","entityid":"\#(id)","#
+                            + #""opendatetime":"\#(text)T10:\#(open):00.000","closedatetime":"\#(text)T10:\#(close):00.000","#
+                            + #""minutesopen":"4"}"#)
+            }
+        }
+        let file = try bridget.write("rhythm.ndjson", rows.joined(separator: "\n") + "\n")
+        let config = try bridget.write("rhythm.yaml", "store:\n  path: \(bridget.storePath)\n")
+        let imported = try await bridget.run(["import", file, "--config", config])
+        #expect(imported.status == 0 && bridget.storedEvents() == 105, "\(imported.stderr)")
+        let all = try decodeJSON([CascadeDTO].self, try await bridget.run(
+            ["cascades", "--config", config, "--all", "--format", "json"]).stdout)
+        #expect(all.count == 3 && all.allSatisfy { $0.count == 35 && abs($0.zScore) < 3 }, "\(all)")
+
+        let table = try await bridget.run(["cascades", "--config", config])
+        #expect(table.status == 0, "\(table.stderr)")
+        #expect(table.stdout == """
+            No pair of bridges follows each other more often than chance in this history: all 3 pairs seen at least 5 \
+            times within 15 min are below z = 3, where a lift is likely noise. --all lists them anyway; a longer \
+            --within (say 30m) looks further.
+
+            """, "\(table.stdout)")
+        let json = try await bridget.run(["cascades", "--config", config, "--format", "json"])
+        #expect(try json.status == 0 && decodeJSON([CascadeDTO].self, json.stdout).isEmpty)
+        let csv = try await bridget.run(["cascades", "--config", config, "--format", "csv"])
+        #expect(csv.status == 0 && csv.stdout
+                == "from_bridge_id,from_bridge,to_bridge_id,to_bridge,within_minutes,count,expected,lift,z_score\n")
+        // No pair seen often enough to be judged at all.
+        let unseen = try await bridget.run(["cascades", "--config", config, "--within", "5m", "--min-count", "100"])
+        #expect(unseen.status == 0 && unseen.stdout == """
+            No pair of bridges opened one after the other within 5 min at least 100 times in this history, so none \
+            can be told apart from chance. A longer --within (say 10m) or a lower --min-count looks further.
+
+            """, "\(unseen.stdout)")
+    }
+
     @Test("events and bridges print table, CSV and JSON; filters apply")
     func eventsAndBridges() async throws {
         let bridget = BridgetProcess()
@@ -153,8 +235,24 @@ struct CommandLineTests {
         let activity = try decodeJSON([BridgeActivitySummary].self, bridges.stdout)
         #expect(activity.map(\.bridge.id) == ["1", "2", "3", "4", "6", "21", "29"])
         let stats = try decodeJSON(StatisticsDTO.self, try await bridget.run(["stats", "--config", config, "--format", "json"]).stdout)
-        #expect(activity.map(\.openings).reduce(0, +) == stats.totalRows)
+        // "openings" is the same number in both commands (merged fragments); the stored rows are `rows`.
+        #expect(activity.map(\.openings) == stats.bridges.map(\.openings))
+        #expect(activity.map(\.rows) == stats.bridges.map(\.rows))
+        #expect(activity.map(\.openings).reduce(0, +) == stats.totalOpenings)
+        #expect(activity.map(\.rows).reduce(0, +) == stats.totalRows)
         #expect(stats.totalOpenings < stats.totalRows) // fragments merged
+        let bridgesTable = try await bridget.run(["bridges", "--config", config])
+        #expect(bridgesTable.stdout.hasPrefix("id  name") && bridgesTable.stdout.contains("openings  rows"))
+        #expect(bridgesTable.stdout.contains("\(stats.totalOpenings) openings from \(stats.totalRows) stored rows"),
+                "\(bridgesTable.stdout)")
+        let bridgesCSV = try await bridget.run(["bridges", "--config", config, "--format", "csv"])
+        let fremont = try #require(bridgesCSV.stdout.split(separator: "\n").first { $0.hasPrefix("3,") })
+        let fremontStats = try #require(stats.bridges.first { $0.bridgeID == "3" })
+        #expect(bridgesCSV.stdout.hasPrefix("id,name,waterway,kind,openings,rows,last_opening\n"))
+        #expect(fremont.contains(",\(fremontStats.openings),\(fremontStats.rows),"), "\(fremont)")
+        let geojson = try await bridget.run(["bridges", "--config", config, "--format", "geojson"])
+        #expect(geojson.stdout.contains("\"openings\" : \(fremontStats.openings),")
+                && geojson.stdout.contains("\"rows\" : \(fremontStats.rows),"), "\(geojson.stdout)")
 
         let unknown = try await bridget.run(["events", "--config", config, "--bridge", "Aurora"])
         #expect(unknown.status == 64)
@@ -165,6 +263,53 @@ struct CommandLineTests {
         #expect(backwards.status == 64 && backwards.stderr.contains("is not before"))
         let negative = try await bridget.run(["events", "--config", config, "--limit", "-1"])
         #expect(negative.status == 64 && negative.stderr.contains("--limit must be 0"))
+    }
+
+    @Test("events --follow is tail -f: the newest 10 oldest first, then the changes; -n and a range are honoured")
+    func followLikeTail() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 14)
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        /// The data rows of an events table (after its header and rule).
+        func rows(_ table: String) -> [String] {
+            Array(table.split(separator: "\n").map(String.init).drop { !$0.hasPrefix("─") }.dropFirst()
+                .prefix { !$0.isEmpty && !$0.hasPrefix("#") })
+        }
+        let newest = rows(try await bridget.run(["events", "--config", config, "--limit", "10"]).stdout)
+        #expect(newest.count == 10)
+
+        let follower = try FollowingProcess(bridget, ["events", "--config", config, "--follow"])
+        defer { follower.stop() }
+        try await follower.waitUntilFollowing()
+        #expect(rows(follower.output) == Array(newest.reversed()), "\(follower.output)")
+        // Then what another process stores, after the list.
+        let later = try bridget.sampleConfig(days: 15, endDate: "2026-07-01")
+        #expect(try await bridget.run(["sync", "--config", later]).status == 0)
+        try await follower.waitFor { $0.contains("  new  ") }
+        let lines = follower.output.split(separator: "\n")
+        let firstChange = try #require(lines.firstIndex { $0.hasPrefix("#") })
+        #expect(lines.count - firstChange > 0 && (lines.firstIndex { $0 == newest[0] } ?? .max) < firstChange)
+        #expect(follower.interrupt() == 0)
+
+        let three = try FollowingProcess(bridget, ["events", "--config", config, "--follow", "-n", "3"])
+        defer { three.stop() }
+        try await three.waitUntilFollowing()
+        let newestThree = rows(try await bridget.run(["events", "--config", config, "-n", "3"]).stdout)
+        #expect(rows(three.output) == Array(newestThree.reversed()) && newestThree.count == 3, "\(three.output)")
+        #expect(three.interrupt() == 0)
+
+        let day = ["--since", "2026-06-29", "--until", "2026-06-30"]
+        let ranged = try FollowingProcess(bridget, ["events", "--config", config, "--follow"] + day)
+        defer { ranged.stop() }
+        try await ranged.waitUntilFollowing()
+        let wholeDay = rows(try await bridget.run(["events", "--config", config] + day).stdout)
+        #expect(wholeDay.count > 10 && rows(ranged.output) == Array(wholeDay.reversed()), "\(ranged.output)")
+        #expect(ranged.interrupt() == 0)
+
+        let oldest = try await bridget.run(["events", "--config", config, "--follow", "--oldest-first"])
+        #expect(oldest.status == 64 && oldest.stderr.contains("--oldest-first does not go with --follow"))
+        let help = try await bridget.run(["events", "--help"])
+        #expect(help.stdout.contains("-n, --limit <n>") && help.stdout.contains("the newest 10"), "\(help.stdout)")
     }
 
     @Test("predict answers from the model built at sync; prune removes history and the model follows")
@@ -334,6 +479,7 @@ struct BridgeActivitySummary: Decodable {
     struct Bridge: Decodable { let id: String }
     let bridge: Bridge
     let openings: Int
+    let rows: Int
 }
 
 let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -406,4 +552,52 @@ struct InterruptTests {
         #expect(status == "cancelled")
         #expect(stored >= committed && stored > 0)
     }
+}
+
+/// `bridget events --follow` running in the background, its output in files the test reads as it goes.
+final class FollowingProcess {
+    let process = Process()
+    let outPath: String
+    let errPath: String
+
+    init(_ bridget: BridgetProcess, _ arguments: [String]) throws {
+        outPath = bridget.home + "/follow-\(UUID().uuidString).out"
+        errPath = bridget.home + "/follow-\(UUID().uuidString).err"
+        process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
+        process.arguments = arguments
+        process.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin"]
+        process.currentDirectoryURL = URL(fileURLWithPath: bridget.home)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+    }
+
+    var output: String { (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "" }
+    var errors: String { (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "" }
+
+    /// Waits (two minutes at most: a hang detector) until standard output satisfies `done`.
+    func waitFor(_ done: (String) -> Bool) async throws {
+        for _ in 0..<2_400 where !done(output) && process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(done(output), "stdout: \(output)\nstderr: \(errors)")
+    }
+
+    /// Waits until it has listed what it lists and follows (it says so on standard error).
+    func waitUntilFollowing() async throws {
+        for _ in 0..<2_400 where !errors.contains("following the changes") && process.isRunning {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(errors.contains("following the changes"), "stderr: \(errors)")
+    }
+
+    /// Ctrl-C, and its exit status once it has ended.
+    func interrupt() -> Int32 {
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    func stop() { if process.isRunning { process.terminate() } }
 }

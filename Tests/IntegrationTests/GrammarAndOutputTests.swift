@@ -202,7 +202,7 @@ struct GrammarAndOutputTests {
 
     @Test("the CSV of every other answer: a header, ids in every row, raw numbers", arguments: [
         (["stats"], "id,bridge,openings,per_day,mean_min,median_min,p90_min,max_min,busiest_hour", [0], [2, 3, 4]),
-        (["bridges"], "id,name,waterway,kind,rows,last_opening", [0], [4]),
+        (["bridges"], "id,name,waterway,kind,openings,rows,last_opening", [0], [4, 5]),
         (["backtest"], "window_minutes,bridge_id,bridge,test_from,test_until,points,openings,brier,brier_climatology,"
             + "log_loss,log_loss_climatology,skill", [0], [0, 5, 6, 7, 8, 9, 10, 11]),
         (["patterns", "--bridge", "Fremont"], "bridge_id,bridge,by,value,openings", [0], [4]),
@@ -318,8 +318,12 @@ struct GrammarAndOutputTests {
         #expect(patterns.stdout.contains("By weekday: Mon "), "\(patterns.stdout)")
         let rows = try storedCount(bridget, "SELECT count(*) FROM events")
         let bridges = try await bridget.run(["bridges", "--config", config])
-        #expect(bridges.stdout.contains("\(rows) stored rows. A row is one record of the source; `bridget stats` counts openings"))
         let stats = try await bridget.run(["stats", "--config", config])
+        let openings = try #require(stats.stdout.split(separator: "\n").last { $0.contains(" openings over ") }?
+            .split(separator: " ").first)
+        #expect(bridges.stdout.contains("\(openings) openings from \(rows) stored rows: rows of a bridge less than 2 min "
+                                        + "apart (analysis.merge_gap_minutes) are one opening, as `bridget stats` counts them."),
+                "\(bridges.stdout)")
         #expect(stats.stdout.contains("from \(rows) stored rows: rows of a bridge less than 2 min apart are one opening."),
                 "\(stats.stdout)")
     }

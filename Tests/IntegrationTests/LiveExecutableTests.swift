@@ -57,6 +57,28 @@ struct LiveExecutableTests {
             """)
     }
 
+    @Test("a live sync whose host does not resolve gives up at once and says so, not that the server is throttling")
+    func unresolvedHost() async throws {
+        let bridget = BridgetProcess()
+        // `.invalid` never resolves (RFC 6761): no network is needed to be refused.
+        let config = try bridget.write("unresolved.yaml", """
+            provider:
+              kind: live
+              live: {base_url: "http://bridget-test.invalid/", state_url: null}
+            cache: {path: \(bridget.home)/http-cache}
+            store: {path: \(bridget.storePath)}
+            """)
+        let sync = try await bridget.run(["sync", "--config", config])
+        #expect(sync.status == 69, "\(sync.stderr)")
+        #expect(sync.stderr.contains("error: could not resolve the host bridget-test.invalid"), "\(sync.stderr)")
+        #expect(sync.stderr.contains("hint: check this machine's network connection and DNS")
+                && sync.stderr.contains("provider.live.base_url"), "\(sync.stderr)")
+        #expect(!sync.stderr.contains("app token") && !sync.stderr.contains("gave up"), "\(sync.stderr)")
+        // The default policy backs off for 7 to 15 s over five attempts; one quick retry is about a second. The bound
+        // is only a hang detector.
+        #expect(sync.seconds < 20, "\(sync.seconds) s")
+    }
+
     @Test("live sync through the executable, then the cached provider with the server stopped")
     func liveThenCached() async throws {
         let bridget = BridgetProcess()

@@ -247,6 +247,31 @@ struct HostileNetworkTests {
         }
     }
 
+    @Test("a host name that does not resolve is tried twice, after one short wait, and fails as a transport failure")
+    func unresolvedHost() async throws {
+        let sleeps = SleepRecorder()
+        let client = FeedClient(
+            transport: URLSessionTransport(timeout: 30), cache: nil,
+            settings: FeedClient.Settings(timeout: 30, retry: RetryPolicy(maxAttempts: 5, baseDelay: 0.2, maxDelay: 30)),
+            sleep: { seconds in
+                sleeps.record(seconds)
+                try await Task.sleep(for: .seconds(seconds))
+            })
+        let url = try #require(URL(string: "http://bridget-test.invalid/resource/gm8h-9449.json")) // RFC 6761
+        do {
+            _ = try await client.get(url)
+            Issue.record("expected the request to fail")
+        } catch let error as FeedError {
+            #expect(FeedClient.isUnresolvedHost(error) && error.code == "network.transport", "\(error)")
+            #expect(error.description.hasPrefix("http://bridget-test.invalid/resource/gm8h-9449.json: "), "\(error)")
+            let shown = try #require(ErrorPresentation(error))
+            #expect(shown.message.hasPrefix("could not resolve the host bridget-test.invalid: "), "\(shown.message)")
+            #expect(shown.hint?.contains("DNS") == true && shown.hint?.contains("app token") == false && shown.exitCode == 69)
+        }
+        #expect(await client.networkRequests == 2)
+        #expect(sleeps.all.count == 1 && sleeps.all.allSatisfy { $0 <= 0.2 }, "\(sleeps.all)")
+    }
+
     /// The proxy's first request once it has finished answering it (its log entry is written at the end).
     private static func firstRequest(_ proxy: WireFaultProxy) async -> WireFaultProxy.LoggedRequest? {
         let deadline = ContinuousClock.now + .seconds(120) // a hang detector

@@ -101,6 +101,25 @@ struct ErrorPresentationTests {
         #expect(recorded == "the opening model of bridge 3 has 5 slots\nhint: run `bridget model rebuild`")
     }
 
+    @Test("a host that does not resolve is said to be one, with what to check, never blamed on throttling")
+    func unresolvedHost() throws {
+        let url = "https://data.example.invalid/resource/gm8h-9449.json?$limit=5000"
+        let failure = FeedError.transport(url: url, reason: "Could not resolve host: data.example.invalid",
+                                          errorCode: -1003)
+        for error in [failure, FeedError.gaveUp(url: url, attempts: 2, last: failure),
+                      FeedError.transport(url: url, reason: "DNS lookup failed", errorCode: -1006)] {
+            let shown = try #require(ErrorPresentation(error))
+            #expect(shown.message.hasPrefix("could not resolve the host data.example.invalid: no address was found"),
+                    "\(shown.message)")
+            #expect(shown.message.contains(url) && shown.exitCode == 69 && shown.code == "network.transport")
+            #expect(shown.hint?.hasPrefix("check this machine's network connection and DNS") == true, "\(shown)")
+            #expect(shown.hint?.contains("provider.live.base_url") == true && shown.hint?.contains("app token") == false)
+        }
+        // Another transport failure keeps its own words.
+        let refused = FeedError.transport(url: url, reason: "bad certificate", errorCode: -1202)
+        #expect(ErrorPresentation(refused)?.message == "\(refused)" && ErrorPresentation(refused)?.hint == nil)
+    }
+
     @Test("a PostgreSQL URL is shown without its password, even one a URL parser would take for a port",
           arguments: [
               ("postgres://bridget:hunter2@db:5432/b", "postgres://bridget:***@db:5432/b"),

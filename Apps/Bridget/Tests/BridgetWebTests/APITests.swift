@@ -18,8 +18,13 @@ struct APITests {
     func bridges() async throws {
         let fixture = try await WebFixture.make()
         defer { fixture.remove() }
-        let expected = try WebFixture.json(try await fixture.store.bridgeActivity())
-        let geo = try WebFixture.json(BridgeFeatureCollection(try await fixture.store.bridgeActivity()))
+        let listing = try await HistoryAnswers(context: fixture.context, store: fixture.store).bridges()
+        let statistics = try await HistoryAnswers(context: fixture.context, store: fixture.store).statistics(in: .everything)
+        // "Openings" are the statistics' openings here too; the stored rows are `rows`.
+        #expect(listing.map(\.openings) == statistics.bridges.map(\.openings))
+        #expect(listing.map(\.rows) == (try await fixture.store.bridgeActivity()).map(\.openings))
+        let expected = try WebFixture.json(listing)
+        let geo = try WebFixture.json(BridgeFeatureCollection(listing))
         try await fixture.withClient { client in
             let all = try await client.execute(uri: "/v1/bridges", method: .get)
             #expect(all.status == .ok && all.header("Content-Type") == "application/json" && all.text == expected)

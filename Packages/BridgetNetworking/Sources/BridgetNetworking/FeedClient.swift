@@ -14,9 +14,11 @@ import FoundationNetworking
 ///   is refetched unconditionally).
 /// - Retries: 202, 408, 429, 5xx, a 200 whose body is not JSON (cut off, empty), and every transport failure not
 ///   known to be permanent (timeouts, refused or dropped connections, bodies cut short), with `RetryPolicy` backoff
-///   and `Retry-After`. Never retried: 400/401/403/404 and other 4xx, a wrong `Content-Type`, a body over the size
-///   limit, and the permanent transport failures (`permanentTransportFailures`: a bad URL, an unsupported scheme, a
-///   refused TLS certificate, cancellation). Waiting is cancellable, so Ctrl-C stops a fetch promptly.
+///   and `Retry-After`. A host name that does not resolve is tried once more after the first, shortest wait, then
+///   thrown as `FeedError.transport` (`isUnresolvedHost`): no server is there to be busy. Never retried:
+///   400/401/403/404 and other 4xx, a wrong `Content-Type`, a body over the size limit, and the permanent transport
+///   failures (`permanentTransportFailures`: a bad URL, an unsupported scheme, a refused TLS certificate,
+///   cancellation). Waiting is cancellable, so Ctrl-C stops a fetch promptly.
 /// - Limits: `timeout` is a deadline for each exchange (connect, headers and body), `maximumBodyBytes` holds while
 ///   the body arrives; both are the transport's (`HTTPTransport`).
 /// - Checks: status, a JSON `Content-Type`, the body size limit, and that the body parses as JSON; each failure is a
@@ -171,6 +173,7 @@ public actor FeedClient {
         let key = url.absoluteString
         var validators = cached
         var lastError: FeedError?
+        var unresolved = 0
         for attempt in 1...settings.retry.maxAttempts {
             try Task.checkCancellation()
             var headers = baseHeaders
@@ -188,6 +191,16 @@ public actor FeedClient {
                 if error.code == .cancelled || Task.isCancelled { throw CancellationError() }
                 guard !Self.permanentTransportFailures.contains(error.code) else {
                     throw Self.permanentError(error, url: key)
+                }
+                if Self.unresolvedHostFailures.contains(error.code) {
+                    // Backing off for half a minute and then blaming an overloaded server would mislead: the name is
+                    // wrong, or this machine has no network or no resolver.
+                    unresolved += 1
+                    guard unresolved < RetryPolicy.unresolvedHostAttempts, attempt < settings.retry.maxAttempts else {
+                        throw Self.permanentError(error, url: key)
+                    }
+                    try await wait(afterAttempt: 1, retryAfter: nil)
+                    continue
                 }
                 lastError = Self.transportError(error, url: key)
                 if attempt < settings.retry.maxAttempts { try await wait(afterAttempt: attempt, retryAfter: nil) }
@@ -279,6 +292,16 @@ public actor FeedClient {
         .appTransportSecurityRequiresSecureConnection, .fileDoesNotExist, .fileIsDirectory,
         .noPermissionsToReadFile, .dataLengthExceedsMaximum, .httpTooManyRedirects, .redirectToNonExistentLocation,
     ]
+
+    /// Transport failures that say the host name did not resolve (libcurl's "Could not resolve host" is
+    /// `cannotFindHost`): retried once at most, then thrown as `FeedError.transport`.
+    public static let unresolvedHostFailures: Set<URLError.Code> = [.cannotFindHost, .dnsLookupFailed]
+
+    /// Whether `error` is a host name that did not resolve, as a fetch throws it after its one retry.
+    public static func isUnresolvedHost(_ error: FeedError) -> Bool {
+        guard case .transport(_, _, let code) = error, let known = URLError.Code(rawValue: code) else { return false }
+        return unresolvedHostFailures.contains(known)
+    }
 
     /// A retryable transport failure as an error.
     static func transportError(_ error: URLError, url: String) -> FeedError {

@@ -11,6 +11,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Share of each delay that is random (0 … 1), so many clients do not retry in step.
     public let jitter: Double
 
+    /// Attempts in all for a host name that does not resolve, whatever `maxAttempts` says: a name the resolver does
+    /// not know is not a busy server, so one quick retry (a resolver's hiccup mends at once) and no backoff.
+    public static let unresolvedHostAttempts = 2
+
     /// Creates a policy.
     public init(maxAttempts: Int = 5, baseDelay: TimeInterval = 1, maxDelay: TimeInterval = 30, jitter: Double = 0.5) {
         self.maxAttempts = max(1, maxAttempts)

@@ -1,9 +1,8 @@
-import BridgetPersistence
 import Foundation
 
 /// The bridges as a GeoJSON FeatureCollection (RFC 7946): one Point a bridge at its stored position, longitude
-/// first, with its id, names, waterway, kind, stored rows and last opening as properties, for a map of the user's
-/// own (`bridget bridges --format geojson`, `GET /v1/bridges?format=geojson`).
+/// first, with its id, names, waterway, kind, openings (as `stats` counts them), stored rows and last opening as
+/// properties, for a map of the user's own (`bridget bridges --format geojson`, `GET /v1/bridges?format=geojson`).
 package struct BridgeFeatureCollection: Encodable, Sendable {
     package struct Feature: Encodable, Sendable {
         package struct Point: Encodable, Sendable {
@@ -19,6 +18,7 @@ package struct BridgeFeatureCollection: Encodable, Sendable {
             package let waterway: String
             package let kind: String
             package let openings: Int
+            package let rows: Int
             package let lastOpening: Date?
         }
 
@@ -31,14 +31,14 @@ package struct BridgeFeatureCollection: Encodable, Sendable {
     package let type = "FeatureCollection"
     package let features: [Feature]
 
-    package init(_ activity: [BridgeActivity]) {
-        features = activity.map { item in
+    package init(_ listing: [BridgeListing]) {
+        features = listing.map { item in
             let bridge = item.bridge
             return Feature(
                 id: bridge.id, geometry: Feature.Point(coordinates: [bridge.longitude, bridge.latitude]),
                 properties: Feature.Properties(
                     id: bridge.id, name: bridge.name, displayName: bridge.displayName, waterway: bridge.waterway,
-                    kind: bridge.kind, openings: item.openings, lastOpening: item.lastOpening))
+                    kind: bridge.kind, openings: item.openings, rows: item.rows, lastOpening: item.lastOpening))
         }
     }
 

@@ -108,7 +108,26 @@ package struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
         if case .feedFileTooLarge(let path, let size, let limit) = error {
             message = "the NDW feed file \(path) has \(size) bytes, over the limit of \(limit) (provider.ndw.max_bytes)"
         }
+        if let unresolved = unresolvedHost(error) { return unresolved }
         return ErrorPresentation(code: error.code, message: message, hint: hint)
+    }
+
+    /// A host name that did not resolve (at once, or as a request's last failure): said as such, with what to check,
+    /// never as an overloaded or throttling server.
+    static func unresolvedHost(_ error: FeedError) -> ErrorPresentation? {
+        let failure: FeedError
+        if case .gaveUp(_, _, let last?) = error { failure = last } else { failure = error }
+        guard FeedClient.isUnresolvedHost(failure), case .transport(let url, let reason, let code) = failure else {
+            return nil
+        }
+        let host = URL(string: url)?.host ?? url
+        return ErrorPresentation(
+            code: error.code,
+            message: "could not resolve the host \(host): no address was found for the name, so \(url) was not "
+                + "asked (\(reason), \(code))",
+            hint: "check this machine's network connection and DNS (`getent hosts \(host)` should print an "
+                + "address), and the host in the configured URL (provider.live.base_url, provider.live.state_url or "
+                + "provider.ndw.source)")
     }
 
     static func store(_ error: StoreError) -> ErrorPresentation {

@@ -4,11 +4,16 @@ import BridgetDTOs
 import BridgetPersistence
 import Foundation
 
-/// `bridget bridges`: the catalog with each bridge's stored openings.
+/// `bridget bridges`: the catalog with each bridge's openings and stored rows.
 struct BridgesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bridges",
-        abstract: "List the bridges with their number of stored rows and the last opening.")
+        abstract: "List the bridges with their openings, stored rows and last opening.",
+        discussion: """
+            Openings are counted as `bridget stats` counts them: rows of a bridge less \
+            than analysis.merge_gap_minutes apart are one opening. Rows are the records \
+            of the source as stored, fragments not merged.
+            """)
 
     /// The formats of every command, and GeoJSON for a map.
     enum Format: String, CaseIterable, ExpressibleByArgument {
@@ -23,30 +28,32 @@ struct BridgesCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try global.context()
             let store = try await context.openStoreForReading()
-            var activity = try await store.bridgeActivity()
-            if activity.isEmpty {
+            var listing = try await HistoryAnswers(context: context, store: store).bridges()
+            if listing.isEmpty {
                 // Nothing synced yet: still show the catalog the provider covers.
                 let catalog = try await context.assembly.makeProvider().fetchBridgeCatalog()
-                activity = catalog.map { BridgeActivity(bridge: $0, openings: 0, lastOpening: nil) }
+                listing = catalog.map { BridgeListing(unsynced: $0) }
             }
             if format == .geojson {
-                print(try OutputWriter.json(BridgeFeatureCollection(activity)))
+                print(try OutputWriter.json(BridgeFeatureCollection(listing)))
                 return
             }
             let time = context.clock
-            let rows = activity.map { item in
+            let rows = listing.map { item in
                 [Cell(item.bridge.id), Cell(item.bridge.name), Cell(item.bridge.waterway), Cell(item.bridge.kind),
-                 Cell(item.openings), Cell(item.lastOpening, time: time)]
+                 Cell(item.openings), Cell(item.rows), Cell(item.lastOpening, time: time)]
             }
-            let total = activity.reduce(0) { $0 + $1.openings }
+            let openings = listing.reduce(0) { $0 + $1.openings }
+            let stored = listing.reduce(0) { $0 + $1.rows }
             let gap = context.assembly.configuration.mergeGap / 60
-            let notes = total == 0 ? ["", "No openings stored yet: run `bridget sync`."]
-                : ["", "\(total) stored rows. A row is one record of the source; `bridget stats` counts openings, "
-                   + "merging rows of a bridge less than \(String(format: "%g", gap)) min apart "
-                   + "(analysis.merge_gap_minutes) into one, so its totals are lower."]
+            let notes = stored == 0 ? ["", "No openings stored yet: run `bridget sync`."]
+                : ["", "\(openings) openings from \(stored) stored rows: rows of a bridge less than "
+                   + "\(String(format: "%g", gap)) min apart (analysis.merge_gap_minutes) are one opening, "
+                   + "as `bridget stats` counts them."]
             try OutputWriter(format: OutputFormat(rawValue: format.rawValue) ?? .table).write(
-                activity,
-                tabular: Tabular(columns: ["id", "name", "waterway", "kind", "rows", "last_opening"], rows: rows),
+                listing,
+                tabular: Tabular(columns: ["id", "name", "waterway", "kind", "openings", "rows", "last_opening"],
+                                 rows: rows, dropFirst: ["rows", "waterway", "kind"]),
                 notes: notes)
         }
     }

@@ -18,12 +18,15 @@ struct EventsCommand: AsyncParsableCommand {
                 --since 2026-07-01 --until 2026-08-01
               bridget events --bridge Fremont --bridge Ballard \\
                 --since 30d --format csv
-            With --follow, each change to the openings is printed as it is stored (a new \
-            opening, one announced, closed, replaced by a newer version, withdrawn), by this \
-            process or any other that shares the store, like tail -f, until Ctrl-C. A table \
-            lists the openings first; JSON prints each change as one line (NDJSON) and CSV \
-            as one row, without the list:
+            With --follow, like tail -f: a table lists the newest 10 openings, oldest of \
+            them first (-n/--limit N for another number, 0 for all; with --since or --until \
+            and no limit, the range as without --follow), then prints each change to the \
+            openings as it is stored (a new opening, one announced, closed, replaced by a \
+            newer version, withdrawn), by this process or any other that shares the store, \
+            until Ctrl-C. JSON prints each change as one line (NDJSON) and CSV as one row, \
+            without the list:
               bridget events --follow
+              bridget events -n 3 --follow
               bridget events --bridge Fremont --follow \\
                 --format json
             """)
@@ -32,21 +35,31 @@ struct EventsCommand: AsyncParsableCommand {
     @OptionGroup var output: FormatOptions
     @OptionGroup var history: HistoryOptions
 
-    @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-        "At most this many openings; 0 for all (default: 20 for a table on a terminal, else all).", valueName: "n"))
+    @Option(name: [.customShort("n"), .long], parsing: .unconditional, help: ArgumentHelp(
+        "At most this many openings; 0 for all (default: 20 for a table on a terminal, else all; with --follow, "
+            + "the newest 10).", valueName: "n"))
     var limit: Int?
 
-    @Flag(name: .long, help: "Oldest first instead of newest first.")
+    @Flag(name: .long, help: "Oldest first instead of newest first (--follow always lists the newest last).")
     var oldestFirst = false
 
-    @Flag(name: .long, help: "Then print each change to the openings as it is stored, until Ctrl-C (like tail -f).")
+    @Flag(name: .long, help: ArgumentHelp(
+        "List the newest 10 openings, then print each change to the openings as it is stored, until Ctrl-C "
+            + "(like tail -f)."))
     var follow = false
 
     /// The table's default length on a terminal.
     static let terminalRows = 20
 
+    /// What `--follow` lists before following, as `tail` prints 10 lines.
+    static let followRows = 10
+
     func validate() throws {
         guard (limit ?? 0) >= 0 else { throw ValidationError("--limit must be 0 (all) or more") }
+        if follow && oldestFirst {
+            throw ValidationError("--oldest-first does not go with --follow: --follow lists the newest openings "
+                                  + "oldest first, so the changes that follow come after the newest, as with tail -f")
+        }
     }
 
     func run() async throws {
@@ -63,14 +76,20 @@ struct EventsCommand: AsyncParsableCommand {
                 return
             }
             let toTerminal = output.format == .table && isatty(STDOUT_FILENO) == 1
+            // Following, as tail -f: the newest few, unless a limit or a range says which.
+            let ranged = history.since != nil || history.until != nil
             let shown: Int? = switch limit {
             case .some(0): nil
             case .some(let n): n
+            case .none where follow && !ranged: Self.followRows
             case .none: toTerminal ? Self.terminalRows : nil
             }
-            var events = try await scope.events(in: store, limit: shown.map { $0 == .max ? $0 : $0 + 1 }, newestFirst: !oldestFirst)
+            var events = try await scope.events(in: store, limit: shown.map { $0 == .max ? $0 : $0 + 1 },
+                                                newestFirst: follow || !oldestFirst)
             let more = shown.map { events.count > $0 } ?? false
             if let shown, more { events.removeLast(events.count - shown) }
+            // The newest last, just above the changes that follow it.
+            if follow { events.reverse() }
             let time = context.clock
             let rows = events.map { event in
                 [Cell(event.bridgeID), Cell(event.bridgeName), Cell(event.openedAt, time: time),
@@ -88,9 +107,11 @@ struct EventsCommand: AsyncParsableCommand {
                     dropFirst: ["minutes_open", "bridge_id", "status", "closed"]),
                 notes: events.isEmpty ? ["", "No openings match."] : [])
             if more {
-                Terminal.note("more openings match than the \(events.count) listed; --limit 0 lists them all")
+                Terminal.note(follow ? "the newest \(events.count) openings listed; -n N lists N, -n 0 all of them"
+                                     : "more openings match than the \(events.count) listed; --limit 0 lists them all")
             }
             if let followFrom {
+                fflush(nil) // the list, before waiting: a pipe would otherwise hold it until the first change
                 Terminal.note("following the changes (Ctrl-C ends)")
                 try await Self.follow(store, after: followFrom, bridgeIDs: scope.bridgeIDs, format: output.format,
                                       clock: time, poll: context.configuration.stream.pollInterval)

@@ -14,7 +14,8 @@ struct CascadesCommand: AsyncParsableCommand {
             independently at its own time-of-week rates. Lift above 1 means B tends to \
             follow A (a vessel passing through both, say). Only pairs at least 3 standard \
             deviations above chance (z ≥ 3) are listed unless --all is given: below that, a \
-            lift is likely noise.
+            lift is likely noise. When no pair is, the table says so in a sentence (JSON \
+            and CSV stay an empty array and a header alone).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -51,6 +52,14 @@ struct CascadesCommand: AsyncParsableCommand {
                      Cell(raw: cascade.expected), Cell(raw: cascade.lift), Cell(raw: cascade.zScore)]
                 })
             let hidden = found.count - cascades.count
+            if cascades.isEmpty && output.format == .table {
+                // An empty table reads as a fault; a person is told what was looked at and how to see more. JSON and
+                // CSV keep their empty array and header, so a pipe still parses.
+                let sentence = Self.noneFound(pairs: found.count, minutes: minutes, minimumCount: max(minCount, 1))
+                let lines = OutputWriter.terminalWidth().map { Tabular.wrap(sentence, width: max($0, 20)) } ?? [sentence]
+                print(lines.joined(separator: "\n").terminalSafeLines)
+                return
+            }
             try OutputWriter(format: output.format).write(
                 cascades, tabular: Tabular(columns: ["from", "then", "count", "expected", "lift", "z"], rows: rows),
                 csv: csv,
@@ -61,6 +70,24 @@ struct CascadesCommand: AsyncParsableCommand {
                                : "\(cascades.count) pairs with z ≥ 3 listed; \(hidden) more below that are likely noise "
                                  + "(--all lists them).")])
         }
+    }
+}
+
+extension CascadesCommand {
+    /// What the table says when no pair is listed: whether any pair was seen often enough to judge, how many were
+    /// judged and found to be chance, and how to see them or look further.
+    static func noneFound(pairs: Int, minutes: Int, minimumCount: Int) -> String {
+        let times = minimumCount == 1 ? "once" : "\(minimumCount) times"
+        guard pairs > 0 else {
+            return "No pair of bridges opened one after the other within \(minutes) min at least \(times) in this "
+                + "history, so none can be told apart from chance. A longer --within (say \(minutes * 2)m) or a "
+                + "lower --min-count looks further."
+        }
+        let judged = pairs == 1 ? "the one pair seen at least \(times) within \(minutes) min is"
+            : "all \(pairs) pairs seen at least \(times) within \(minutes) min are"
+        return "No pair of bridges follows each other more often than chance in this history: \(judged) below "
+            + "z = 3, where a lift is likely noise. --all lists \(pairs == 1 ? "it" : "them") anyway; a longer "
+            + "--within (say \(minutes * 2)m) looks further."
     }
 }
 

@@ -24,7 +24,10 @@ struct StatsCommand: AsyncParsableCommand {
     @OptionGroup var output: FormatOptions
     @OptionGroup var history: HistoryOptions
 
-    @Flag(name: .long, help: "Draw a 7×24 hour-of-week heatmap per bridge (plain when piped or NO_COLOR); with --format json, its counts.")
+    @Flag(name: .long, help: """
+        Draw a 7×24 hour-of-week heatmap per bridge (plain when piped or NO_COLOR); with --format json, its counts; \
+        with --format csv, a row per bridge, weekday and hour.
+        """)
     var heatmap = false
 
     func run() async throws {
@@ -41,6 +44,10 @@ struct StatsCommand: AsyncParsableCommand {
             }
             if heatmap && output.format == .json {
                 print(try OutputWriter.json(HeatmapOutput(statistics, zone: context.clock.zone)))
+                return
+            }
+            if heatmap && output.format == .csv {
+                print(Self.heatmapCSV(HeatmapOutput(statistics, zone: context.clock.zone)).renderCSV())
                 return
             }
             if heatmap && output.format == .table {
@@ -74,6 +81,24 @@ struct StatsCommand: AsyncParsableCommand {
                     rows: rows),
                 notes: notes)
         }
+    }
+}
+
+extension StatsCommand {
+    /// The heatmap's counts in long form, as `--heatmap --format csv` prints them: a row per bridge, weekday (`mon` …
+    /// `sun`, Monday first as the JSON's rows) and hour (0–23, local), every cell included, zero or not.
+    static func heatmapCSV(_ heatmap: HeatmapOutput) -> Tabular {
+        let weekdays = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+        var rows: [[Cell]] = []
+        for bridge in heatmap.bridges {
+            for (day, hours) in bridge.hourOfWeek.enumerated() where day < weekdays.count {
+                for (hour, count) in hours.enumerated() {
+                    rows.append([Cell(bridge.bridgeID), Cell(bridge.bridgeName), Cell(weekdays[day]), Cell(hour),
+                                 Cell(count)])
+                }
+            }
+        }
+        return Tabular(columns: ["bridge_id", "bridge", "weekday", "hour", "openings"], rows: rows)
     }
 }
 

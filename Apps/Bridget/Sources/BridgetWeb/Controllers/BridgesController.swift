@@ -10,10 +10,10 @@ struct BridgesController {
     func addRoutes(to endpoints: Endpoints) {
         endpoints.get("/v1/bridges") { request, _ in
             switch Query(request)["format"] {
-            case nil, "json": return try await web.cached(request) { try await web.store.bridgeActivity() }
+            case nil, "json": return try await web.cached(request) { try await listing() }
             case "geojson":
                 return try await web.cached(request, contentType: BridgeFeatureCollection.mediaType) {
-                    BridgeFeatureCollection(try await web.store.bridgeActivity())
+                    BridgeFeatureCollection(try await listing())
                 }
             case let other?:
                 throw Problem.badParameter("format", "'\(other)' is not a format here; json (the default) or geojson")
@@ -60,11 +60,16 @@ struct BridgesController {
         return try await StatusNowAnswer.current(books: web.books, bridges: wanted, now: now)
     }
 
-    /// One bridge's activity (its stored rows and last opening), by id or name.
-    func bridge(_ text: String) async throws -> BridgeActivity {
+    /// `bridget bridges --format json`'s answer: each bridge's openings (as `stats` counts them), stored rows and
+    /// last opening.
+    func listing() async throws -> [BridgeListing] {
+        try await HistoryAnswers(context: web.app, store: web.store).bridges()
+    }
+
+    /// One bridge's element of the listing, by id or name.
+    func bridge(_ text: String) async throws -> BridgeListing {
         let bridge = try await web.catalogBridge(text)
-        let activity = try await web.store.bridgeActivity()
-        return activity.first { $0.bridge.id == bridge.id } ?? BridgeActivity(bridge: bridge, openings: 0, lastOpening: nil)
+        return try await listing().first { $0.bridge.id == bridge.id } ?? BridgeListing(unsynced: bridge)
     }
 
     /// A page of a bridge's events (`since`, `until`, `limit`, `cursor`), newest first.
