@@ -1,13 +1,16 @@
 import BridgetDTOs
 import Foundation
 
-/// Generates realistic Socrata-shaped opening rows, deterministically: a day's rows for a bridge depend only on
-/// the seed, the bridge and the day, so any date range gives the same rows for the days it shares with another.
+/// Generates realistic Socrata-shaped opening rows, deterministically: a day's rows depend only on the seed and the
+/// day, so any date range gives the same rows for the days it shares with another.
 ///
-/// What it reproduces: per-bridge yearly rates; an hour-of-day profile; the Ship Canal rush-hour curfew (no
-/// opening starts on weekdays 07:00–08:59 or 16:00–17:59 on those four bridges); more openings in summer and at
-/// weekends; durations with a median near 5 minutes and a long tail; a few percent of openings recorded as two
-/// fragments a minute apart; and, at `invalidRowRate`, rows that break one validation rule.
+/// Why bridges open comes from `SampleVesselWorld`: vessels pass the bridges of a waterway in order (an opening at
+/// Ballard is followed by one at Fremont some minutes later), the Locks bunch them, the rush-hour curfew holds small
+/// vessels (not on federal holidays), dated deviations close a bridge for an event; more traffic in summer and at
+/// weekends. This type adds what the record shows of each opening: durations with a median near 5 minutes and a long
+/// tail; a few percent of openings recorded as two fragments a minute apart; and, at `invalidRowRate`, rows that
+/// break one validation rule. Given `profiles`, bridges open independently instead (a Poisson process per bridge
+/// with an hour-of-day profile): what a test of rates alone wants.
 public struct SampleOpeningGenerator: Sendable {
     /// The seed; the same seed and days give byte-identical rows.
     public let seed: UInt64
@@ -17,57 +20,56 @@ public struct SampleOpeningGenerator: Sendable {
     public let invalidRowRate: Double
     /// Share of openings recorded as two fragments.
     public let fragmentRate: Double
-    private let profiles: [String: SampleBridgeProfile]
+    /// The vessels behind the openings.
+    public let world: SampleVesselWorld
+    private let profiles: [String: SampleBridgeProfile]?
     private let time = LocalClock.seattle
 
     /// Creates a generator.
     public init(
         seed: UInt64, catalog: BridgeCatalog = .seattle, invalidRowRate: Double = 0.002, fragmentRate: Double = 0.03,
-        profiles: [String: SampleBridgeProfile]? = nil
+        world: SampleVesselWorld = .seattle(), profiles: [String: SampleBridgeProfile]? = nil
     ) {
         self.seed = seed
         self.catalog = catalog
         self.invalidRowRate = min(max(invalidRowRate, 0), 1)
         self.fragmentRate = min(max(fragmentRate, 0), 1)
-        self.profiles = profiles ?? Dictionary(
-            uniqueKeysWithValues: catalog.bridges.map { ($0.id, SampleBridgeProfile.seattleDefault(for: $0)) })
+        self.world = world
+        self.profiles = profiles
     }
 
     /// All rows of one Seattle local day (days since 1970-01-01), bridges in catalog order, each by opening time.
     public func rows(forDay day: Int) -> [SocrataRow] {
-        catalog.bridges.flatMap { rows(forDay: day, bridge: $0) }
+        let requests = profiles == nil ? world.requests(forDay: day, seed: seed) : [:]
+        return catalog.bridges.flatMap { rows(forDay: day, bridge: $0, requests: requests[$0.id]) }
     }
 
     /// One bridge's rows for one day.
     public func rows(forDay day: Int, bridge: BridgeInfoDTO) -> [SocrataRow] {
-        guard let profile = profiles[bridge.id] else { return [] }
+        rows(forDay: day, bridge: bridge,
+             requests: profiles == nil ? world.requests(forDay: day, seed: seed)[bridge.id] : nil)
+    }
+
+    /// One bridge's rows for one day, from the minutes vessels asked it to open (or, without them, its profile).
+    private func rows(forDay day: Int, bridge: BridgeInfoDTO, requests: [Int]?) -> [SocrataRow] {
         var random = SeededGenerator(mixing: seed, SeededGenerator.digest(bridge.id), UInt64(bitPattern: Int64(day)))
         let (year, month, dayOfMonth) = CivilCalendar.civilFromDays(day)
         guard let midnight = FloatingTimestamp(year: year, month: month, day: dayOfMonth, hour: 0, minute: 0) else {
             return []
         }
-        let weekday = midnight.weekday
-        let dayOfYear = day - CivilCalendar.daysFromCivil(year: year, month: 1, day: 1)
-        // Summer peak in mid-July, winter trough in mid-January; weekends busier (weights average to 1).
-        let season = 1 + 0.4 * cos(2 * Double.pi * Double(dayOfYear - 196) / 365.25)
-        let weekFactor = (weekday == 1 || weekday == 7) ? 1.25 : 0.9
-        let expected = profile.openingsPerYear / 365.25 * season * weekFactor
-
-        var hourWeights = profile.hourWeights
-        for hour in 0..<24 where profile.isCurfew(weekday: weekday, hour: hour) { hourWeights[hour] = 0 }
-        let totalWeight = hourWeights.reduce(0, +)
-
-        var starts: [Int] = [] // minute of day
-        for _ in 0..<poisson(mean: expected, using: &random) {
-            var pick = random.nextUnit() * totalWeight
-            var hour = 0
-            while hour < 23 && pick >= hourWeights[hour] {
-                pick -= hourWeights[hour]
-                hour += 1
-            }
-            starts.append(hour * 60 + Int(random.next() % 60))
+        let starts: [Int] // minute of day
+        if let requests {
+            starts = requests
+        } else if let profile = profiles?[bridge.id]
+                    ?? (world.bridgeIDs.contains(bridge.id) ? nil : SampleBridgeProfile.seattleDefault(for: bridge)) {
+            starts = independentStarts(profile: profile, midnight: midnight, dayOfYear: day
+                - CivilCalendar.daysFromCivil(year: year, month: 1, day: 1), using: &random)
+        } else {
+            starts = []
         }
-        starts.sort()
+        let curfew = { (reading: FloatingTimestamp) in
+            self.profiles?[bridge.id].map { $0.isCurfew(weekday: reading.weekday, hour: reading.hour) } ?? false
+        }
 
         var rows: [SocrataRow] = []
         var busyUntil = -1_000
@@ -83,9 +85,9 @@ public struct SampleOpeningGenerator: Sendable {
             if fragment {
                 let first = 1 + Int(random.next() % UInt64(minutes - 2))
                 let secondStart = opening.addingTimeInterval(Double(first + 1) * 60)
-                // A fragment's row must not start inside the curfew either: such a row reads as a forbidden opening.
+                // A fragment's row must not start inside a curfew either: such a row reads as a forbidden opening.
                 let secondReading = time.reading(for: secondStart)
-                if !profile.isCurfew(weekday: secondReading.weekday, hour: secondReading.hour) {
+                if !curfew(secondReading) && !world.rules.curfewHolds(bridge.id, at: secondReading) {
                     pieces = [(opening, first), (secondStart, minutes - first - 1)]
                 }
             }
@@ -99,6 +101,24 @@ public struct SampleOpeningGenerator: Sendable {
             }
         }
         return rows
+    }
+
+    /// Starts of a bridge opening on its own: a Poisson number a day, hours drawn from its profile, none in its curfew.
+    private func independentStarts(profile: SampleBridgeProfile, midnight: FloatingTimestamp, dayOfYear: Int,
+                                   using random: inout SeededGenerator) -> [Int] {
+        let weekday = midnight.weekday
+        // Summer peak in mid-July, winter trough in mid-January; weekends busier (weights average to 1).
+        let season = 1 + 0.4 * cos(2 * Double.pi * Double(dayOfYear - 196) / 365.25)
+        let weekFactor = (weekday == 1 || weekday == 7) ? 1.25 : 0.9
+        let expected = profile.openingsPerYear / 365.25 * season * weekFactor
+        var hourWeights = profile.hourWeights
+        for hour in 0..<24 where profile.isCurfew(weekday: weekday, hour: hour) { hourWeights[hour] = 0 }
+        var starts: [Int] = []
+        for _ in 0..<SampleVesselWorld.poisson(mean: expected, using: &random) {
+            let hour = SampleVesselWorld.pick(hourWeights, using: &random)
+            starts.append(hour * 60 + Int(random.next() % 60))
+        }
+        return starts.sorted()
     }
 
     private func openingInstant(wall: Int64) -> Date? {
@@ -143,16 +163,5 @@ public struct SampleOpeningGenerator: Sendable {
         let u2 = random.nextUnit()
         let normal = (-2 * log(u1)).squareRoot() * cos(2 * Double.pi * u2)
         return max(1, Int((5 * exp(0.35 * normal)).rounded()))
-    }
-
-    private func poisson(mean: Double, using random: inout SeededGenerator) -> Int {
-        let limit = exp(-mean)
-        var count = 0
-        var product = random.nextUnit()
-        while product > limit {
-            count += 1
-            product *= random.nextUnit()
-        }
-        return count
     }
 }
