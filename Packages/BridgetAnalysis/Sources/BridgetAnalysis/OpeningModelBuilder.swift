@@ -12,13 +12,20 @@ import Foundation
 /// a bridge whose slots really differ (the rush-hour curfew) keeps them apart; one whose differences are noise is
 /// pooled. The chance of a start is 1 − e^(−rate) (openings as a Poisson process within the slot). Open chance and
 /// mean remaining closure use the same strengths.
+///
+/// Beyond the slots (`OpeningDynamicsDTO`): with `rules`, a federal holiday that lifts a bridge's curfew counts as a
+/// Sunday (in the tallies and in the slots' occurrences), so a holiday's rush hour is learnt and forecast as a
+/// weekend's; the followers of each bridge (`FollowLearner`) and its durations, for the now-cast (`Nowcaster`).
 public struct OpeningModelBuilder: Sendable {
     /// Pseudo-occurrences of the overall rate added to every slot.
     public let smoothing: Double
+    /// Learns which bridges' openings bring openings here.
+    public let followLearner: FollowLearner
 
     /// Creates a builder.
-    public init(smoothing: Double = 4) {
+    public init(smoothing: Double = 4, followLearner: FollowLearner = FollowLearner()) {
         self.smoothing = max(smoothing, 0)
+        self.followLearner = followLearner
     }
 
     /// The model of one bridge from its merged openings, over the days of `span`.
@@ -42,7 +49,20 @@ public struct OpeningModelBuilder: Sendable {
         let openMinutes = tally.openMinutes.isEmpty ? noOccupancy : tally.openMinutes
         let remaining = tally.remainingMinutes.isEmpty ? noOccupancy : tally.remainingMinutes
         let openingCount = tally.openings
-        let perWeekday = span.daysPerWeekday
+        var perWeekday = span.daysPerWeekday
+        if let rules = tally.countedHolidaysAsSundays, let first = span.firstDay?.dayNumber,
+           let last = span.lastDay?.dayNumber {
+            // Each lifted holiday in the span is one occurrence of Sunday's slots, not of its weekday's.
+            let (firstYear, _, _) = CivilCalendar.civilFromDays(first)
+            let (lastYear, _, _) = CivilCalendar.civilFromDays(last)
+            for year in firstYear...lastYear {
+                for day in rules.liftedDays(bridgeID, inYear: year) where first <= day && day <= last {
+                    let weekday = FloatingTimestamp(wallClockSeconds: Int64(day) * 86_400).mondayFirstWeekday
+                    perWeekday[weekday] -= 1
+                    perWeekday[6] += 1
+                }
+            }
+        }
         let occurrences = (0..<slotCount).map { perWeekday[$0 / 96] }
         let totalOccurrences = Double(occurrences.reduce(0, +))
         let totalOpenMinutes = openMinutes.reduce(0, +)
@@ -137,11 +157,28 @@ public struct OpeningModelBuilder: Sendable {
         buildAll(bridges: bridges, tallies: Tallies(records: records, mergeGap: mergeGap), builtAt: builtAt)
     }
 
-    /// The same from tallies (with occupancy): every bridge of `bridges`, those without openings included.
+    /// The same from tallies (with occupancy): every bridge of `bridges`, those without openings included, each with
+    /// its followers and durations.
     public func buildAll(bridges: [BridgeInfoDTO], tallies: Tallies, builtAt: Date) -> [OpeningModelDTO] {
-        bridges.map { bridge in
-            build(tally: tallies[bridge.id], span: tallies.span, builtAt: builtAt, sourceEvents: tallies.rows,
-                  sourceLatestOpening: tallies.latestOpening)
+        let followers = followLearner.learn(startMinutes: tallies.startMinutes)
+        return bridges.map { bridge in
+            var tally = tallies[bridge.id]
+            tally.countedHolidaysAsSundays = tallies.rules
+            let model = build(tally: tally, span: tallies.span, builtAt: builtAt, sourceEvents: tallies.rows,
+                              sourceLatestOpening: tallies.latestOpening)
+            let learnt = followers[bridge.id]
+            let follows = learnt?.followers ?? []
+            var durations = [Int](repeating: 0, count: 121)
+            for (minutes, count) in tally.durations.ascendingMinutes {
+                durations[min(Int(minutes.rounded(.down)), 120)] += count
+            }
+            while let last = durations.last, last == 0, durations.count > 1 { durations.removeLast() }
+            return model.with(dynamics: OpeningDynamicsDTO(
+                followers: follows, broughtShare: FollowLearner.broughtShare(
+                    of: model, starts: tallies.startMinutes[bridge.id] ?? [], followers: follows,
+                    startMinutes: tallies.startMinutes),
+                durationCounts: tally.durations.total > 0 ? durations : [],
+                holidaysAsSundays: tallies.rules?.curfew(of: bridge.id) != nil))
         }
     }
 

@@ -28,6 +28,14 @@ public struct OpeningTally: Sendable, Equatable, Codable {
     /// unless tallied with `occupancy`).
     public internal(set) var openMinutes: [Double]
     public internal(set) var remainingMinutes: [Double]
+    /// The rules whose lifted holidays this tally counted as Sundays (set by the model builder from the tallies'
+    /// rules; not kept).
+    var countedHolidaysAsSundays: RuleCalendar?
+
+    private enum CodingKeys: String, CodingKey {
+        case bridgeID, rows, openings, firstStart, lastStart, firstDay, lastDay, startsBySlot, startsByMonthOfYear,
+             startsByMonth, durations, openMinutes, remainingMinutes
+    }
 
     /// An empty tally; `occupancy` adds the per-minute sums a model needs (a loop over each opening's minutes).
     public init(bridgeID: String, occupancy: Bool = true) {
@@ -43,14 +51,15 @@ public struct OpeningTally: Sendable, Equatable, Codable {
         for opening in openings { add(opening) }
     }
 
-    /// Counts one merged opening.
-    public mutating func add(_ opening: MergedOpening) {
+    /// Counts one merged opening; `asSunday`: its day is counted as a Sunday in the slots (a holiday that lifts the
+    /// bridge's curfew, for models).
+    public mutating func add(_ opening: MergedOpening, asSunday: Bool = false) {
         let local = opening.startLocal
         let seconds = Int64(opening.start.timeIntervalSince1970)
         openings += 1
         if firstStart.map({ seconds < $0 }) ?? true { firstStart = seconds }
         if lastStart.map({ seconds > $0 }) ?? true { lastStart = seconds }
-        let firstMinute = local.mondayFirstWeekday * 1_440 + local.hour * 60 + local.minute
+        let firstMinute = (asSunday ? 6 : local.mondayFirstWeekday) * 1_440 + local.hour * 60 + local.minute
         startsBySlot[firstMinute / OpeningModelDTO.slotMinutes] += 1
         startsByMonthOfYear[local.month] += 1
         startsByMonth[local.year * 12 + local.month - 1, default: 0] += 1
@@ -182,6 +191,10 @@ public struct DurationBin: Sendable, Equatable {
 /// with).
 struct TallySink: OpeningSink {
     let occupancy: Bool
+    /// For models: the rules whose holidays count as Sundays, and every opening's start (the source's wall clock,
+    /// minutes since 1970) for the followers (`FollowLearner`).
+    private var holidays: HolidaySundays?
+    private(set) var startMinutes: [String: [Int32]] = [:]
     private(set) var tallies: [String: OpeningTally] = [:]
     private(set) var rows = 0
     private(set) var firstDay: Int?
@@ -189,7 +202,10 @@ struct TallySink: OpeningSink {
     private(set) var latestOpenedAt: Int64?
     private var current: OpeningTally?
 
-    init(occupancy: Bool) { self.occupancy = occupancy }
+    init(occupancy: Bool, rules: RuleCalendar? = nil) {
+        self.occupancy = occupancy
+        holidays = occupancy ? rules.map(HolidaySundays.init) : nil
+    }
 
     mutating func begin(bridgeID: String) {
         park()
@@ -205,7 +221,13 @@ struct TallySink: OpeningSink {
         if latestOpenedAt.map({ record.openedAt > $0 }) ?? true { latestOpenedAt = record.openedAt }
     }
 
-    mutating func take(opening: MergedOpening) { current?.add(opening) }
+    mutating func take(opening: MergedOpening) {
+        guard occupancy else { return current?.add(opening) ?? () }
+        let sunday = holidays?.countsAsSunday(opening.bridgeID, day: opening.startLocal) ?? false
+        current?.add(opening, asSunday: sunday)
+        startMinutes[opening.bridgeID, default: []].append(
+            Int32(truncatingIfNeeded: opening.startLocal.wallClockSeconds.floorDivided(by: 60)))
+    }
 
     private mutating func park() {
         if let current { tallies[current.bridgeID] = current }
@@ -217,7 +239,26 @@ struct TallySink: OpeningSink {
         var copy = self
         copy.park()
         return Tallies(byBridge: copy.tallies, rows: rows, span: HistorySpan(firstDayNumber: firstDay, lastDayNumber: lastDay),
-                       latestOpening: latestOpenedAt.map { Date(timeIntervalSince1970: Double($0)) })
+                       latestOpening: latestOpenedAt.map { Date(timeIntervalSince1970: Double($0)) },
+                       startMinutes: startMinutes.mapValues { $0.sorted() }, rules: holidays?.rules)
+    }
+}
+
+/// Which days of a bridge count as Sundays in its model: the federal holidays that lift its curfew. Holiday lists
+/// are kept by year here, so an opening costs a dictionary look-up, not a calendar computation.
+struct HolidaySundays: Sendable {
+    let rules: RuleCalendar
+    private var liftedByBridgeYear: [String: Set<Int>] = [:]
+
+    init(rules: RuleCalendar) { self.rules = rules }
+
+    mutating func countsAsSunday(_ bridgeID: String, day reading: FloatingTimestamp) -> Bool {
+        guard rules.curfew(of: bridgeID) != nil else { return false }
+        let key = "\(bridgeID) \(reading.year)"
+        if liftedByBridgeYear[key] == nil {
+            liftedByBridgeYear[key] = Set(rules.liftedDays(bridgeID, inYear: reading.year))
+        }
+        return liftedByBridgeYear[key]?.contains(reading.dayNumber) ?? false
     }
 }
 
@@ -230,17 +271,27 @@ public struct Tallies: Sendable, Equatable, Codable {
     public var span: HistorySpan
     /// The latest opening instant of the scope.
     public var latestOpening: Date?
+    /// Every bridge's merged opening starts on the source's wall clock, in minutes since 1970, sorted (tallies with
+    /// occupancy only: what models learn followers from; not kept with the tallies).
+    public var startMinutes: [String: [Int32]] = [:]
+    /// The rules whose holidays counted as Sundays (tallies with occupancy only).
+    public var rules: RuleCalendar?
+
+    private enum CodingKeys: String, CodingKey { case byBridge, rows, span, latestOpening }
 
     /// Tallies of records in memory (any order).
-    public init(records: [OpeningRecordDTO], mergeGap: TimeInterval, occupancy: Bool = true) {
-        self = TallySink(occupancy: occupancy).fed(records, mergeGap: mergeGap).finished()
+    public init(records: [OpeningRecordDTO], mergeGap: TimeInterval, occupancy: Bool = true, rules: RuleCalendar? = nil) {
+        self = TallySink(occupancy: occupancy, rules: rules).fed(records, mergeGap: mergeGap).finished()
     }
 
-    init(byBridge: [String: OpeningTally], rows: Int, span: HistorySpan, latestOpening: Date?) {
+    init(byBridge: [String: OpeningTally], rows: Int, span: HistorySpan, latestOpening: Date?,
+         startMinutes: [String: [Int32]] = [:], rules: RuleCalendar? = nil) {
         self.byBridge = byBridge
         self.rows = rows
         self.span = span
         self.latestOpening = latestOpening
+        self.startMinutes = startMinutes
+        self.rules = rules
     }
 
     /// One bridge's tally (an empty one when it has no records).
@@ -254,16 +305,21 @@ public struct Tallies: Sendable, Equatable, Codable {
         for part in parts { byBridge.merge(part.byBridge) { first, _ in first } }
         let firsts = parts.compactMap(\.span.firstDay?.dayNumber)
         let lasts = parts.compactMap(\.span.lastDay?.dayNumber)
+        var starts: [String: [Int32]] = [:]
+        for part in parts { starts.merge(part.startMinutes) { first, _ in first } }
         return Tallies(byBridge: byBridge, rows: parts.reduce(0) { $0 + $1.rows },
                        span: HistorySpan(firstDayNumber: firsts.min(), lastDayNumber: lasts.max()),
-                       latestOpening: parts.compactMap(\.latestOpening).max())
+                       latestOpening: parts.compactMap(\.latestOpening).max(), startMinutes: starts,
+                       rules: parts.compactMap(\.rules).first)
     }
 }
 
 extension EventHistory {
     /// Every bridge's tally over `scope`, in one read.
-    func tallies(_ scope: HistoryScope, mergeGap: TimeInterval, occupancy: Bool) async throws -> Tallies {
-        try await pass(TallySink(occupancy: occupancy), scope: scope, mergeGap: mergeGap).finished()
+    func tallies(_ scope: HistoryScope, mergeGap: TimeInterval, occupancy: Bool, rules: RuleCalendar? = nil) async throws
+        -> Tallies
+    {
+        try await pass(TallySink(occupancy: occupancy, rules: rules), scope: scope, mergeGap: mergeGap).finished()
     }
 }
 
@@ -274,3 +330,4 @@ extension Int {
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }
+

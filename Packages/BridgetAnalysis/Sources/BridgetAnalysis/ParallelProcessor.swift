@@ -17,16 +17,19 @@ public struct ParallelProcessor: BackgroundProcessing {
     private let now: @Sendable () -> Date
     private let maximumDistanceMeters: Double
     private let mergeGap: TimeInterval
+    private let rules: RuleCalendar?
     /// Concurrent tasks to use.
     public let width: Int
 
     /// Creates a processor; `width` defaults to the machine's active cores.
     public init(
         history: any EventHistory, maximumDistanceMeters: Double = 1_000, mergeGap: TimeInterval = 120,
-        width: Int = ProcessInfo.processInfo.activeProcessorCount, now: @escaping @Sendable () -> Date = { Date() }
+        width: Int = ProcessInfo.processInfo.activeProcessorCount, rules: RuleCalendar? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.serial = SerialProcessor(history: history, maximumDistanceMeters: maximumDistanceMeters,
-                                      mergeGap: mergeGap, now: now)
+                                      mergeGap: mergeGap, rules: rules, now: now)
+        self.rules = rules
         self.history = history
         self.now = now
         self.maximumDistanceMeters = maximumDistanceMeters
@@ -87,12 +90,13 @@ public struct ParallelProcessor: BackgroundProcessing {
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
         let bridges = try await history.bridges()
-        let tallies = try await talliesByBridge(bridges, scope: .everything, occupancy: true)
+        let tallies = try await talliesByBridge(bridges, scope: .everything, occupancy: true, rules: rules)
         return OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now())
     }
 
     /// The tallies of `bridges` over the scope's time range: one read per bridge, at most `width` at once.
-    private func talliesByBridge(_ bridges: [BridgeInfoDTO], scope: HistoryScope, occupancy: Bool) async throws
+    private func talliesByBridge(_ bridges: [BridgeInfoDTO], scope: HistoryScope, occupancy: Bool,
+                                 rules: RuleCalendar? = nil) async throws
         -> Tallies
     {
         let (history, gap) = (history, mergeGap)
@@ -103,7 +107,7 @@ public struct ParallelProcessor: BackgroundProcessing {
                 guard next < scopes.count else { return }
                 let part = scopes[next]
                 next += 1
-                group.addTask { try await history.tallies(part, mergeGap: gap, occupancy: occupancy) }
+                group.addTask { try await history.tallies(part, mergeGap: gap, occupancy: occupancy, rules: rules) }
             }
             for _ in 0..<width { start() }
             var parts: [Tallies] = []

@@ -9,13 +9,16 @@ public struct SerialProcessor: BackgroundProcessing {
     private let maximumDistanceMeters: Double
     /// Rows of one bridge closer than this (seconds) count as one opening.
     public let mergeGap: TimeInterval
+    /// The rules models and backtests know (holidays lifting a curfew count as Sundays); `nil`: none.
+    public let rules: RuleCalendar?
 
     /// Creates a processor over a history; `now` bounds accepted opening times from above.
     public init(
         history: any EventHistory, maximumDistanceMeters: Double = 1_000, mergeGap: TimeInterval = 120,
-        now: @escaping @Sendable () -> Date = { Date() }
+        rules: RuleCalendar? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.history = history
+        self.rules = rules
         self.now = now
         self.maximumDistanceMeters = maximumDistanceMeters
         self.mergeGap = mergeGap
@@ -47,17 +50,18 @@ public struct SerialProcessor: BackgroundProcessing {
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
         OpeningModelBuilder().buildAll(
             bridges: try await history.bridges(),
-            tallies: try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true), builtAt: now())
+            tallies: try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true, rules: rules),
+            builtAt: now())
     }
 
     public func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO {
         let bridges = scope.filter(try await history.bridges())
         let periods = try await history.pass(
-            Backtester.Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap), scope: scope,
+            Backtester.Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap, rules: rules), scope: scope,
             mergeGap: mergeGap)
         // Never past the history: there is nothing to score there, and a far date would mean years of empty work.
         let afterHistory = (periods.lastDay ?? trainUntil) + 1
-        return try Backtester(mergeGap: mergeGap).run(bridges: bridges, periods: periods,
+        return try Backtester(mergeGap: mergeGap, rules: rules).run(bridges: bridges, periods: periods,
                                                       testUntil: min(testUntil ?? afterHistory, afterHistory))
     }
 
@@ -72,7 +76,7 @@ public struct SerialProcessor: BackgroundProcessing {
     /// opening against them and keeps the anomalies only.
     public func findAnomalies() async throws -> [AnomalyDTO] {
         let bridges = try await history.bridges()
-        let tallies = try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true)
+        let tallies = try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true, rules: rules)
         let finder = PatternFinder(bridges: bridges,
                                    models: OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now()))
         let p99 = tallies.byBridge.compactMapValues { $0.durations.percentileMinutes(0.99) }

@@ -55,12 +55,15 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
     /// Openings per day in each month of the year (January first) against the whole history's, smoothed toward 1;
     /// 1 for a month the history does not cover. Forecasts scale the slot rates by it (the summer excess).
     public let monthFactors: [Double]
+    /// Followers, durations and the holiday rule (`.none` for a model built without them).
+    public let dynamics: OpeningDynamicsDTO
 
     /// Creates a model.
     public init(
         bridgeID: String, builtAt: Date, firstDay: String?, lastDay: String?, openings: Int, sourceEvents: Int,
         sourceLatestOpening: Date?, baseStartProbability: Double, baseOpenProbability: Double, slots: [OpeningSlotDTO],
-        monthFactors: [Double] = Array(repeating: 1, count: 12), sourceVersion: Int64 = 0
+        monthFactors: [Double] = Array(repeating: 1, count: 12), sourceVersion: Int64 = 0,
+        dynamics: OpeningDynamicsDTO = .none
     ) {
         self.bridgeID = bridgeID
         self.builtAt = builtAt
@@ -74,6 +77,7 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
         self.slots = slots
         self.monthFactors = monthFactors.count == 12 ? monthFactors : Array(repeating: 1, count: 12)
         self.sourceVersion = sourceVersion
+        self.dynamics = dynamics
     }
 
     /// The same model, marked as built from history version `version`.
@@ -82,7 +86,16 @@ public struct OpeningModelDTO: Sendable, Codable, Equatable {
             bridgeID: bridgeID, builtAt: builtAt, firstDay: firstDay, lastDay: lastDay, openings: openings,
             sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
             baseStartProbability: baseStartProbability, baseOpenProbability: baseOpenProbability, slots: slots,
-            monthFactors: monthFactors, sourceVersion: version)
+            monthFactors: monthFactors, sourceVersion: version, dynamics: dynamics)
+    }
+
+    /// The same model with `dynamics`.
+    public func with(dynamics: OpeningDynamicsDTO) -> OpeningModelDTO {
+        OpeningModelDTO(
+            bridgeID: bridgeID, builtAt: builtAt, firstDay: firstDay, lastDay: lastDay, openings: openings,
+            sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
+            baseStartProbability: baseStartProbability, baseOpenProbability: baseOpenProbability, slots: slots,
+            monthFactors: monthFactors, sourceVersion: sourceVersion, dynamics: dynamics)
     }
 
     /// The slot index of a wall-clock reading (the source's clock).
@@ -110,11 +123,19 @@ public struct ForecastDTO: Sendable, Codable, Equatable {
     /// Evidence: openings and occurrences of the slots the window covers.
     public let sampleStarts: Int
     public let sampleOccurrences: Int
+    /// The chance from the slots of the week alone (the season and the calendar applied), before what happened
+    /// at the other bridges: `chanceOfOpening` is this moved by `reasons`.
+    public let slotChanceOfOpening: Double
+    /// What moved the chance, and what the forecast knows about the moment, strongest first.
+    public let reasons: [ForecastReasonDTO]
 
     /// Creates a forecast.
     public init(bridgeID: String, bridgeName: String, at: String, windowMinutes: Int, chanceOfOpening: Double,
                 chanceOpenOnArrival: Double, expectedDelayMinutes: Double, baseChanceOfOpening: Double,
-                sampleStarts: Int, sampleOccurrences: Int) {
+                sampleStarts: Int, sampleOccurrences: Int, slotChanceOfOpening: Double? = nil,
+                reasons: [ForecastReasonDTO] = []) {
+        self.slotChanceOfOpening = slotChanceOfOpening ?? chanceOfOpening
+        self.reasons = reasons
         self.bridgeID = bridgeID
         self.bridgeName = bridgeName
         self.at = at
@@ -125,5 +146,150 @@ public struct ForecastDTO: Sendable, Codable, Equatable {
         self.baseChanceOfOpening = baseChanceOfOpening
         self.sampleStarts = sampleStarts
         self.sampleOccurrences = sampleOccurrences
+    }
+}
+
+/// How often an opening of another bridge (`fromBridgeID`) is followed by one of the model's bridge, beyond chance,
+/// and after how long: a vessel passing the bridges of a waterway in order.
+///
+/// Learnt from the history's *fresh* openings of the other bridge (those the model's bridge did not open shortly
+/// before: a vessel coming from it is going away). `share` is the chance such an opening brings one here: the share
+/// followed within `maxLagMinutes` less the share a week-shifted history follows by chance, over what chance leaves.
+public struct FollowDTO: Sendable, Codable, Equatable {
+    public let fromBridgeID: String
+    /// The longest lag looked at.
+    public let maxLagMinutes: Int
+    /// Fresh openings of the other bridge, and how many of them an opening here followed within `maxLagMinutes`.
+    public let freshOpenings: Int
+    public let followed: Int
+    /// How many chance alone would have followed (the same count against this bridge's openings moved by one and two
+    /// weeks either way).
+    public let expectedByChance: Double
+    /// The chance that a fresh opening of the other bridge brings one here (0…1), beyond chance.
+    public let share: Double
+    /// The lag's distribution: `lagWeights[m]` is the chance that a brought opening follows `m + 1` minutes later
+    /// (sums to 1 over `1...maxLagMinutes`).
+    public let lagWeights: [Double]
+    /// The other bridge's own followers (its upstream, this bridge aside): an opening there shortly before tells
+    /// which way a vessel is going. The share given one of them opened in the lag before (a vessel passing through),
+    /// and given none did (a vessel starting out); `nil` when too few openings tell them apart.
+    public let upstreamIDs: [String]
+    public let shareAfterUpstream: Double?
+    public let shareFirst: Double?
+    /// Minutes before the other bridge's opening in which an opening here makes it not fresh (the vessel came from
+    /// here); `nil`: every opening of the other bridge is fresh (a bridge's own).
+    public let freshWindow: ClosedRange<Int>?
+
+    public init(fromBridgeID: String, maxLagMinutes: Int, freshOpenings: Int, followed: Int, expectedByChance: Double,
+                share: Double, lagWeights: [Double], upstreamIDs: [String] = [], shareAfterUpstream: Double? = nil,
+                shareFirst: Double? = nil, freshWindow: ClosedRange<Int>? = nil) {
+        self.freshWindow = freshWindow
+        self.upstreamIDs = upstreamIDs
+        self.shareAfterUpstream = shareAfterUpstream
+        self.shareFirst = shareFirst
+        self.fromBridgeID = fromBridgeID
+        self.maxLagMinutes = maxLagMinutes
+        self.freshOpenings = freshOpenings
+        self.followed = followed
+        self.expectedByChance = expectedByChance
+        self.share = share
+        self.lagWeights = lagWeights
+    }
+
+    /// The same with what the other bridge's upstream says.
+    public func with(upstreamIDs: [String], shareAfterUpstream: Double?, shareFirst: Double?) -> FollowDTO {
+        FollowDTO(fromBridgeID: fromBridgeID, maxLagMinutes: maxLagMinutes, freshOpenings: freshOpenings,
+                  followed: followed, expectedByChance: expectedByChance, share: share, lagWeights: lagWeights,
+                  upstreamIDs: upstreamIDs, shareAfterUpstream: shareAfterUpstream, shareFirst: shareFirst,
+                  freshWindow: freshWindow)
+    }
+
+    /// The share for an opening of the other bridge that did (or did not) follow one of its upstream's.
+    public func share(afterUpstream: Bool) -> Double {
+        (afterUpstream ? shareAfterUpstream : shareFirst) ?? share
+    }
+
+    /// The chance that the lag exceeds `minutes` (whole minutes).
+    public func survival(after minutes: Int) -> Double {
+        guard minutes >= 0 else { return 1 }
+        return lagWeights.dropFirst(min(minutes, lagWeights.count)).reduce(0, +)
+    }
+
+    /// The lag's median, in minutes.
+    public var medianLagMinutes: Int {
+        var sum = 0.0
+        for (index, weight) in lagWeights.enumerated() {
+            sum += weight
+            if sum >= 0.5 { return index + 1 }
+        }
+        return maxLagMinutes
+    }
+
+    /// The lag range holding the middle 80% of brought openings, in minutes.
+    public var lagRange: ClosedRange<Int> {
+        var sum = 0.0
+        var low: Int?
+        for (index, weight) in lagWeights.enumerated() {
+            sum += weight
+            if low == nil && sum >= 0.1 { low = index + 1 }
+            if sum >= 0.9 { return (low ?? index + 1)...(index + 1) }
+        }
+        return (low ?? 1)...maxLagMinutes
+    }
+}
+
+/// What a model knows beyond its slots: which other bridges' openings bring openings here, how long openings last
+/// (for one under way), and whether federal holidays that lift a curfew were counted as Sundays.
+public struct OpeningDynamicsDTO: Sendable, Codable, Equatable {
+    /// The other bridges whose openings are followed here beyond chance, strongest first.
+    public let followers: [FollowDTO]
+    /// The share of this bridge's openings that those bring (the rest come at the slot's rate).
+    public let broughtShare: Double
+    /// Merged openings by whole minutes open (index = minutes, the last entry counts every longer one).
+    public let durationCounts: [Int]
+    /// Whether a federal holiday that lifts the bridge's curfew was counted (and is forecast) as a Sunday.
+    public let holidaysAsSundays: Bool
+
+    public init(followers: [FollowDTO], broughtShare: Double, durationCounts: [Int], holidaysAsSundays: Bool) {
+        self.followers = followers
+        self.broughtShare = broughtShare
+        self.durationCounts = durationCounts
+        self.holidaysAsSundays = holidaysAsSundays
+    }
+
+    /// None: a model built without them (older stores) forecasts from its slots alone.
+    public static let none = OpeningDynamicsDTO(followers: [], broughtShare: 0, durationCounts: [],
+                                                holidaysAsSundays: false)
+
+    /// Mean minutes still to go for an opening that has lasted `elapsed` minutes (`nil` without durations).
+    public func meanRemaining(afterMinutes elapsed: Double) -> Double? {
+        var weight = 0.0
+        var sum = 0.0
+        for (minutes, count) in durationCounts.enumerated() where Double(minutes) + 0.5 > elapsed && count > 0 {
+            weight += Double(count)
+            sum += Double(count) * (Double(minutes) + 0.5 - elapsed)
+        }
+        return weight > 0 ? sum / weight : nil
+    }
+}
+
+/// One thing that moved a forecast, or that it knows about its moment.
+public struct ForecastReasonDTO: Sendable, Codable, Equatable, Hashable {
+    /// What kind: `follows` (another bridge opened: a vessel on its way), `holiday` (a federal holiday lifts the
+    /// curfew), `curfew` (the rush-hour rule holds small vessels), `deviation` (closed for an event), `announced` (an
+    /// opening is announced in the window), `under-way` (the bridge is open now), `season`.
+    public let kind: String
+    /// For people: "Ballard opened 6 min ago: 71% of such openings are followed at Fremont within 20 min".
+    public let text: String
+    /// The chance of an opening in the window this reason alone gives (for `follows`, `announced`), if it is one.
+    public let chance: Double?
+    /// The other bridge, for `follows`.
+    public let bridgeID: String?
+
+    public init(kind: String, text: String, chance: Double? = nil, bridgeID: String? = nil) {
+        self.kind = kind
+        self.text = text
+        self.chance = chance
+        self.bridgeID = bridgeID
     }
 }

@@ -10,10 +10,13 @@ public struct CrossingOptionDTO: Sendable, Codable, Equatable {
     public let chanceOfOpening: Double
     /// Expected wait in minutes at this bridge.
     public let expectedDelayMinutes: Double
+    /// What moved the forecast at this bridge (`ForecastReasonDTO.text`), strongest first.
+    public let reasons: [String]
 
     /// Creates an option.
     public init(bridgeID: String, bridgeName: String, chanceOpenOnArrival: Double, chanceOfOpening: Double,
-                expectedDelayMinutes: Double) {
+                expectedDelayMinutes: Double, reasons: [String] = []) {
+        self.reasons = reasons
         self.bridgeID = bridgeID
         self.bridgeName = bridgeName
         self.chanceOpenOnArrival = chanceOpenOnArrival
@@ -53,12 +56,25 @@ public struct RouteScoreDTO: Sendable, Codable, Equatable {
     public let crossings: [CrossingScoreDTO]
     /// The sum of the best options' expected delays.
     public let totalExpectedDelayMinutes: Double
+    /// In a ranking of departures (`route best-time`): whether this one ties with the best (within 10 seconds of the
+    /// least delay); `nil` outside a ranking.
+    public let tiesWithBest: Bool?
 
     /// Creates a route score.
-    public init(route: String, departure: String, crossings: [CrossingScoreDTO], totalExpectedDelayMinutes: Double) {
+    public init(route: String, departure: String, crossings: [CrossingScoreDTO], totalExpectedDelayMinutes: Double,
+                tiesWithBest: Bool? = nil) {
+        self.tiesWithBest = tiesWithBest
         self.route = route
         self.departure = departure
         self.crossings = crossings
         self.totalExpectedDelayMinutes = totalExpectedDelayMinutes
+    }
+}
+
+extension RouteScoreDTO {
+    /// The same score, marked as tying with the best of a ranking or not.
+    public func ranked(tiesWithBest: Bool) -> RouteScoreDTO {
+        RouteScoreDTO(route: route, departure: departure, crossings: crossings,
+                      totalExpectedDelayMinutes: totalExpectedDelayMinutes, tiesWithBest: tiesWithBest)
     }
 }

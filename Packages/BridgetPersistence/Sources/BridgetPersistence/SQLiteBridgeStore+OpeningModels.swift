@@ -8,8 +8,9 @@ extension SQLiteBridgeStore: OpeningModelStore {
             try db.execute(sql: "DELETE FROM opening_models")
             let model = try db.cachedStatement(sql: """
                 INSERT INTO opening_models (bridge_id, built_at, first_day, last_day, openings, source_events,
-                    source_latest_opening, base_start_probability, base_open_probability, month_factors, source_version)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    source_latest_opening, base_start_probability, base_open_probability, month_factors, source_version,
+                    dynamics)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             let slot = try db.cachedStatement(sql: """
                 INSERT INTO opening_model_slots (bridge_id, slot, starts, occurrences, start_probability,
@@ -22,6 +23,7 @@ extension SQLiteBridgeStore: OpeningModelStore {
                     entry.baseOpenProbability,
                     String(decoding: try JSONEncoder.sorted.encode(entry.monthFactors), as: UTF8.self),
                     entry.sourceVersion,
+                    String(decoding: try JSONEncoder.sorted.encode(entry.dynamics), as: UTF8.self),
                 ])
                 for (index, figures) in entry.slots.enumerated() {
                     try slot.execute(arguments: [
@@ -65,7 +67,9 @@ extension SQLiteBridgeStore: OpeningModelStore {
                     slots: slots,
                     monthFactors: (try? JSONDecoder().decode([Double].self, from: Data((row["month_factors"] as String).utf8)))
                         ?? Array(repeating: 1, count: 12),
-                    sourceVersion: row["source_version"])
+                    sourceVersion: row["source_version"],
+                    dynamics: (row["dynamics"] as String?).flatMap {
+                        try? JSONDecoder().decode(OpeningDynamicsDTO.self, from: Data($0.utf8)) } ?? .none)
             }
         }
     }

@@ -274,6 +274,11 @@ enum StoreSchema {
                 INSERT INTO live_feed (id) VALUES (1);
                 """)
         }
+        migrator.registerMigration("v14: what models know beyond their slots") { db in
+            // JSON: OpeningDynamicsDTO (followers, durations, the holiday rule). A model saved before has none and
+            // forecasts from its slots until the next rebuild, which every history change brings.
+            try db.execute(sql: "ALTER TABLE opening_models ADD COLUMN dynamics TEXT")
+        }
         return migrator
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 extension StoreConformance {
-    /// Checks `OpeningModelStore`: a model round-trips exactly (every slot and month factor), and a save replaces every
+    /// Checks `OpeningModelStore`: a model round-trips exactly (every slot, month factor and follower), and a save replaces every
     /// stored model. Saves the Seattle catalog first (a model names its bridge).
     public static func checkOpeningModels(
         makeStore: () async throws -> any OpeningModelStore & BridgeCatalogStore
@@ -19,7 +19,12 @@ extension StoreConformance {
             bridgeID: "3", builtAt: Date(timeIntervalSince1970: 1_790_000_000), firstDay: "2025-11-22",
             lastDay: "2026-11-21", openings: 3_300, sourceEvents: 14_000,
             sourceLatestOpening: Date(timeIntervalSince1970: 1_789_000_000), baseStartProbability: 0.09,
-            baseOpenProbability: 0.02, slots: slots, monthFactors: (1...12).map { 0.5 + Double($0) / 10 }, sourceVersion: 7)
+            baseOpenProbability: 0.02, slots: slots, monthFactors: (1...12).map { 0.5 + Double($0) / 10 }, sourceVersion: 7,
+            dynamics: OpeningDynamicsDTO(
+                followers: [FollowDTO(fromBridgeID: "2", maxLagMinutes: 4, freshOpenings: 900, followed: 700,
+                                      expectedByChance: 300.5, share: 0.73, lagWeights: [0.125, 0.5, 0.25, 0.125],
+                                      upstreamIDs: ["21"], shareAfterUpstream: 0.8, shareFirst: nil, freshWindow: 9...20)],
+                broughtShare: 0.2, durationCounts: [0, 3, 10, 7], holidaysAsSundays: true))
         #expect(try await store.openingModel(bridgeID: "3") == nil)
         try await store.saveOpeningModels([model])
         #expect(try await store.openingModel(bridgeID: "3") == model)

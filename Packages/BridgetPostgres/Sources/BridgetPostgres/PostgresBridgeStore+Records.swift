@@ -154,14 +154,16 @@ extension PostgresBridgeStore: OpeningModelStore {
                 try await connection.query("""
                     INSERT INTO opening_models (bridge_id, built_ms, first_day, last_day, openings, source_events,
                         source_latest_ms, base_start_probability, base_open_probability, month_factors, source_version,
-                        slot_starts, slot_occurrences, slot_start_probability, slot_open_probability, slot_mean_remaining)
+                        slot_starts, slot_occurrences, slot_start_probability, slot_open_probability, slot_mean_remaining,
+                        dynamics)
                     VALUES (\(model.bridgeID), \(try Self.milliseconds(model.builtAt)), \(model.firstDay)::text,
                         \(model.lastDay)::text, \(Int64(model.openings)), \(Int64(model.sourceEvents)),
                         \(model.sourceLatestOpening.map { try Self.milliseconds($0) })::bigint, \(model.baseStartProbability),
                         \(model.baseOpenProbability), \(model.monthFactors), \(model.sourceVersion),
                         \(slots.map { Int64($0.starts) }), \(slots.map { Int64($0.occurrences) }),
                         \(slots.map(\.startProbability)), \(slots.map(\.openProbability)),
-                        \(slots.map(\.meanRemainingMinutes)))
+                        \(slots.map(\.meanRemainingMinutes)),
+                        \(String(decoding: try JSONEncoder().encode(model.dynamics), as: UTF8.self)))
                     """, logger: logger)
             }
         }
@@ -173,7 +175,7 @@ extension PostgresBridgeStore: OpeningModelStore {
         let rows = try await rows("read opening models", """
             SELECT bridge_id, built_ms, first_day, last_day, openings, source_events, source_latest_ms,
                    base_start_probability, base_open_probability, month_factors, source_version, slot_starts,
-                   slot_occurrences, slot_start_probability, slot_open_probability, slot_mean_remaining
+                   slot_occurrences, slot_start_probability, slot_open_probability, slot_mean_remaining, dynamics
             FROM opening_models WHERE bridge_id = ANY(\(wanted)::text[]) ORDER BY bridge_id
             """)
         return try rows.map { row in
@@ -197,7 +199,9 @@ extension PostgresBridgeStore: OpeningModelStore {
                 openings: Int(try row[4].decode(Int64.self)), sourceEvents: Int(try row[5].decode(Int64.self)),
                 sourceLatestOpening: try row[6].decode(Int64?.self).map(Self.date(milliseconds:)),
                 baseStartProbability: try row[7].decode(Double.self), baseOpenProbability: try row[8].decode(Double.self),
-                slots: slots, monthFactors: try row[9].decode([Double].self), sourceVersion: try row[10].decode(Int64.self))
+                slots: slots, monthFactors: try row[9].decode([Double].self), sourceVersion: try row[10].decode(Int64.self),
+                dynamics: try row[16].decode(String?.self).flatMap {
+                    try? JSONDecoder().decode(OpeningDynamicsDTO.self, from: Data($0.utf8)) } ?? .none)
         }
     }
 }

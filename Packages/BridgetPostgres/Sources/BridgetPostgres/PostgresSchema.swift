@@ -170,6 +170,9 @@ enum PostgresSchema {
         );
         INSERT INTO live_feed (id) VALUES (1);
         """),
+        ("what models know beyond their slots", """
+        ALTER TABLE opening_models ADD COLUMN dynamics text;  -- JSON: OpeningDynamicsDTO
+        """),
     ]
 
     /// The newest version this build knows.
