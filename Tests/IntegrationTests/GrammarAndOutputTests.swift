@@ -204,7 +204,10 @@ struct GrammarAndOutputTests {
         (["stats"], "id,bridge,openings,per_day,mean_min,median_min,p90_min,max_min,busiest_hour", [0], [2, 3, 4]),
         (["bridges"], "id,name,waterway,kind,openings,rows,last_opening", [0], [4, 5]),
         (["backtest"], "window_minutes,bridge_id,bridge,test_from,test_until,points,openings,brier,brier_climatology,"
-            + "log_loss,log_loss_climatology,skill", [0], [0, 5, 6, 7, 8, 9, 10, 11]),
+            + "log_loss,log_loss_climatology,skill,skill_low,skill_high,slot_skill,slot_skill_low,slot_skill_high,"
+            + "after_neighbour_points,after_neighbour_skill,after_neighbour_skill_low,after_neighbour_skill_high,"
+            + "after_neighbour_slot_skill,after_neighbour_reliability_error", [0],
+         [0, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]),
         (["patterns", "--bridge", "Fremont"], "bridge_id,bridge,by,value,openings", [0], [4]),
         (["cascades", "--all"], "from_bridge_id,from_bridge,to_bridge_id,to_bridge,within_minutes,count,expected,lift,"
             + "z_score", [0, 2], [4, 5, 6, 7, 8]),
@@ -307,8 +310,14 @@ struct GrammarAndOutputTests {
         #expect(night.stderr.contains("02:00, 02:30 do not exist on 2027-03-14"), "\(night.stderr)")
         let table = try await bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
                                      "--between", "0:30", "4:00", "--step", "30m"])
-        #expect(table.stdout.contains("6 departures are within 10 seconds of the least delay: a tie, listed earliest first")
+        // The tie is said as the range of equally good departures, the clocks' gap splitting it.
+        #expect(table.stdout.contains("Best: any of 6 departures, 00:30–01:30 and 03:00–04:00 (they tie within 10 seconds")
                 && table.stdout.contains("Left out: 02:00, 02:30"), "\(table.stdout)")
+        let json = try await bridget.run(["route", "best-time", "night", "--config", config, "--date", "2027-03-14",
+                                          "--between", "0:30", "4:00", "--step", "30m", "--format", "json"])
+        struct Ranked: Decodable { let departure: String; let tiesWithBest: Bool? }
+        let ranked = try decodeJSON([Ranked].self, json.stdout)
+        #expect(ranked.count == 6 && ranked.allSatisfy { $0.tiesWithBest == true }, "\(json.stdout.prefix(300))")
     }
 
     @Test("patterns count the week from Monday, as the heatmap; bridges and stats name rows against openings")

@@ -137,6 +137,10 @@ package struct Site: Sendable {
         var rows: [OverviewView.BridgeRow] = []
         var places: [MapChart.Input] = []
         let status = try await StatusNowAnswer.current(books: HistoryBooks(context: context, store: store), now: now)
+        let book = try await HistoryBooks(context: context, store: store).book()
+        let nowcaster = try await book.nowcaster()
+        let evidence = try await book.evidence(at: now, windowMinutes: 15)
+        let evidenceSoon = try await book.evidence(at: now, windowMinutes: 30)
         let states = Dictionary(status.bridges.map { ($0.bridgeID, $0) }, uniquingKeysWith: { first, _ in first })
         for item in bridges {
             let bridge = item.bridge
@@ -145,11 +149,15 @@ package struct Site: Sendable {
             var soon = 0.0
             let strip: StripChart
             if let model = models[bridge.id] {
-                let chances = slots.map { reading in
+                // The first quarter hour with what was seen before now; the rest from the time of week and the rules
+                // (a holiday's rush hour as a Sunday's, a closure as none).
+                let chances = slots.enumerated().map { index, reading in
                     (label: String(reading.localText.dropFirst(11).prefix(5)),
-                     chance: OpeningModelBuilder.forecast(model, bridge: bridge, at: reading, windowMinutes: 15).chanceOfOpening)
+                     chance: nowcaster.forecast(model, bridge: bridge, at: reading, windowMinutes: 15,
+                                                evidence: index == 0 ? evidence : .unknown).chanceOfOpening)
                 }
-                soon = OpeningModelBuilder.forecast(model, bridge: bridge, at: slots[0], windowMinutes: 30).chanceOfOpening
+                soon = nowcaster.forecast(model, bridge: bridge, at: slots[0], windowMinutes: 30,
+                                          evidence: evidenceSoon).chanceOfOpening
                 strip = StripChart(id: id, title: title, slots: chances, nowIndex: 0)
             } else {
                 strip = StripChart(empty: id, title: title, message: "no history to forecast from")
@@ -254,6 +262,10 @@ package struct Site: Sendable {
         let status = try await StatusNowAnswer.current(books: HistoryBooks(context: context, store: store),
                                                        bridges: [bridge], now: now)
         let (state, nowText) = Self.nowText(status.bridges.first, clock: clock)
+        let book = try await HistoryBooks(context: context, store: store).book()
+        let rules = RulesAnswer.lines(
+            for: bridge, calendar: try await book.ruleCalendar(), model: try await book.model(bridge.id),
+            catalog: book.catalog, today: LocalDay(containing: now, time: clock).number, nowReading: clock.reading(for: now))
         let summary = (statistics.openings > 0 ? statistics : nil).map { figures in
             "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
@@ -280,7 +292,8 @@ package struct Site: Sendable {
                     opens: clock.display(event.openedAt), until: event.closedAt.map { clock.display($0) } ?? "–",
                     inText: StatusNowAnswer.span(event.openedAt.timeIntervalSince(now), roundingUp: true))
             },
-            announcesNothing: !((try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false))
+            announcesNothing: !((try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false),
+            rules: rules)
         return PageTemplates.render(view, as: "bridge")
     }
 
@@ -347,12 +360,18 @@ package struct Site: Sendable {
             minutes: window.minutes,
             reliability: ReliabilityChart(id: "reliability",
                                           title: "Predicted against observed (\(window.minutes)-minute windows)", bins: bins),
-            rows: ([window.overall] + window.bridges).map { score in
-                QualityPageView.Row(bridge: score.bridgeName ?? "All bridges", points: score.points,
-                                    brier: String(format: "%.4f", score.brier),
-                                    climatology: String(format: "%.4f", score.brierClimatology),
-                                    skill: String(format: "%+.1f%%", score.skill * 100))
-            }))
+            rows: ([nil] + window.bridges.map(\.bridgeID)).compactMap { bridgeID -> QualityPageView.Row? in
+                guard let all = window.comparison(bridgeID: bridgeID) else { return nil }
+                let after = window.comparison(bridgeID: bridgeID, subset: "after-neighbour")
+                return QualityPageView.Row(
+                    bridge: all.bridgeName ?? "All bridges", points: all.points,
+                    forecast: BacktestReading.skill(all.nowcast), timeOfWeek: BacktestReading.skill(all.slot),
+                    beats: all.nowcast.isAboveZero ? "yes" : (all.nowcast.isBelowZero ? "worse" : "not shown"),
+                    afterNeighbour: after.flatMap { $0.points > 0 ? BacktestReading.skill($0.nowcast) : nil } ?? "–",
+                    afterReliability: after?.reliabilityError.map { String(format: "%.0f points", ($0 * 100).rounded(.up)) }
+                        ?? "–")
+            },
+            verdict: BacktestReading.verdict(result)))
     }
 
     // MARK: An error

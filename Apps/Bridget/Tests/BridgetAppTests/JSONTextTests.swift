@@ -61,7 +61,12 @@ struct JSONTextTests {
                 bridgeID: Self.texts[index % Self.texts.count], bridgeName: "Fremont", at: "2026-11-24T17:40:00",
                 windowMinutes: index * 7, chanceOfOpening: number, chanceOpenOnArrival: -number,
                 expectedDelayMinutes: number * 3, baseChanceOfOpening: number / 7, sampleStarts: index,
-                sampleOccurrences: -index)
+                sampleOccurrences: -index, slotChanceOfOpening: number / 3,
+                reasons: (0..<(index % 4)).map { reason in
+                    ForecastReasonDTO(kind: ["follows", "holiday", "deviation"][reason % 3],
+                                      text: Self.texts[(index + reason) % Self.texts.count],
+                                      chance: reason == 1 ? nil : number, bridgeID: reason == 0 ? "2" : nil)
+                })
             let slots = (0..<(index % 6)).map { slot in
                 ForecastAnswer.Slot(from: "2026-11-\(10 + slot)T17:40:00",
                                     openings: (0..<(slot % 3)).map { "17:4\($0) (\($0) min)" + Self.texts[$0] })

@@ -52,19 +52,29 @@ package struct Forecasts: Sendable {
         return model
     }
 
-    /// The forecast for one time: the chance of an opening in the next `minutes`, the wait if open, and (with
-    /// `evidence`) what happened in the last five similar slots.
+    /// The forecast for one time: the chance of an opening in the next `minutes` (the slots, the rules, and what
+    /// happened at the other bridges before it: `Nowcaster`), the wait if open, and (with `evidence`) what happened in
+    /// the last five similar slots.
     package func answer(model: OpeningModelDTO, bridge: BridgeInfoDTO, at resolved: TimeGrammar.Resolved, minutes: Int,
                         evidence: Bool) async throws -> ForecastAnswer {
-        let forecast = OpeningModelBuilder.forecast(model, bridge: bridge, at: resolved.reading, windowMinutes: minutes)
+        let book = try await book()
+        let seen = try await book.evidence(at: resolved.instant, windowMinutes: minutes)
+        var forecast = try await book.nowcaster().forecast(model, bridge: bridge, at: resolved.reading,
+                                                           windowMinutes: minutes, evidence: seen)
+        if !seen.isComplete && !model.dynamics.followers.isEmpty {
+            forecast = forecast.adding(ForecastReasonDTO(
+                kind: "evidence", text: "what opened in the two hours before is not known yet: the usual chance "
+                    + "for this time, not what is under way"))
+        }
         let similar = evidence
             ? try await lastSimilarSlots(bridgeID: bridge.id, at: resolved.reading, minutes: minutes, lastDay: model.lastDay)
             : []
+        let waitIfOpen = seen.openFor[bridge.id].flatMap(model.dynamics.meanRemaining(afterMinutes:))
+            ?? model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes
         return ForecastAnswer(
             forecast: forecast, atInstant: resolved.instant, atLocal: resolved.reading.localText,
-            waitIfOpenMinutes: model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes,
-            modelBuiltAt: model.builtAt, history: "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")",
-            lastSimilarSlots: similar)
+            waitIfOpenMinutes: waitIfOpen, modelBuiltAt: model.builtAt,
+            history: "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")", lastSimilarSlots: similar)
     }
 
     /// The same weekday and time in the five latest weeks of the history before `at`: from the book's recent
@@ -101,6 +111,15 @@ package struct Forecasts: Sendable {
 }
 
 extension ForecastDTO {
+    /// The same forecast with one more reason, last.
+    package func adding(_ reason: ForecastReasonDTO) -> ForecastDTO {
+        ForecastDTO(bridgeID: bridgeID, bridgeName: bridgeName, at: at, windowMinutes: windowMinutes,
+                    chanceOfOpening: chanceOfOpening, chanceOpenOnArrival: chanceOpenOnArrival,
+                    expectedDelayMinutes: expectedDelayMinutes, baseChanceOfOpening: baseChanceOfOpening,
+                    sampleStarts: sampleStarts, sampleOccurrences: sampleOccurrences,
+                    slotChanceOfOpening: slotChanceOfOpening, reasons: reasons + [reason])
+    }
+
     /// `at` as a reading.
     package var atReading: FloatingTimestamp { FloatingTimestamp(at + ".000") ?? FloatingTimestamp(wallClockSeconds: 0) }
 }

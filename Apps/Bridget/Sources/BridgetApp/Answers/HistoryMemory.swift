@@ -1,3 +1,4 @@
+import BridgetAnalysis
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
@@ -33,6 +34,11 @@ package final class ForecastBook: Sendable {
     /// Each bridge's model, by the load that read it (one load reads every bridge an answer asked for at once).
     private let models = Mutex<[String: Task<[String: OpeningModelDTO], any Error>]>([:])
     private let recent = Mutex<[String: Task<RecentOpenings?, any Error>]>([:])
+    /// The rules, read again after `rulesSeconds` (a deviation added on another host changes no history version).
+    private let rules = Mutex<(readAt: Date, task: Task<RuleCalendar, any Error>)?>(nil)
+    static let rulesSeconds: TimeInterval = 30
+    /// Evidence by moment and window (a server answers many forecasts for the same minute).
+    private let evidence = Mutex<[String: Task<NowcastEvidence, any Error>]>([:])
 
     init(context: AppContext, store: any BridgeStore, keepsEvidence: Bool) async throws {
         self.context = context
@@ -91,6 +97,106 @@ package final class ForecastBook: Sendable {
             return RecentOpenings(from: from, events: try await store.events(matching: EventQuery(bridgeID: bridgeID,
                                                                                                   openedFrom: from)))
         }
+    }
+
+    /// The rules forecasts know (`AppContext.ruleCalendar`), read at most every `rulesSeconds`.
+    package func ruleCalendar() async throws -> RuleCalendar {
+        let (context, store, catalog) = (self.context, self.store, self.catalog)
+        let now = Date()
+        let task = rules.withLock { state -> Task<RuleCalendar, any Error> in
+            if let state, now.timeIntervalSince(state.readAt) < Self.rulesSeconds { return state.task }
+            let task = Task { try await context.ruleCalendar(store: store, catalog: catalog) }
+            state = (now, task)
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            rules.withLock { state in if state?.task == task { state = nil } }
+            throw error
+        }
+    }
+
+    /// The forecaster of this history: the models, the rules and the evidence.
+    package func nowcaster() async throws -> Nowcaster {
+        Nowcaster(rules: try await ruleCalendar(), catalog: catalog)
+    }
+
+    /// What the store knew before `instant`: every opening of the two hours before it (fragments merged), those open
+    /// at it, and those announced in the `windowMinutes` after it. Complete when the history (or the live state
+    /// feed, polled lately) reaches `instant`: a moment beyond what is known gets the slots' forecast, not a guess.
+    /// Only what started before `instant` is evidence, so a past moment is answered as it would have been then.
+    package func evidence(at instant: Date, windowMinutes: Int) async throws -> NowcastEvidence {
+        guard hasHistory else { return .unknown }
+        let key = "\(Int64(instant.timeIntervalSince1970.rounded(.down))) \(windowMinutes)"
+        let (context, store) = (self.context, self.store)
+        let task = evidence.withLock { tasks -> Task<NowcastEvidence, any Error> in
+            if let task = tasks[key] { return task }
+            if tasks.count >= 256 { tasks.removeAll() }
+            let task = Task { try await Self.loadEvidence(at: instant, windowMinutes: windowMinutes, context: context,
+                                                           store: store) }
+            tasks[key] = task
+            return task
+        }
+        do {
+            return try await task.value
+        } catch {
+            evidence.withLock { tasks in if tasks[key] == task { tasks[key] = nil } }
+            throw error
+        }
+    }
+
+    private static func loadEvidence(at instant: Date, windowMinutes: Int, context: AppContext, store: any BridgeStore)
+        async throws -> NowcastEvidence
+    {
+        let lookback = instant.addingTimeInterval(-Double(NowcastEvidence.lookbackMinutes) * 60)
+        let events = try await store.events(matching: EventQuery(
+            openedFrom: lookback, openedBefore: instant.addingTimeInterval(Double(max(windowMinutes, 1)) * 60)))
+        let gap = context.configuration.mergeGap
+        var seen: [NowcastEvidence.Seen] = []
+        var openFor: [String: Double] = [:]
+        var announced: [(bridgeID: String, minutesAhead: Double)] = []
+        var lastEnd: [String: Date] = [:]
+        for event in events.sorted(by: { ($0.bridgeID, $0.openedAt) < ($1.bridgeID, $1.openedAt) }) {
+            if event.status == .planned {
+                if event.openedAt >= instant {
+                    announced.append((event.bridgeID, event.openedAt.timeIntervalSince(instant) / 60))
+                }
+                continue
+            }
+            guard event.status.happened, event.openedAt < instant else { continue }
+            // A fragment of the opening before it (closer than the merge gap) is that opening.
+            let end = event.closedAt ?? event.openedAt
+            if let previous = lastEnd[event.bridgeID], event.openedAt.timeIntervalSince(previous) <= gap {
+                lastEnd[event.bridgeID] = max(previous, end)
+            } else {
+                seen.append(.init(bridgeID: event.bridgeID, minutesAgo: instant.timeIntervalSince(event.openedAt) / 60))
+                lastEnd[event.bridgeID] = end
+            }
+            // Open at the moment: closed after it, or not closed yet (what closed after the moment is not known then).
+            if event.closedAt.map({ $0 > instant }) ?? true {
+                openFor[event.bridgeID] = instant.timeIntervalSince(event.openedAt) / 60
+            }
+        }
+        return NowcastEvidence(seen: seen, openFor: openFor, announced: announced,
+                               isComplete: try await knows(until: instant, lookback: lookback, context: context, store: store))
+    }
+
+    /// Whether what the store holds reaches `instant` (and began before `lookback`): its newest opening is not older,
+    /// or the live state feed was polled well lately.
+    private static func knows(until instant: Date, lookback: Date, context: AppContext, store: any BridgeStore) async throws
+        -> Bool
+    {
+        guard let first = try await store.events(matching: EventQuery(limit: 1, happened: true)).first,
+              first.openedAt <= lookback else { return false }
+        if let latest = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first,
+           latest.openedAt >= instant {
+            return true
+        }
+        guard context.configuration.provider == .live, context.configuration.live.stateURL != nil,
+              let polled = try await store.liveFeedState()?.lastGoodPollAt else { return false }
+        let fresh = LiveStateTracker.Settings(pollSeconds: context.configuration.live.statePollSeconds).unknownAfter
+        return polled >= instant.addingTimeInterval(-fresh)
     }
 
     /// The value of `id` in `tasks`, loaded by the first asker while the others await it; a failed load is not kept.

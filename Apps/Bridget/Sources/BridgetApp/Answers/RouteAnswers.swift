@@ -11,6 +11,18 @@ package struct BestTimeAnswer: Sendable {
     package let shown: [RouteScoreDTO]
     package let least: Double
     package let clockNotes: ClockNotes
+    /// The departures that tie with the best, as runs of consecutive departures (`HH:MM`, first and last).
+    package let tiedRuns: [(from: String, to: String)]
+
+    /// How many departures tie with the best.
+    package var tied: Int { ranked.filter { $0.tiesWithBest == true }.count }
+
+    /// "07:00–08:50 and 09:30": the tied departures, for a sentence.
+    package var tiedText: String {
+        let parts = tiedRuns.map { $0.from == $0.to ? $0.from : "\($0.from)–\($0.to)" }
+        guard parts.count > 1 else { return parts.first ?? "" }
+        return parts.dropLast().joined(separator: ", ") + " and " + parts[parts.count - 1]
+    }
 }
 
 /// What a day's clock does to some departures: those it skips (left out of an answer), and the notes saying so and
@@ -62,12 +74,16 @@ package struct RouteAnswers: Sendable {
         return route
     }
 
-    /// A scorer over the current models of the bridges `route` crosses, or `store-empty` before any sync.
-    package func scorer(for route: RouteDTO) async throws -> RouteScorer {
+    /// A scorer over the current models of the bridges `route` crosses, or `store-empty` before any sync: with the
+    /// rules, and what was seen before `departure` (an arrival within half an hour of it is forecast with it).
+    package func scorer(for route: RouteDTO, departure: Date? = nil) async throws -> RouteScorer {
         let book = try await books.bookWithHistory(for: "route scoring")
         let models = try await book.models(route.crossings.flatMap(\.bridgeIDs))
+        var evidence = NowcastEvidence.unknown
+        if let departure { evidence = try await book.evidence(at: departure, windowMinutes: 30) }
         return RouteScorer(models: models, catalog: BridgeCatalog(bridges: book.storedBridges + BridgeCatalog.seattle.bridges),
-                           clock: context.clock)
+                           clock: context.clock, rules: try await book.ruleCalendar(), evidence: evidence,
+                           evidenceAt: departure)
     }
 
     /// The score of `route` leaving at `depart` (the one time grammar; default now): what `route score --format json`
@@ -75,8 +91,8 @@ package struct RouteAnswers: Sendable {
     package func score(_ route: RouteDTO, depart: String?, option: String) async throws
         -> (score: RouteScoreDTO, departure: TimeGrammar.Resolved)
     {
-        let scorer = try await scorer(for: route)
         let resolved = try context.timeGrammar.resolve(depart ?? "now", option: option, direction: .ahead)
+        let scorer = try await scorer(for: route, departure: resolved.instant)
         return (try scorer.score(route, departure: resolved.reading), resolved)
     }
 
@@ -85,8 +101,8 @@ package struct RouteAnswers: Sendable {
     /// page draws.
     package func bestTime(_ route: RouteDTO, between: (String, String), date: String?, stepMinutes: Int, top: Int,
                           names: DepartureRangeNames = .options) async throws -> BestTimeAnswer {
-        let scorer = try await scorer(for: route)
         let (day, times) = try departures(between: between, date: date, names: names)
+        let scorer = try await scorer(for: route, departure: context.clock.openingInstant(for: times.0))
         // One rule for local times: a departure the clocks skip is left out (its instant is the next hour's, listed
         // already), a repeated one means its first occurrence; the answer says which.
         let all = try scorer.bestTimes(route, from: times.0, to: times.1, stepMinutes: stepMinutes)
@@ -105,8 +121,22 @@ package struct RouteAnswers: Sendable {
                 < (second.totalExpectedDelayMinutes, second.departure)
             }
         }
-        return BestTimeAnswer(day: day, ranked: ranked, shown: top > 0 ? Array(ranked.prefix(top)) : ranked,
-                              least: least, clockNotes: clockNotes)
+        let marked = ranked.map { $0.ranked(tiesWithBest: tiedWithBest($0)) }
+        // Runs of consecutive departures (one step apart) that tie.
+        var runs: [(from: String, to: String)] = []
+        var previous: Int64?
+        for score in scored.filter(tiedWithBest).sorted(by: { $0.departure < $1.departure }) {
+            guard let reading = FloatingTimestamp(score.departure + ".000") else { continue }
+            let clock = String(score.departure.dropFirst(11).prefix(5))
+            if let last = previous, reading.wallClockSeconds - last == Int64(stepMinutes * 60), !runs.isEmpty {
+                runs[runs.count - 1].to = clock
+            } else {
+                runs.append((clock, clock))
+            }
+            previous = reading.wallClockSeconds
+        }
+        return BestTimeAnswer(day: day, ranked: marked, shown: top > 0 ? Array(marked.prefix(top)) : marked,
+                              least: least, clockNotes: clockNotes, tiedRuns: runs)
     }
 
     /// The day (`YYYY-MM-DD`) and the two readings of a departure range on `date` (default today).

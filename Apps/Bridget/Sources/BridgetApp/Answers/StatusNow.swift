@@ -124,7 +124,9 @@ package struct StatusNowAnswer: Encodable, Sendable {
             }
             let next = events.first { $0.status == .planned && $0.openedAt > now }
             let chance: Double? = if let model = try await book.model(bridge.id), model.openings > 0 {
-                OpeningModelBuilder.forecast(model, bridge: bridge, at: reading, windowMinutes: 20).chanceOfOpening
+                try await book.nowcaster().forecast(
+                    model, bridge: bridge, at: reading, windowMinutes: 20,
+                    evidence: try await book.evidence(at: now, windowMinutes: 20)).chanceOfOpening
             } else {
                 nil
             }

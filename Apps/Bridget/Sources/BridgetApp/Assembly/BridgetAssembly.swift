@@ -31,14 +31,8 @@ package struct BridgetAssembly: Sendable {
         case .sample:
             let settings = configuration.sample
             let lastDay = settings.endDate ?? LocalDay(number: LocalDay(containing: now()).number - 1)
-            let profiles = Dictionary(uniqueKeysWithValues: BridgeCatalog.seattle.bridges.map { bridge in
-                let profile = SampleBridgeProfile.seattleDefault(for: bridge)
-                return (bridge.id, SampleBridgeProfile(openingsPerYear: profile.openingsPerYear * settings.rateScale,
-                                                       hourWeights: profile.hourWeights,
-                                                       keepsRushHourCurfew: profile.keepsRushHourCurfew))
-            })
             let generator = SampleOpeningGenerator(seed: settings.seed, invalidRowRate: settings.invalidRate,
-                                                   profiles: profiles)
+                                                   world: .seattle(rateScale: settings.rateScale))
             return SampleProvider(
                 generator: generator, lastDay: lastDay.number, days: settings.days, pageSize: settings.pageSize)
         case .live:
@@ -173,12 +167,28 @@ package struct BridgetAssembly: Sendable {
         case .serial:
             return SerialProcessor(
                 history: history, maximumDistanceMeters: configuration.maximumDistanceMeters,
-                mergeGap: configuration.mergeGap, now: now)
+                mergeGap: configuration.mergeGap, rules: analysisRules, now: now)
         case .parallel:
             return ParallelProcessor(
                 history: history, maximumDistanceMeters: configuration.maximumDistanceMeters,
-                mergeGap: configuration.mergeGap, now: now)
+                mergeGap: configuration.mergeGap, rules: analysisRules, now: now)
         }
+    }
+
+    /// The standing rules of the configured source's city: the Ship Canal's curfews (33 CFR 117.1051) for
+    /// Seattle's sources, none for the Netherlands'.
+    package var standingRules: RuleCalendar {
+        configuration.provider == .ndw ? RuleCalendar(curfews: []) : .seattle
+    }
+
+    /// What models and backtests know of the rules: the standing ones, and the sample calendar's deviations for the
+    /// sample provider (deviations an operator saves are read by forecasts, from the file or the store).
+    package var analysisRules: RuleCalendar {
+        guard configuration.provider == .sample else { return standingRules }
+        let last = configuration.sample.endDate?.number ?? LocalDay(containing: now()).number
+        let (firstYear, _, _) = CivilCalendar.civilFromDays(last - configuration.sample.days)
+        let (lastYear, _, _) = CivilCalendar.civilFromDays(last + 366)
+        return standingRules.with(deviations: (firstYear...lastYear).flatMap(SampleVesselWorld.deviations(inYear:)))
     }
 
     /// A sync pipeline over the configured parts.

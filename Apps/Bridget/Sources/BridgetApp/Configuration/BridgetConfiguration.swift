@@ -221,6 +221,18 @@ package struct BridgetConfiguration: Sendable {
         case .auto: store == .postgres
         }
     }
+    /// `rules.path`, resolved: the dated deviations' YAML file; `rules.storage` as written (see `rulesInStore`).
+    package var rulesPath: String
+    package var ruleStorage: RouteStorage
+
+    /// Whether dated deviations live in the store: `store`, or `auto` with a store several hosts share.
+    package var rulesInStore: Bool {
+        switch ruleStorage {
+        case .store: true
+        case .file: false
+        case .auto: store == .postgres
+        }
+    }
     package var batchSize: Int
     /// Rows per transaction of `bridget import`.
     package var importBatchSize: Int
@@ -291,6 +303,9 @@ package struct BridgetConfiguration: Sendable {
         routesPath = Self.resolve(resolved.text("routes.path"), environment: environment)
             ?? Self.xdg("XDG_CONFIG_HOME", ".config", environment) + "/bridget/routes.yaml"
         routeStorage = resolved.text("routes.storage").flatMap { RouteStorage(rawValue: $0) } ?? .auto
+        rulesPath = Self.resolve(resolved.text("rules.path"), environment: environment)
+            ?? Self.xdg("XDG_CONFIG_HOME", ".config", environment) + "/bridget/rules.yaml"
+        ruleStorage = resolved.text("rules.storage").flatMap { RouteStorage(rawValue: $0) } ?? .auto
         batchSize = resolved.integer("sync.batch_size")
         importBatchSize = resolved.integer("import.batch_size")
         syncRejectsPath = resolved.text("sync.rejects_path")

@@ -87,7 +87,7 @@ package enum StoreKind: String, CaseIterable, Sendable {
     case postgres
 }
 
-/// Where saved routes are kept (`routes.storage`).
+/// Where saved routes are kept (`routes.storage`), and dated deviations (`rules.storage`).
 package enum RouteStorage: String, CaseIterable, Sendable {
     /// The store when several hosts share it (PostgreSQL), else the file.
     case auto
@@ -127,6 +127,10 @@ extension ConfigSchema {
                   help: "file | store | auto (the store when it is PostgreSQL, which several hosts share; else the file)"),
         ConfigKey("routes.path", .path, default: .null, nullable: true,
                   help: "saved routes (YAML); null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/…)"),
+        ConfigKey("rules.storage", .choice(RouteStorage.allCases.map(\.rawValue)), default: .text("auto"),
+                  help: "file | store | auto (the store when it is PostgreSQL, which several hosts share; else the file)"),
+        ConfigKey("rules.path", .path, default: .null, nullable: true,
+                  help: "dated deviations (YAML); null means $XDG_CONFIG_HOME/bridget/rules.yaml (~/.config/bridget/…)"),
         ConfigKey("cache.path", .path, default: .null, nullable: true,
                   help: "HTTP cache folder; null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)"),
         ConfigKey("cache.max_bytes", .integer(1_000_000...100_000_000_000), default: .integer(200_000_000),

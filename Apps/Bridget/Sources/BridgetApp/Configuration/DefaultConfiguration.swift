@@ -57,6 +57,10 @@ routes:                     # saved routes
   storage: auto             # file | store | auto (the store when it is PostgreSQL, which several hosts share; else the file)
   path: null                # the file: null means $XDG_CONFIG_HOME/bridget/routes.yaml (~/.config/bridget/routes.yaml)
 
+rules:                      # dated deviations (a bridge kept closed for an event): `bridget rules`, Docs/FORECASTS.md
+  storage: auto             # file | store | auto (the store when it is PostgreSQL, which several hosts share; else the file)
+  path: null                # the file: null means $XDG_CONFIG_HOME/bridget/rules.yaml (~/.config/bridget/rules.yaml)
+
 cache:                      # HTTP responses of the live provider (the cached provider serves them)
   path: null                # null means $XDG_CACHE_HOME/bridget/http (~/.cache/bridget/http)
   max_bytes: 200000000      # size budget; the oldest entries go first

@@ -284,9 +284,22 @@ extension ForecastDTO: JSONTextWritable {
             json.member("chanceOfOpening", chanceOfOpening)
             json.member("chanceOpenOnArrival", chanceOpenOnArrival)
             json.member("expectedDelayMinutes", expectedDelayMinutes)
+            json.member("reasons") { json in json.array(reasons) { json, reason in reason.write(to: &json) } }
             json.member("sampleOccurrences", sampleOccurrences)
             json.member("sampleStarts", sampleStarts)
+            json.member("slotChanceOfOpening", slotChanceOfOpening)
             json.member("windowMinutes", windowMinutes)
+        }
+    }
+}
+
+extension ForecastReasonDTO: JSONTextWritable {
+    package func write(to json: inout JSONText) {
+        json.object { json in
+            json.member("bridgeID", bridgeID)
+            json.member("chance", chance)
+            json.member("kind", kind)
+            json.member("text", text)
         }
     }
 }

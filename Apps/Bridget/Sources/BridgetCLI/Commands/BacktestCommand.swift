@@ -9,15 +9,19 @@ import Foundation
 struct BacktestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "backtest",
-        abstract: "Fit on the past, score on a held-out period: Brier score and log loss against climatology.",
+        abstract: "Fit on the past, score on a held-out period: the forecast, the time of week alone and the base rate.",
         discussion: """
             The model is fitted on openings before --train-until and asked, every 15 \
             minutes of the test period, for the chance that an opening starts within the \
-            next 15 and 30 minutes. Brier score and log loss (lower is better) are \
-            compared with climatology, the bridge's base rate; skill = 1 − Brier/Brier of \
-            climatology. The reliability table groups forecasts in deciles and shows how \
-            often the opening happened: a calibrated model observes about what it \
-            predicts. Without --train-until the last quarter of the stored days is held out. \
+            next 15 and 30 minutes, three ways: the forecast (the time of week, the rules, \
+            and the test period's openings before that moment at the other bridges), the \
+            time of week alone, and climatology (the bridge's base rate). Skill = 1 − \
+            Brier/Brier of climatology, with a 95% interval (jackknife over the test days); \
+            "beats" is said only where the interval is above zero. Each bridge is scored on \
+            all moments and on those within 30 min after a neighbour's opening (the bridge a \
+            vessel passes just before, learnt from the history). The reliability table groups \
+            forecasts in deciles and shows how often the opening happened: a calibrated \
+            model observes about what it predicts. Without --train-until the last quarter of the stored days is held out. \
             Days are local dates; --test-until is exclusive, like every --until (--until is \
             the same option). --bridge scores those bridges only; --since leaves out the history \
             before it.
@@ -78,15 +82,22 @@ struct BacktestCommand: AsyncParsableCommand {
                 .backtest(trainUntil: train.number, testUntil: test?.number, in: scope)
             var rows: [[Cell]] = []
             for window in result.windows {
-                for score in window.bridges + [window.overall] {
-                    rows.append([Cell("\(window.minutes) min"), Cell(score.bridgeName ?? "all bridges"), Cell(score.points),
-                                 Cell(score.positives), Cell(score.brier, decimals: 4), Cell(score.brierClimatology, decimals: 4),
-                                 Cell(score.logLoss, decimals: 4), Cell(score.logLossClimatology, decimals: 4),
-                                 Cell(score.skill, decimals: 3)])
+                for bridge in window.bridges.map(\.bridgeID) + [nil] {
+                    guard let all = window.comparison(bridgeID: bridge) else { continue }
+                    let after = window.comparison(bridgeID: bridge, subset: "after-neighbour")
+                    rows.append([
+                        Cell("\(window.minutes) min"), Cell(all.bridgeName ?? "all bridges"), Cell(all.points),
+                        Cell(all.positives), Cell(BacktestReading.skill(all.nowcast)), Cell(BacktestReading.skill(all.slot)),
+                        Cell(after.map { $0.points > 0 ? String(format: "%+.3f", $0.nowcast.value) : "–" } ?? "–"),
+                        Cell(after?.reliabilityError.map { String(format: "%.0f pts", ($0 * 100).rounded(.up)) } ?? "–"),
+                    ])
                 }
             }
-            var notes = ["", Self.verdict(result), "Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
-                         + "tested \(result.testFrom) up to \(result.testUntil) (\(result.testOpenings) openings)."]
+            var notes = [""] + BacktestReading.verdict(result)
+                + ["Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
+                   + "tested \(result.testFrom) up to \(result.testUntil) (\(result.testOpenings) openings).",
+                   "forecast: the time of week, the rules and what happened before at the other bridges; time of week: "
+                   + "the slots alone; after neighbour: within 30 min after a neighbour's opening."]
             for window in result.windows {
                 notes.append("")
                 notes.append("Reliability, \(window.minutes)-minute window (predicted → observed, forecasts):")
@@ -98,46 +109,30 @@ struct BacktestCommand: AsyncParsableCommand {
             var facts: [[Cell]] = []
             for window in result.windows {
                 for score in window.bridges + [window.overall] {
+                    let all = window.comparison(bridgeID: score.bridgeID)
+                    let after = window.comparison(bridgeID: score.bridgeID, subset: "after-neighbour")
+                    func raw(_ value: Double?) -> Cell { value.map { Cell(raw: $0) } ?? Cell("") }
                     facts.append([Cell(window.minutes), Cell(score.bridgeID ?? ""), Cell(score.bridgeName ?? "all bridges"),
                                   Cell(result.testFrom), Cell(result.testUntil), Cell(score.points), Cell(score.positives),
                                   Cell(raw: score.brier), Cell(raw: score.brierClimatology), Cell(raw: score.logLoss),
-                                  Cell(raw: score.logLossClimatology), Cell(raw: score.skill)])
+                                  Cell(raw: score.logLossClimatology), Cell(raw: score.skill),
+                                  raw(all?.nowcast.low), raw(all?.nowcast.high), raw(all?.slot.value), raw(all?.slot.low),
+                                  raw(all?.slot.high), Cell(after?.points ?? 0), raw(after?.nowcast.value),
+                                  raw(after?.nowcast.low), raw(after?.nowcast.high), raw(after?.slot.value),
+                                  raw(after?.reliabilityError)])
                 }
             }
             try OutputWriter(format: output.format).write(
                 result,
-                tabular: Tabular(columns: ["window", "bridge", "points", "openings", "brier", "brier_clim", "log_loss",
-                                           "log_loss_clim", "skill"], rows: rows),
+                tabular: Tabular(columns: ["window", "bridge", "points", "openings", "forecast_skill (95%)",
+                                           "time_of_week_skill (95%)", "after_neighbour", "reliable"], rows: rows),
                 csv: Tabular(columns: ["window_minutes", "bridge_id", "bridge", "test_from", "test_until", "points",
                                        "openings", "brier", "brier_climatology", "log_loss", "log_loss_climatology",
-                                       "skill"], rows: facts),
+                                       "skill", "skill_low", "skill_high", "slot_skill", "slot_skill_low", "slot_skill_high",
+                                       "after_neighbour_points", "after_neighbour_skill", "after_neighbour_skill_low",
+                                       "after_neighbour_skill_high", "after_neighbour_slot_skill",
+                                       "after_neighbour_reliability_error"], rows: facts),
                 notes: notes)
         }
-    }
-
-    /// One plain sentence: whether the forecasts beat the base rate, and how far predicted and observed chances
-    /// lie apart in the reliability bins with at least 30 forecasts.
-    static func verdict(_ result: BacktestDTO) -> String {
-        guard let window = result.windows.first else { return "No forecasts could be scored." }
-        let scored = window.bridges.filter { $0.points > 0 && $0.positives > 0 }
-        let beating = scored.filter { $0.skill > 0 }
-        let head: String
-        if scored.isEmpty {
-            head = "No bridge opened in the test period, so the forecasts cannot be judged"
-        } else if beating.count == scored.count {
-            head = "Forecasts beat the base rate on every bridge (\(window.minutes)-minute window)"
-        } else if beating.isEmpty {
-            head = "Forecasts do not beat the base rate on any bridge (\(window.minutes)-minute window)"
-        } else {
-            let losing = scored.filter { $0.skill <= 0 }.compactMap(\.bridgeName)
-            head = "Forecasts beat the base rate on \(beating.count) of \(scored.count) bridges, not on "
-                + losing.joined(separator: ", ") + " (\(window.minutes)-minute window)"
-        }
-        let gaps = window.reliability.filter { $0.count >= 30 }.compactMap { bin -> Double? in
-            guard let predicted = bin.meanPredicted, let observed = bin.observed else { return nil }
-            return abs(predicted - observed) * 100
-        }
-        guard let worst = gaps.max() else { return head + "." }
-        return head + String(format: "; reliable within %.0f points.", worst.rounded(.up))
     }
 }

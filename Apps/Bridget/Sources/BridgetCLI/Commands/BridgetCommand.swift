@@ -33,7 +33,7 @@ public struct BridgetCommand: AsyncParsableCommand {
         version: "bridget \(BridgetVersion.current)",
         subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, StatusCommand.self,
                       EventsCommand.self, StatsCommand.self,
-                      PredictCommand.self, RouteCommand.self, BacktestCommand.self, CascadesCommand.self,
+                      PredictCommand.self, RouteCommand.self, RulesCommand.self, BacktestCommand.self, CascadesCommand.self,
                       AnomaliesCommand.self, PatternsCommand.self, ModelCommand.self, PruneCommand.self, DoctorCommand.self, CacheCommand.self,
                       ReportCommand.self, ServeCommand.self, WatchCommand.self, AlertCommand.self,
                       ConfigCommand.self]

@@ -12,7 +12,15 @@ struct PredictCommand: AsyncParsableCommand {
         abstract: "Chance a bridge opens in a window, chance it is open on arrival, and the expected delay.",
         discussion: """
             Reads the opening model (15-minute slots of the week, built from the stored \
-            history at each sync and rebuilt here if the history changed since). The \
+            history at each sync and rebuilt here if the history changed since) and what it \
+            knows of why bridges open: a vessel passes the bridges of a waterway in order \
+            (an opening at Ballard is often followed at Fremont 12-17 min later; learnt from \
+            the history), the rush-hour rule and the federal holidays that lift it, dated \
+            closures (`bridget rules`), announced openings and one under way. What happened \
+            before --at is evidence; nothing after it, so a past --at answers as it would \
+            have then. Without the last two hours' openings (the history ends earlier and no \
+            live state is polled) the chance is the time of week's. "Why:" lists what moved \
+            it. It does not know weather, vessel schedules or radio calls. The \
             expected delay is the chance the bridge is open when you arrive times the mean \
             time it then stays open. Evidence: how many openings the covered slots saw in \
             the history, and what happened in the last five similar slots. If the bridge is \
@@ -103,9 +111,14 @@ struct PredictCommand: AsyncParsableCommand {
                 }
                 let mean = outputs.map(\.forecast.chanceOfOpening).reduce(0, +) / Double(max(outputs.count, 1))
                 let chances = outputs.map(\.forecast.chanceOfOpening)
-                // Name the likeliest day only when the days differ by half a point or more.
-                let worst = (chances.max() ?? 0) - (chances.min() ?? 0) >= 0.005
-                    ? outputs.max { $0.forecast.chanceOfOpening < $1.forecast.chanceOfOpening } : nil
+                // Days within half a point of the likeliest share the answer: all of them are named, not one.
+                let top = chances.max() ?? 0
+                let likeliest = outputs.filter { top - $0.forecast.chanceOfOpening < 0.005 }
+                let which = likeliest.count == outputs.count
+                    ? (outputs.count > 1 ? "; the same on every one of them (within half a point)" : "")
+                    : "; most likely on " + Self.list(likeliest.map { Self.weekdayName($0.forecast.atReading) })
+                        + " (\(Self.percent(top)))"
+                let whyLines = Self.reasonLines(outputs.map(\.forecast), dated: true)
                 try writer.write(
                     outputs,
                     tabular: Tabular(columns: ["day", "opening_in_\(minutes)min", "open_on_arrival", "delay_min",
@@ -113,9 +126,7 @@ struct PredictCommand: AsyncParsableCommand {
                     csv: csv,
                     notes: ["", "\(target.name) at \(first.reading.localText.dropFirst(11).prefix(5)) (\(time.zone.identifier) "
                             + "time) on \(outputs.count) days: on average a \(Self.percent(mean)) chance of an opening "
-                            + "in the next \(minutes) min"
-                            + (worst.map { "; most likely on \(Self.weekdayName($0.forecast.atReading)) "
-                                + "(\(Self.percent($0.forecast.chanceOfOpening)))" } ?? "") + "."])
+                            + "in the next \(minutes) min" + which + "."] + whyLines)
                 return
             }
             let forecast = only.forecast
@@ -123,6 +134,8 @@ struct PredictCommand: AsyncParsableCommand {
                 [Cell("chance of an opening in the next \(minutes) min"), Cell(Self.percent(forecast.chanceOfOpening)),
                  Cell("usual for \(minutes) min: " + Self.percent(forecast.baseChanceOfOpening))],
                 [Cell("chance it is open on arrival"), Cell(Self.percent(forecast.chanceOpenOnArrival)), Cell("")],
+                [Cell("from the time of week alone"), Cell(Self.percent(forecast.slotChanceOfOpening)),
+                 Cell("before what happened at the other bridges")],
                 [Cell("expected delay"), Cell(String(format: "%.1f min", forecast.expectedDelayMinutes)),
                  Cell("counting the chance it is closed to traffic")],
                 [Cell("wait if it is open on arrival"), Cell(String(format: "%.1f min", only.waitIfOpenMinutes)),
@@ -135,9 +148,34 @@ struct PredictCommand: AsyncParsableCommand {
             notes += only.lastSimilarSlots.map {
                 "  \($0.from)  " + ($0.openings.isEmpty ? "no opening" : $0.openings.joined(separator: ", "))
             }
+            notes += Self.reasonLines([forecast], dated: false)
             try writer.write(only, tabular: Tabular(columns: ["question", "answer", "compare"], rows: rows), csv: csv,
                              notes: notes)
         }
+    }
+
+    /// "Why:" and a line for each reason; answering several days, each reason once with the days it holds on
+    /// ("every day" when all). None without reasons.
+    static func reasonLines(_ forecasts: [ForecastDTO], dated: Bool) -> [String] {
+        var order: [String] = []
+        var days: [String: [String]] = [:]
+        for forecast in forecasts {
+            for reason in forecast.reasons {
+                if days[reason.text] == nil { order.append(reason.text) }
+                days[reason.text, default: []].append(weekdayName(forecast.atReading))
+            }
+        }
+        let lines = order.map { text in
+            guard dated, let named = days[text] else { return "  " + text }
+            return "  " + (named.count == forecasts.count && forecasts.count > 1 ? "every day" : list(named)) + ": " + text
+        }
+        return lines.isEmpty ? [] : ["Why:"] + lines
+    }
+
+    /// "Mon", "Mon and Fri", "Mon, Tue and Fri".
+    static func list(_ names: [String]) -> String {
+        guard names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
     }
 
     static func percent(_ value: Double) -> String {

@@ -191,6 +191,17 @@ struct RouteCommand: AsyncParsableCommand {
             "Departure: 17:40 (the next 17:40), 2026-12-01 17:40, +30m, now (default: now).", valueName: "time"))
         var depart: String?
 
+        /// What moved each crossing's forecast, one line a bridge (none when nothing did).
+        static func reasonLines(_ score: RouteScoreDTO) -> [String] {
+            var lines: [String] = []
+            for crossing in score.crossings {
+                for option in crossing.options where !option.reasons.isEmpty {
+                    lines.append("  \(option.bridgeName): " + option.reasons.joined(separator: "; "))
+                }
+            }
+            return lines.isEmpty ? [] : ["Why:"] + lines
+        }
+
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
@@ -240,7 +251,8 @@ struct RouteCommand: AsyncParsableCommand {
                                            "expected_delay_minutes", "route_expected_delay_minutes"], rows: facts),
                     notes: ["", "Leaving \(score.departure.prefix(16).replacingOccurrences(of: "T", with: " ")) (\(time.zone.identifier) time): "
                             + String(format: "expected delay %.2f min in all", score.totalExpectedDelayMinutes)
-                            + (score.crossings.contains { $0.options.count > 1 } ? "; ✓ marks the better bridge." : ".")])
+                            + (score.crossings.contains { $0.options.count > 1 } ? "; ✓ marks the better bridge." : ".")]
+                        + Self.reasonLines(score))
             }
         }
     }
@@ -271,19 +283,21 @@ struct RouteCommand: AsyncParsableCommand {
                               stepMinutes: stepMinutes, top: top)
                 let (day, clockNotes, ranked, shown) = (answer.day, answer.clockNotes, answer.ranked, answer.shown)
                 let best = answer.least
-                let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - best) * 60 < 10 }
                 let rows = shown.enumerated().map { index, score in
                     [Cell(index + 1), Cell(String(score.departure.dropFirst(11).prefix(5))),
                      Cell(score.totalExpectedDelayMinutes, decimals: 2),
                      Cell(Int(((score.totalExpectedDelayMinutes - best) * 60).rounded())),
                      Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
                 }
-                let tied = ranked.filter(tiedWithBest).count
+                let tied = answer.tied
                 var notes = ["", "\(ranked.count) departures on \(day) from \(range.between[0]) to \(range.between[1]) every "
                              + "\(stepMinutes) min, least expected delay first (\(time.zone.identifier) time)."]
                 if tied > 1 {
-                    notes.append("\(tied) departures are within 10 seconds of the least delay: a tie, listed earliest "
-                                 + "first; the rest follow by delay.")
+                    notes.append("Best: any of \(tied) departures, \(answer.tiedText) (they tie within 10 seconds of "
+                                 + String(format: "%.2f", best) + " min; listed earliest first, the rest by delay).")
+                } else if let first = ranked.first {
+                    notes.append("Best: \(first.departure.dropFirst(11).prefix(5)), "
+                                 + String(format: "%.2f", best) + " min of expected delay.")
                 }
                 notes += clockNotes.notes
                 if !clockNotes.skipped.isEmpty {
@@ -294,12 +308,13 @@ struct RouteCommand: AsyncParsableCommand {
                     shown, tabular: Tabular(columns: ["rank", "depart", "delay_min", "vs_best_s", "via"], rows: rows),
                     csv: Tabular(
                         columns: ["rank", "route", "depart", "depart_local", "expected_delay_minutes", "seconds_more_than_best",
-                                  "via_bridge_ids"],
+                                  "ties_with_best", "via_bridge_ids"],
                         rows: shown.enumerated().map { index, score in
                             [Cell(index + 1), Cell(score.route),
                              Cell(FloatingTimestamp(score.departure + ".000").map { time.openingInstant(for: $0) }, time: time),
                              Cell(score.departure), Cell(raw: score.totalExpectedDelayMinutes),
                              Cell(raw: (score.totalExpectedDelayMinutes - best) * 60),
+                             Cell(score.tiesWithBest == true ? "true" : "false"),
                              Cell(score.crossings.map(\.best.bridgeID).joined(separator: " "))]
                         }),
                     notes: notes)
@@ -349,7 +364,8 @@ struct RouteCommand: AsyncParsableCommand {
                     .departures(between: (range.between[0], range.between[1]), date: range.date)
                 var rows: [Row] = []
                 for route in routes {
-                    let scorer = try await RouteAnswers(context: context, store: store).scorer(for: route)
+                    let scorer = try await RouteAnswers(context: context, store: store)
+                        .scorer(for: route, departure: time.openingInstant(for: times.0))
                     let scores = try scorer.bestTimes(route, from: times.0, to: times.1, stepMinutes: stepMinutes)
                         .sorted { $0.departure < $1.departure }
                     if rows.isEmpty {

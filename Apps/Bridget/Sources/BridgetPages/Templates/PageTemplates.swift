@@ -186,6 +186,8 @@ enum PageTemplates {
         <th scope="col">In</th></tr></thead><tbody>
         {{#announced}}<tr><td>{{opens}}</td><td>{{until}}</td><td>{{inText}}</td></tr>
         {{/announced}}</tbody></table>{{/hasAnnounced}}
+        <h2>Rules and what forecasts know</h2>
+        <ul class="rules">{{#rules}}<li>{{.}}</li>{{/rules}}</ul>
         <h2>By hour of the week</h2>
         {{#heatmap}}{{>heatmap}}{{/heatmap}}
         <h2>Over the history</h2>
@@ -226,13 +228,20 @@ enum PageTemplates {
         ({{testOpenings}} openings): for every {{minutes}}-minute window, the forecast chance of an opening against \
         what happened.</p>
         {{#reliability}}{{>reliability}}{{/reliability}}
+        {{#verdict}}<p class="verdict">{{.}}</p>{{/verdict}}
         <h2>Skill per bridge</h2>
-        <p>Skill is how much lower the forecast's Brier score is than always forecasting the bridge's average chance: \
-        above zero, the forecast knows something about the time of day and week.</p>
-        <table class="skill"><thead><tr><th scope="col">Bridge</th><th scope="col">Windows</th><th scope="col">Brier</th>\
-        <th scope="col">Average's Brier</th><th scope="col">Skill</th></tr></thead><tbody>
-        {{#rows}}<tr><th scope="row">{{bridge}}</th><td class="number">{{points}}</td><td class="number">{{brier}}</td>\
-        <td class="number">{{climatology}}</td><td class="number">{{skill}}</td></tr>
+        <p>Skill is how much lower a forecast's Brier score is than always forecasting the bridge's average chance; \
+        the range is its 95% interval over the test days, and the forecast "beats" the average only where the whole \
+        range is above zero. The forecast knows the time of week and season, the rush-hour rule and the holidays that \
+        lift it, dated closures, and what opened in the two hours before at the other bridges (a vessel passes a \
+        waterway's bridges in order); the time of week alone is the same without those openings. It does not know \
+        weather, vessel schedules or radio calls.</p>
+        <table class="skill"><thead><tr><th scope="col">Bridge</th><th scope="col">Windows</th>\
+        <th scope="col">Forecast</th><th scope="col">Time of week alone</th><th scope="col">Beats the average</th>\
+        <th scope="col">After a neighbour's opening</th><th scope="col">Reliable within</th></tr></thead><tbody>
+        {{#rows}}<tr><th scope="row">{{bridge}}</th><td class="number">{{points}}</td><td class="number">{{forecast}}</td>\
+        <td class="number">{{timeOfWeek}}</td><td>{{beats}}</td><td class="number">{{afterNeighbour}}</td>\
+        <td class="number">{{afterReliability}}</td></tr>
         {{/rows}}</tbody></table>{{/tested}}
         {{#provenance}}<h2>Where the openings come from</h2><p class="provenance">{{.}}</p>{{/provenance}}
         {{/content}}{{/layout}}

@@ -71,6 +71,8 @@ struct BridgePageView: Sendable {
     let hasAnnounced: Bool
     let announced: [Announced]
     let announcesNothing: Bool
+    /// `RulesAnswer.lines`: the curfew, the next holiday, deviations to come, the bridges followed.
+    let rules: [String]
 
     struct Announced: Sendable {
         let opens: String
@@ -112,14 +114,20 @@ struct QualityPageView: Sendable {
         let minutes: Int
         let reliability: ReliabilityChart
         let rows: [Row]
+        /// `BacktestReading.verdict`'s sentences.
+        let verdict: [String]
     }
 
     struct Row: Sendable {
         let bridge: String
         let points: Int
-        let brier: String
-        let climatology: String
-        let skill: String
+        /// Skills over the base rate with their 95% intervals: the forecast, the time of week alone, and the
+        /// forecast within 30 minutes after a neighbour's opening (with its reliability).
+        let forecast: String
+        let timeOfWeek: String
+        let beats: String
+        let afterNeighbour: String
+        let afterReliability: String
     }
 
     let frame: PageFrame
