@@ -1,3 +1,4 @@
+import BridgetDTOs
 import Foundation
 import GRDB
 import Testing
@@ -318,6 +319,31 @@ struct GrammarAndOutputTests {
         struct Ranked: Decodable { let departure: String; let tiesWithBest: Bool? }
         let ranked = try decodeJSON([Ranked].self, json.stdout)
         #expect(ranked.count == 6 && ranked.allSatisfy { $0.tiesWithBest == true }, "\(json.stdout.prefix(300))")
+    }
+
+    @Test("predict --on names every day that shares the likeliest chance, or says they are the same")
+    func predictTies() async throws {
+        let (bridget, config) = try await synced()
+        // At 03:00 every working day's chance is within half a point of the others' (a week without a holiday).
+        let night = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at",
+                                           "2026-07-06 03:00", "--on", "mon-fri"])
+        #expect(night.status == 0 && night.stdout.contains("the same on every one of them (within half a point)"),
+                "\(night.stdout)")
+        #expect(!night.stdout.contains("most likely on"))
+        // At 12:00 the weekend is busier than the working days: the sentence names the likeliest day or days, all
+        // of them.
+        let noon = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at",
+                                          "2026-07-06 12:00", "--on", "daily", "--format", "json"])
+        struct Day: Decodable { let forecast: ForecastDTO }
+        let days = try decodeJSON([Day].self, noon.stdout).map(\.forecast)
+        let top = try #require(days.map(\.chanceOfOpening).max())
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        let likeliest = days.filter { top - $0.chanceOfOpening < 0.005 }.map { names[(FloatingTimestamp($0.at + ".000")?.weekday ?? 1) - 1] }
+        let table = try await bridget.run(["predict", "--config", config, "--bridge", "Fremont", "--at",
+                                           "2026-07-06 12:00", "--on", "daily"])
+        let named = try #require(table.stdout.components(separatedBy: "most likely on ").dropFirst().first)
+        for name in likeliest { #expect(named.hasPrefix(name) || named.contains(", \(name)") || named.contains(" and \(name)")) }
+        #expect(likeliest.count < 7)
     }
 
     @Test("patterns count the week from Monday, as the heatmap; bridges and stats name rows against openings")

@@ -41,6 +41,15 @@ struct ReportTests {
         #expect(quality.contains("id=\"reliability\"") && count("<circle class=\"bin\"", in: quality) > 0)
         #expect(quality.contains("Skill per bridge") && count("<tr><th scope=\"row\">", in: quality) == 8) // all, then 7
         #expect(index.contains("href=\"quality.html\"") && index.contains("href=\"routes/school-20run.html\""))
+        // The forecast, the time of week alone and the average side by side, each with its interval; "beats" only
+        // where the interval says so; and what the forecast knows and does not.
+        #expect(quality.contains("Time of week alone") && quality.contains("After a neighbour&#39;s opening")
+                || quality.contains("After a neighbour's opening"), "\(quality.prefix(4_000))")
+        #expect(quality.range(of: #"[+-]0\.\d{3} \([+-]0\.\d{3} to [+-]0\.\d{3}\)"#, options: .regularExpression) != nil)
+        #expect(quality.contains("<p class=\"verdict\">") && quality.contains("It does not know"))
+        // Fremont's page lists its rules and the bridges it follows.
+        #expect(fremont.contains("Rules and what forecasts know") && fremont.contains("33 CFR 117.1051")
+                && fremont.contains("Often follows Ballard"), "\(fremont.components(separatedBy: "Rules and what")[1].prefix(1_500))")
     }
 
     @Test("pages render from figures kept with the history's version, and a change of the history makes them again")

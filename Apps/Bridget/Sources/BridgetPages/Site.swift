@@ -263,9 +263,17 @@ package struct Site: Sendable {
                                                        bridges: [bridge], now: now)
         let (state, nowText) = Self.nowText(status.bridges.first, clock: clock)
         let book = try await HistoryBooks(context: context, store: store).book()
+        let model = try await book.model(bridge.id)
         let rules = RulesAnswer.lines(
-            for: bridge, calendar: try await book.ruleCalendar(), model: try await book.model(bridge.id),
+            for: bridge, calendar: try await book.ruleCalendar(), model: model,
             catalog: book.catalog, today: LocalDay(containing: now, time: clock).number, nowReading: clock.reading(for: now))
+        // The next 20 minutes, with what moved the chance.
+        let soon: ForecastDTO? = if let model, model.openings > 0 {
+            try await book.nowcaster().forecast(model, bridge: bridge, at: clock.reading(for: now), windowMinutes: 20,
+                                                evidence: try await book.evidence(at: now, windowMinutes: 20))
+        } else {
+            nil
+        }
         let summary = (statistics.openings > 0 ? statistics : nil).map { figures in
             "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
@@ -293,7 +301,10 @@ package struct Site: Sendable {
                     inText: StatusNowAnswer.span(event.openedAt.timeIntervalSince(now), roundingUp: true))
             },
             announcesNothing: !((try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false),
-            rules: rules)
+            rules: rules,
+            soon: soon.map { "\(ChartText.percent($0.chanceOfOpening)) chance of an opening in the next 20 minutes "
+                + "(\(ChartText.percent($0.slotChanceOfOpening)) from the time of week alone)." },
+            why: soon?.reasons.map(\.text) ?? [], hasWhy: !(soon?.reasons.isEmpty ?? true))
         return PageTemplates.render(view, as: "bridge")
     }
 

@@ -144,6 +144,35 @@ struct APITests {
         #expect(cited > 0)
     }
 
+    @Test("a forecast at a past moment says what moved it: a neighbour's opening before it, never one after")
+    func forecastReasons() async throws {
+        let fixture = try await WebFixture.make(days: 120)
+        defer { fixture.remove() }
+        let forecasts = Forecasts(context: fixture.context, store: fixture.store)
+        let fremont = try #require(BridgeCatalog.seattle.bridge(id: "3"))
+        let model = try await forecasts.model(of: fremont)
+        #expect(model.dynamics.followers.contains { $0.fromBridgeID == "2" }, "Fremont follows Ballard in the sample")
+        // Every Ballard opening of a week in the history: a minute after it, Fremont's forecast names Ballard when
+        // Fremont did not open between; a minute before it, never.
+        let ballard = try await fixture.store.events(matching: EventQuery(
+            bridgeID: "2", openedFrom: Date(timeIntervalSince1970: 1_782_000_000),
+            openedBefore: Date(timeIntervalSince1970: 1_782_000_000 + 7 * 86_400)))
+        var named = 0
+        for event in ballard {
+            for (offset, expectNamed) in [(60.0, true), (-60.0, false)] {
+                let at = event.openedAt.addingTimeInterval(offset)
+                let resolved = try fixture.context.timeGrammar.resolve(
+                    fixture.context.clock.reading(for: at).localText, option: "at", direction: .ahead)
+                let answer = try await forecasts.answer(model: model, bridge: fremont, at: resolved, minutes: 20,
+                                                        evidence: false)
+                let names = answer.forecast.reasons.contains { $0.kind == "follows" && $0.bridgeID == "2" }
+                if !expectNamed { #expect(!names || ballard.contains { $0.openedAt < at && $0.openedAt > at.addingTimeInterval(-3_600) }) }
+                if expectNamed && names { named += 1 }
+            }
+        }
+        #expect(!ballard.isEmpty && named > 0, "\(ballard.count) Ballard openings, Ballard named after \(named)")
+    }
+
     @Test("health, readiness and status; a sync that stores nothing still changes the status's tag")
     func operations() async throws {
         let fixture = try await WebFixture.make()

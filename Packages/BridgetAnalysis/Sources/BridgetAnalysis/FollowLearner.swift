@@ -181,52 +181,74 @@ public struct FollowLearner: Sendable {
     public static func broughtShare(of model: OpeningModelDTO, starts own: [Int32], followers: [FollowDTO],
                                     startMinutes: [String: [Int32]]) -> Double {
         guard model.openings > 0, !own.isEmpty else { return 0 }
-        var intervals: [(Int32, Int32)] = []
-        for follow in followers where follow.fromBridgeID != model.bridgeID {
-            guard let source = startMinutes[follow.fromBridgeID] else { continue }
-            let lag = follow.lagRange
-            let window = follow.freshWindow.map { Int32($0.lowerBound)...Int32($0.upperBound) }
-            var cursor = 0
-            for start in source {
-                if let window {
+        // Each follower's bridge's fresh openings, as a stream of intervals [start + lag low − 1, start + lag high + 1]
+        // in order of their start; the streams merged as they go (no array of intervals: a million openings would
+        // make one of megabytes).
+        struct Stream {
+            let starts: [Int32]
+            let low: Int32
+            let high: Int32
+            let window: ClosedRange<Int32>?
+            var next = 0
+            var ownCursor = 0
+        }
+        var streams = followers.filter { $0.fromBridgeID != model.bridgeID }.compactMap { follow -> Stream? in
+            guard let starts = startMinutes[follow.fromBridgeID] else { return nil }
+            return Stream(starts: starts, low: Int32(follow.lagRange.lowerBound) - 1,
+                          high: Int32(follow.lagRange.upperBound) + 1,
+                          window: follow.freshWindow.map { Int32($0.lowerBound)...Int32($0.upperBound) })
+        }
+        guard !streams.isEmpty else { return 0 }
+        /// The next fresh interval of stream `index`, advancing it; `nil` at its end.
+        func pop(_ index: Int) -> (Int32, Int32)? {
+            while streams[index].next < streams[index].starts.count {
+                let start = streams[index].starts[streams[index].next]
+                streams[index].next += 1
+                if let window = streams[index].window {
+                    var cursor = streams[index].ownCursor
                     while cursor < own.count && own[cursor] < start - window.upperBound { cursor += 1 }
+                    streams[index].ownCursor = cursor
                     if cursor < own.count && own[cursor] <= start - window.lowerBound { continue }
                 }
-                intervals.append((start + Int32(lag.lowerBound) - 1, start + Int32(lag.upperBound) + 1))
+                return (start + streams[index].low, start + streams[index].high)
             }
+            return nil
         }
-        guard !intervals.isEmpty else { return 0 }
-        intervals.sort { $0.0 < $1.0 }
-        var merged: [(Int32, Int32)] = []
-        for interval in intervals {
-            if let last = merged.last, interval.0 <= last.1 {
-                merged[merged.count - 1].1 = max(last.1, interval.1)
-            } else {
-                merged.append(interval)
-            }
-        }
-        // Own openings inside them, and what the slots expect there.
-        var inside = 0
-        var cursor = 0
-        for start in own {
-            while cursor < merged.count && merged[cursor].1 < start { cursor += 1 }
-            if cursor < merged.count && merged[cursor].0 <= start { inside += 1 }
-        }
+        var heads = streams.indices.map { pop($0) }
         let rates = model.slots.map { -log(max(1 - $0.startProbability, 1e-12)) / Double(OpeningModelDTO.slotMinutes) }
+        var inside = 0
+        var ownCursor = 0
         var expectedInside = 0.0
-        for (from, to) in merged {
-            let day = Int(from.floorDivided(by: 1_440))
-            let (_, month, _) = CivilCalendar.civilFromDays(day)
+        /// Counts the own openings in a merged interval and adds what the slots expect in it.
+        func close(_ from: Int32, _ to: Int32) {
+            while ownCursor < own.count && own[ownCursor] < from { ownCursor += 1 }
+            while ownCursor < own.count && own[ownCursor] <= to {
+                inside += 1
+                ownCursor += 1
+            }
+            let (_, month, _) = CivilCalendar.civilFromDays(Int(from.floorDivided(by: 1_440)))
             let season = model.monthFactors[month - 1]
             var minute = Int64(from)
             while minute <= Int64(to) {
                 let dayNumber = minute.floorDivided(by: 1_440)
                 let weekday = Int((dayNumber + 3).floorModulo(7))
-                let slot = weekday * 96 + Int(minute - dayNumber * 1_440) / OpeningModelDTO.slotMinutes
-                expectedInside += rates[slot] * season
+                expectedInside += rates[weekday * 96 + Int(minute - dayNumber * 1_440) / OpeningModelDTO.slotMinutes]
+                    * season
                 minute += 1
             }
         }
+        var current: (Int32, Int32)?
+        while let index = heads.indices.filter({ heads[$0] != nil }).min(by: { heads[$0]!.0 < heads[$1]!.0 }) {
+            let interval = heads[index]!
+            heads[index] = pop(index)
+            if let open = current, interval.0 <= open.1 {
+                current = (open.0, max(open.1, interval.1))
+            } else {
+                if let open = current { close(open.0, open.1) }
+                current = interval
+            }
+        }
+        if let open = current { close(open.0, open.1) }
         let expectedOutside = Double(model.openings) - expectedInside
         guard expectedOutside > 0 else { return 0.95 }
         let keeps = Double(own.count - inside) / expectedOutside

@@ -240,7 +240,10 @@ struct TallySink: OpeningSink {
         copy.park()
         return Tallies(byBridge: copy.tallies, rows: rows, span: HistorySpan(firstDayNumber: firstDay, lastDayNumber: lastDay),
                        latestOpening: latestOpenedAt.map { Date(timeIntervalSince1970: Double($0)) },
-                       startMinutes: startMinutes.mapValues { $0.sorted() }, rules: holidays?.rules)
+                       startMinutes: startMinutes.mapValues { starts in
+                           // In history order already but for a fall-back hour: a copy only then.
+                           zip(starts, starts.dropFirst()).allSatisfy { $0 <= $1 } ? starts : starts.sorted()
+                       }, rules: holidays?.rules)
     }
 }
 

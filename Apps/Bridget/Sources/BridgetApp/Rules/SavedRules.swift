@@ -137,7 +137,9 @@ package enum RuleCheck {
         if let source, source.count > 300 || source.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw invalid("the source is one line of at most 300 characters", parameter: "source")
         }
-        return RuleDeviationDTO(id: id, bridgeIDs: Array(Set(ids)).sorted(), from: start.localText,
+        let order = Dictionary(catalog.bridges.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return RuleDeviationDTO(id: id, bridgeIDs: Array(Set(ids)).sorted { (order[$0] ?? 0, $0) < (order[$1] ?? 0, $1) },
+                                from: start.localText,
                                 until: end.localText, reason: trimmed, source: source)
     }
 

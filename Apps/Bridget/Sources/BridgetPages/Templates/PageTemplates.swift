@@ -186,6 +186,8 @@ enum PageTemplates {
         <th scope="col">In</th></tr></thead><tbody>
         {{#announced}}<tr><td>{{opens}}</td><td>{{until}}</td><td>{{inText}}</td></tr>
         {{/announced}}</tbody></table>{{/hasAnnounced}}
+        {{#soon}}<h2>The next 20 minutes</h2><p class="soon">{{.}}</p>{{/soon}}\
+        {{#hasWhy}}<ul class="why">{{#why}}<li>{{.}}</li>{{/why}}</ul>{{/hasWhy}}
         <h2>Rules and what forecasts know</h2>
         <ul class="rules">{{#rules}}<li>{{.}}</li>{{/rules}}</ul>
         <h2>By hour of the week</h2>

@@ -73,6 +73,10 @@ struct BridgePageView: Sendable {
     let announcesNothing: Bool
     /// `RulesAnswer.lines`: the curfew, the next holiday, deviations to come, the bridges followed.
     let rules: [String]
+    /// The forecast of the next 20 minutes, and what moved it (`ForecastReasonDTO.text`).
+    let soon: String?
+    let why: [String]
+    let hasWhy: Bool
 
     struct Announced: Sendable {
         let opens: String
