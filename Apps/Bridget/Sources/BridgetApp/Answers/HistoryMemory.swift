@@ -26,6 +26,11 @@ package final class ForecastBook: Sendable {
     package let catalog: BridgeCatalog
     /// Whether any opening is stored.
     package let hasHistory: Bool
+    /// The first and the latest opening that happened: what a forecast's evidence can reach.
+    private let firstOpening: Date?
+    private let latestOpening: Date?
+    /// The latest announced opening, if any: a forecast up to it reads what is announced in its window.
+    private let latestAnnounced: Date?
     private let context: AppContext
     private let store: any BridgeStore
     /// Whether recent openings are kept for evidence: a server's book, asked again and again; a command's asks the
@@ -47,6 +52,11 @@ package final class ForecastBook: Sendable {
         storedBridges = try await store.bridges()
         catalog = BridgeCatalog(bridges: storedBridges.isEmpty ? BridgeCatalog.seattle.bridges : storedBridges)
         hasHistory = try await store.latestOpening() != nil
+        firstOpening = hasHistory ? try await store.events(matching: EventQuery(limit: 1, happened: true)).first?.openedAt : nil
+        latestOpening = hasHistory
+            ? try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first?.openedAt : nil
+        latestAnnounced = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .planned))
+            .first?.openedAt
     }
 
     /// `bridgeID`'s current model (`nil` when the store has none), read once.
@@ -127,14 +137,27 @@ package final class ForecastBook: Sendable {
     /// feed, polled lately) reaches `instant`: a moment beyond what is known gets the slots' forecast, not a guess.
     /// Only what started before `instant` is evidence, so a past moment is answered as it would have been then.
     package func evidence(at instant: Date, windowMinutes: Int) async throws -> NowcastEvidence {
-        guard hasHistory else { return .unknown }
+        guard hasHistory, let first = firstOpening, let latest = latestOpening else { return .unknown }
+        let lookback = instant.addingTimeInterval(-Double(NowcastEvidence.lookbackMinutes) * 60)
+        // Before the history's first two hours, or past its latest opening with no state feed to say what happened
+        // since: nothing to read (a forecast for next week asks the store nothing).
+        let feedOn = context.configuration.provider == .live && context.configuration.live.stateURL != nil
+        guard first <= lookback, latest >= instant || feedOn else {
+            guard let announced = latestAnnounced, announced >= instant else { return .unknown }
+            // What is announced still counts.
+            let planned = try await store.events(matching: EventQuery(
+                openedFrom: instant, openedBefore: instant.addingTimeInterval(Double(max(windowMinutes, 1)) * 60),
+                status: .planned))
+            return NowcastEvidence(seen: [], announced: planned.map { ($0.bridgeID, $0.openedAt.timeIntervalSince(instant) / 60) },
+                                   isComplete: false)
+        }
         let key = "\(Int64(instant.timeIntervalSince1970.rounded(.down))) \(windowMinutes)"
         let (context, store) = (self.context, self.store)
         let task = evidence.withLock { tasks -> Task<NowcastEvidence, any Error> in
             if let task = tasks[key] { return task }
             if tasks.count >= 256 { tasks.removeAll() }
-            let task = Task { try await Self.loadEvidence(at: instant, windowMinutes: windowMinutes, context: context,
-                                                           store: store) }
+            let task = Task { try await Self.loadEvidence(at: instant, windowMinutes: windowMinutes, latest: latest,
+                                                           context: context, store: store) }
             tasks[key] = task
             return task
         }
@@ -146,8 +169,8 @@ package final class ForecastBook: Sendable {
         }
     }
 
-    private static func loadEvidence(at instant: Date, windowMinutes: Int, context: AppContext, store: any BridgeStore)
-        async throws -> NowcastEvidence
+    private static func loadEvidence(at instant: Date, windowMinutes: Int, latest: Date?, context: AppContext,
+                                     store: any BridgeStore) async throws -> NowcastEvidence
     {
         let lookback = instant.addingTimeInterval(-Double(NowcastEvidence.lookbackMinutes) * 60)
         let events = try await store.events(matching: EventQuery(
@@ -179,20 +202,15 @@ package final class ForecastBook: Sendable {
             }
         }
         return NowcastEvidence(seen: seen, openFor: openFor, announced: announced,
-                               isComplete: try await knows(until: instant, lookback: lookback, context: context, store: store))
+                               isComplete: try await knows(until: instant, latest: latest, context: context, store: store))
     }
 
-    /// Whether what the store holds reaches `instant` (and began before `lookback`): its newest opening is not older,
-    /// or the live state feed was polled well lately.
-    private static func knows(until instant: Date, lookback: Date, context: AppContext, store: any BridgeStore) async throws
+    /// Whether what the store holds reaches `instant`: its newest opening is not older, or the live state feed was
+    /// polled well lately.
+    private static func knows(until instant: Date, latest: Date?, context: AppContext, store: any BridgeStore) async throws
         -> Bool
     {
-        guard let first = try await store.events(matching: EventQuery(limit: 1, happened: true)).first,
-              first.openedAt <= lookback else { return false }
-        if let latest = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first,
-           latest.openedAt >= instant {
-            return true
-        }
+        if let latest, latest >= instant { return true }
         guard context.configuration.provider == .live, context.configuration.live.stateURL != nil,
               let polled = try await store.liveFeedState()?.lastGoodPollAt else { return false }
         let fresh = LiveStateTracker.Settings(pollSeconds: context.configuration.live.statePollSeconds).unknownAfter
