@@ -55,8 +55,11 @@ package final class ForecastBook: Sendable {
         firstOpening = hasHistory ? try await store.events(matching: EventQuery(limit: 1, happened: true)).first?.openedAt : nil
         latestOpening = hasHistory
             ? try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first?.openedAt : nil
-        latestAnnounced = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .planned))
-            .first?.openedAt
+        // Only a source that announces openings stores planned ones (asking another store would scan its events:
+        // no index leads to the planned ones).
+        latestAnnounced = context.configuration.provider == .ndw
+            ? try await store.events(matching: EventQuery(limit: 1, newestFirst: true, status: .planned)).first?.openedAt
+            : nil
     }
 
     /// `bridgeID`'s current model (`nil` when the store has none), read once.
