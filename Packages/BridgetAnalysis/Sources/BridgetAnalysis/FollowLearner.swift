@@ -25,24 +25,27 @@ public struct FollowLearner: Sendable {
     /// wall clock, minutes since 1970), sorted.
     public func learn(startMinutes: [String: [Int32]]) -> [String: Learnt] {
         let ids = startMinutes.keys.sorted()
-        // First every pair on its own, then each pair split by what its source's own upstream did.
-        var pairs: [String: [String: (FollowDTO, [Int32])]] = [:]
+        // First every pair on its own (keeping only the pairs: a pair's fresh openings are found again when it is
+        // split, so at most one such list is held at a time), then each pair split by what its source's own
+        // upstream did.
+        var pairs: [String: [String: FollowDTO]] = [:]
         for to in ids {
             let target = startMinutes[to] ?? []
             guard !target.isEmpty else { continue }
             for from in ids {
-                if let found = pair(from: from, startMinutes[from] ?? [], to: target, isSelf: from == to) {
-                    pairs[to, default: [:]][from] = found
+                if let (follow, _) = pair(from: from, startMinutes[from] ?? [], to: target, isSelf: from == to) {
+                    pairs[to, default: [:]][from] = follow
                 }
             }
         }
         var result: [String: Learnt] = [:]
         for (to, sources) in pairs {
             let target = startMinutes[to] ?? []
-            let followers = sources.map { from, found -> FollowDTO in
-                let (follow, fresh) = found
-                guard from != to else { return follow }
+            let followers = sources.map { from, follow -> FollowDTO in
+                guard from != to, let window = follow.freshWindow else { return follow }
                 let upstream = (pairs[from] ?? [:]).keys.filter { $0 != from && $0 != to }.sorted()
+                let fresh = Self.fresh(startMinutes[from] ?? [], against: target,
+                                       window: Int32(window.lowerBound)...Int32(window.upperBound))
                 let parted = split(follow, fresh: fresh, to: target, upstream: upstream.compactMap { startMinutes[$0] })
                 return parted.with(upstreamIDs: upstream, shareAfterUpstream: parted.shareAfterUpstream,
                                    shareFirst: parted.shareFirst)
@@ -50,6 +53,18 @@ public struct FollowLearner: Sendable {
             result[to] = Learnt(followers: followers.sorted { ($0.share, $0.fromBridgeID) > ($1.share, $1.fromBridgeID) })
         }
         return result
+    }
+
+    /// The openings of `source` with none of `target` in `window` minutes before them.
+    static func fresh(_ source: [Int32], against target: [Int32], window: ClosedRange<Int32>) -> [Int32] {
+        var fresh: [Int32] = []
+        fresh.reserveCapacity(source.count)
+        var cursor = 0
+        for start in source {
+            while cursor < target.count && target[cursor] < start - window.upperBound { cursor += 1 }
+            if !(cursor < target.count && target[cursor] <= start - window.lowerBound) { fresh.append(start) }
+        }
+        return fresh
     }
 
     /// `follow` with its share measured apart on the fresh openings that followed an upstream opening within the
@@ -104,17 +119,7 @@ public struct FollowLearner: Sendable {
         -> (FollowDTO, [Int32])?
     {
         let lag = Int32(maxLagMinutes)
-        var fresh: [Int32] = []
-        fresh.reserveCapacity(source.count)
-        var cursor = 0
-        for start in source {
-            guard let window = freshWindow else {
-                fresh.append(start)
-                continue
-            }
-            while cursor < target.count && target[cursor] < start - window.upperBound { cursor += 1 }
-            if !(cursor < target.count && target[cursor] <= start - window.lowerBound) { fresh.append(start) }
-        }
+        let fresh = freshWindow.map { Self.fresh(source, against: target, window: $0) } ?? source
         guard fresh.count >= 10 else { return nil }
         let (followed, lags, _) = Self.follow(fresh, target, shift: 0, lag: lag)
         var chanceRate = 0.0

@@ -26,9 +26,10 @@ package final class ForecastBook: Sendable {
     package let catalog: BridgeCatalog
     /// Whether any opening is stored.
     package let hasHistory: Bool
-    /// The first and the latest opening that happened: what a forecast's evidence can reach.
-    private let firstOpening: Date?
+    /// The latest opening that happened, and the first (read when a forecast first needs it): what a forecast's
+    /// evidence can reach.
     private let latestOpening: Date?
+    private let firstOpening = Mutex<Task<Date?, any Error>?>(nil)
     /// The latest announced opening, if any: a forecast up to it reads what is announced in its window.
     private let latestAnnounced: Date?
     private let context: AppContext
@@ -51,10 +52,13 @@ package final class ForecastBook: Sendable {
         self.keepsEvidence = keepsEvidence
         storedBridges = try await store.bridges()
         catalog = BridgeCatalog(bridges: storedBridges.isEmpty ? BridgeCatalog.seattle.bridges : storedBridges)
-        hasHistory = try await store.latestOpening() != nil
-        firstOpening = hasHistory ? try await store.events(matching: EventQuery(limit: 1, happened: true)).first?.openedAt : nil
-        latestOpening = hasHistory
-            ? try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first?.openedAt : nil
+        let latest = try await store.latestOpening()
+        hasHistory = latest != nil
+        // Only a source that announces openings stores planned ones, so elsewhere the latest stored is the latest
+        // that happened.
+        latestOpening = context.configuration.provider == .ndw && hasHistory
+            ? try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first?.openedAt
+            : latest
         // Only a source that announces openings stores planned ones (asking another store would scan its events:
         // no index leads to the planned ones).
         latestAnnounced = context.configuration.provider == .ndw
@@ -112,6 +116,23 @@ package final class ForecastBook: Sendable {
         }
     }
 
+    /// The history's first opening that happened, read once.
+    private func first() async throws -> Date? {
+        let store = self.store
+        let task = firstOpening.withLock { task -> Task<Date?, any Error> in
+            if let task { return task }
+            let made = Task { try await store.events(matching: EventQuery(limit: 1, happened: true)).first?.openedAt }
+            task = made
+            return made
+        }
+        do {
+            return try await task.value
+        } catch {
+            firstOpening.withLock { if $0 == task { $0 = nil } }
+            throw error
+        }
+    }
+
     /// The rules forecasts know (`AppContext.ruleCalendar`), read at most every `rulesSeconds`.
     package func ruleCalendar() async throws -> RuleCalendar {
         let (context, store, catalog) = (self.context, self.store, self.catalog)
@@ -140,12 +161,13 @@ package final class ForecastBook: Sendable {
     /// feed, polled lately) reaches `instant`: a moment beyond what is known gets the slots' forecast, not a guess.
     /// Only what started before `instant` is evidence, so a past moment is answered as it would have been then.
     package func evidence(at instant: Date, windowMinutes: Int) async throws -> NowcastEvidence {
-        guard hasHistory, let first = firstOpening, let latest = latestOpening else { return .unknown }
+        guard hasHistory, let latest = latestOpening else { return .unknown }
         let lookback = instant.addingTimeInterval(-Double(NowcastEvidence.lookbackMinutes) * 60)
-        // Before the history's first two hours, or past its latest opening with no state feed to say what happened
-        // since: nothing to read (a forecast for next week asks the store nothing).
+        // Past the history's latest opening with no state feed to say what happened since, or before its first two
+        // hours: nothing to read (a forecast for next week asks the store nothing).
         let feedOn = context.configuration.provider == .live && context.configuration.live.stateURL != nil
-        guard first <= lookback, latest >= instant || feedOn else {
+        let reaches = latest >= instant || feedOn
+        guard reaches, let first = try await first(), first <= lookback else {
             guard let announced = latestAnnounced, announced >= instant else { return .unknown }
             // What is announced still counts.
             let planned = try await store.events(matching: EventQuery(
