@@ -18,6 +18,16 @@ public struct Backtester: Sendable {
     public let rules: RuleCalendar?
     /// How recent a neighbour's opening makes a point one "after a neighbour's opening".
     public static let neighbourMinutes = 30
+    /// The longest test period chosen for a caller that gives none: a quarter of a year is enough to judge a
+    /// forecast, and a test period grows the work (every 15 minutes of it, every bridge, every window).
+    public static let defaultTestDays = 92
+
+    /// The first test day when none is given: the history's last quarter (by local days), at most
+    /// `defaultTestDays`, the rest for training.
+    public static func defaultTrainUntil(firstDay: Int, lastDay: Int) -> Int {
+        let days = lastDay - firstDay + 1
+        return firstDay + max(1, max(days * 3 / 4, days - defaultTestDays))
+    }
 
     /// Creates a backtester.
     public init(mergeGap: TimeInterval, windows: [Int] = [15, 30], rules: RuleCalendar? = nil) {

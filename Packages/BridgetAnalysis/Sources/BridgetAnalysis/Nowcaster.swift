@@ -98,12 +98,8 @@ public struct Nowcaster: Sendable {
         var closedBy: RuleDeviationDTO?
         var passable = [Double](repeating: 1, count: window)
         // What the rules say, worked out once per day of the window (a minute's loop asks only arithmetic).
-        let deviations = rules?.deviations.filter { deviation in
-            guard deviation.bridgeIDs.contains(bridge.id), let from = deviation.fromReading,
-                  let until = deviation.untilReading else { return false }
-            return from.wallClockSeconds < reading.wallClockSeconds + Int64(window * 60)
-                && until.wallClockSeconds > reading.wallClockSeconds
-        } ?? []
+        let closures = rules?.closures(of: bridge.id, from: reading.wallClockSeconds,
+                                       until: reading.wallClockSeconds + Int64(window * 60)) ?? []
         let curfew = rules?.curfew(of: bridge.id)
         var days: [Int: (lifted: Bool, curfewDay: Bool)] = [:]
         for minute in 0..<window {
@@ -120,8 +116,9 @@ public struct Nowcaster: Sendable {
                 starts += model.slots[slot].starts
                 occurrences += model.slots[slot].occurrences
             }
-            if let deviation = deviations.first(where: { $0.closes(bridge.id, at: moment) }) {
-                closedBy = closedBy ?? deviation
+            let wall = moment.wallClockSeconds
+            if let closure = closures.first(where: { $0.from <= wall && wall < $0.until }) {
+                closedBy = closedBy ?? closure.deviation
                 passable[minute] = 0
                 continue
             }

@@ -144,11 +144,43 @@ public struct RuleDeviationDTO: Sendable, Codable, Equatable, Hashable {
 public struct RuleCalendar: Sendable, Codable, Equatable {
     public let curfews: [CurfewRule]
     public let deviations: [RuleDeviationDTO]
+    /// Each bridge's deviations as wall-clock spans `[from, until)`, by start: what a forecast asks minute by minute,
+    /// read once (not kept: it is made from `deviations`).
+    private let closures: [String: [Closure]]
+
+    /// A deviation's span on the wall clock.
+    public struct Closure: Sendable, Equatable {
+        public let from: Int64
+        public let until: Int64
+        public let deviation: RuleDeviationDTO
+    }
+
+    private enum CodingKeys: String, CodingKey { case curfews, deviations }
 
     /// Creates a calendar.
     public init(curfews: [CurfewRule], deviations: [RuleDeviationDTO] = []) {
         self.curfews = curfews
         self.deviations = deviations.sorted { ($0.from, $0.id) < ($1.from, $1.id) }
+        var closures: [String: [Closure]] = [:]
+        for deviation in self.deviations {
+            guard let from = deviation.fromReading, let until = deviation.untilReading else { continue }
+            for bridge in deviation.bridgeIDs {
+                closures[bridge, default: []].append(
+                    Closure(from: from.wallClockSeconds, until: until.wallClockSeconds, deviation: deviation))
+            }
+        }
+        self.closures = closures
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(curfews: try container.decode([CurfewRule].self, forKey: .curfews),
+                  deviations: try container.decode([RuleDeviationDTO].self, forKey: .deviations))
+    }
+
+    /// `bridgeID`'s closures overlapping the wall-clock span `[from, until)`.
+    public func closures(of bridgeID: String, from: Int64, until: Int64) -> [Closure] {
+        (closures[bridgeID] ?? []).filter { $0.from < until && $0.until > from }
     }
 
     /// Seattle's standing rules: 33 CFR 117.1051 for the four Ship Canal bridges (weekdays 07:00–09:00 and
@@ -200,7 +232,8 @@ public struct RuleCalendar: Sendable, Codable, Equatable {
 
     /// The deviation keeping `bridgeID` closed at `reading`, if any.
     public func deviation(closing bridgeID: String, at reading: FloatingTimestamp) -> RuleDeviationDTO? {
-        deviations.first { $0.closes(bridgeID, at: reading) }
+        let wall = reading.wallClockSeconds
+        return closures[bridgeID]?.first { $0.from <= wall && wall < $0.until }?.deviation
     }
 
     /// Memoised holiday lists: a forecast asks for the same year again and again.

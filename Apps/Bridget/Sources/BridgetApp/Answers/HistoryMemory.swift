@@ -43,6 +43,7 @@ package final class ForecastBook: Sendable {
     /// The rules, read again after `rulesSeconds` (a deviation added on another host changes no history version).
     private let rules = Mutex<(readAt: Date, task: Task<RuleCalendar, any Error>)?>(nil)
     static let rulesSeconds: TimeInterval = 30
+    private let forecaster = Mutex<(readAt: Date, nowcaster: Nowcaster)?>(nil)
     /// Evidence by moment and window (a server answers many forecasts for the same minute).
     private let evidence = Mutex<[String: Task<NowcastEvidence, any Error>]>([:])
 
@@ -134,26 +135,33 @@ package final class ForecastBook: Sendable {
     }
 
     /// The rules forecasts know (`AppContext.ruleCalendar`), read at most every `rulesSeconds`.
-    package func ruleCalendar() async throws -> RuleCalendar {
+    package func ruleCalendar() async throws -> RuleCalendar { try await rulesRead().rules }
+
+    /// The rules and when they were read.
+    private func rulesRead() async throws -> (readAt: Date, rules: RuleCalendar) {
         let (context, store, catalog) = (self.context, self.store, self.catalog)
         let now = Date()
-        let task = rules.withLock { state -> Task<RuleCalendar, any Error> in
-            if let state, now.timeIntervalSince(state.readAt) < Self.rulesSeconds { return state.task }
+        let (readAt, task) = rules.withLock { state -> (Date, Task<RuleCalendar, any Error>) in
+            if let state, now.timeIntervalSince(state.readAt) < Self.rulesSeconds { return (state.readAt, state.task) }
             let task = Task { try await context.ruleCalendar(store: store, catalog: catalog) }
             state = (now, task)
-            return task
+            return (now, task)
         }
         do {
-            return try await task.value
+            return (readAt, try await task.value)
         } catch {
             rules.withLock { state in if state?.task == task { state = nil } }
             throw error
         }
     }
 
-    /// The forecaster of this history: the models, the rules and the evidence.
+    /// The forecaster of this history's rules (made again when the rules are read again).
     package func nowcaster() async throws -> Nowcaster {
-        Nowcaster(rules: try await ruleCalendar(), catalog: catalog)
+        let (readAt, rules) = try await rulesRead()
+        if let made = forecaster.withLock({ $0 }), made.readAt == readAt { return made.nowcaster }
+        let made = Nowcaster(rules: rules, catalog: catalog)
+        forecaster.withLock { $0 = (readAt, made) }
+        return made
     }
 
     /// What the store knew before `instant`: every opening of the two hours before it (fragments merged), those open

@@ -67,8 +67,8 @@ package struct KeptFigures: Sendable {
         _ = try await qualityBacktest()
     }
 
-    /// The quality page's backtest of the history as it is now: trained on its first three quarters (by local days),
-    /// tested on the last.
+    /// The quality page's backtest of the history as it is now: tested on its last quarter (by local days), 92 days
+    /// at most, trained on what comes before (`Backtester.defaultTrainUntil`).
     package func qualityBacktest() async throws -> QualityBacktest {
         try await kept("pages.quality") {
             let clock = context.clock
@@ -78,7 +78,7 @@ package struct KeptFigures: Sendable {
             let firstDay = LocalDay(containing: first.openedAt, time: clock).number
             let lastDay = LocalDay(containing: last.openedAt, time: clock).number
             guard lastDay - firstDay >= 7 else { return .tooShort }
-            let train = firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4)
+            let train = Backtester.defaultTrainUntil(firstDay: firstDay, lastDay: lastDay)
             return .tested(try await context.assembly.makeProcessor(store: store)
                 .backtest(trainUntil: train, testUntil: nil, in: .everything))
         }

@@ -21,7 +21,7 @@ struct BacktestCommand: AsyncParsableCommand {
             all moments and on those within 30 min after a neighbour's opening (the bridge a \
             vessel passes just before, learnt from the history). The reliability table groups \
             forecasts in deciles and shows how often the opening happened: a calibrated \
-            model observes about what it predicts. Without --train-until the last quarter of the stored days is held out. \
+            model observes about what it predicts. Without --train-until the last quarter of the stored days is held out, 92 days at most. \
             Days are local dates; --test-until is exclusive, like every --until (--until is \
             the same option). --bridge scores those bridges only; --since leaves out the history \
             before it.
@@ -75,8 +75,9 @@ struct BacktestCommand: AsyncParsableCommand {
                 }
             } else {
                 let lastDay = test.map { $0.number - 1 } ?? lastStored
-                train = LocalDay(number: firstDay + max(1, (lastDay - firstDay + 1) * 3 / 4))
-                Terminal.note("testing on the last quarter of the history, from \(train) (--train-until chooses)")
+                train = LocalDay(number: Backtester.defaultTrainUntil(firstDay: firstDay, lastDay: lastDay))
+                Terminal.note("testing on the last quarter of the history (\(Backtester.defaultTestDays) days at most), "
+                              + "from \(train) (--train-until chooses)")
             }
             let result = try await context.assembly.makeProcessor(store: store)
                 .backtest(trainUntil: train.number, testUntil: test?.number, in: scope)
