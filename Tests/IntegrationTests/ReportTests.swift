@@ -77,7 +77,7 @@ struct ReportTests {
                     .map { ($0[0] as String, $0[1] as Int64) })
             }
         }
-        #expect(try await Set(kept().keys) == ["pages.figures", "pages.quality"])
+        #expect(try await Set(kept().keys) == ["pages.figures", "pages.quality", "pages.provenance"])
         // Fremont's rows removed behind the store's back (the version kept): the page still shows the kept figures,
         // so it did not read the history.
         let queue = try DatabaseQueue(path: bridget.storePath)
@@ -87,7 +87,7 @@ struct ReportTests {
         try await queue.write { db in try db.execute(sql: "UPDATE history_version SET version = version + 1") }
         try queue.close()
         await #expect(try fremontSays().contains("No openings of this bridge are stored yet"))
-        #expect(try await kept().count == 2)
+        #expect(try await kept().count == 3)
     }
 
     @Test("a bridge without history among bridges with it: its page says so, and a route over it still scores")

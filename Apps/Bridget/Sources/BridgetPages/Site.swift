@@ -351,7 +351,7 @@ package struct Site: Sendable {
     /// quarters, tested on the last), as a reliability diagram and each bridge's skill.
     package func qualityPage() async throws -> String {
         let frame = frame("Forecast quality – Bridget", top: true)
-        let provenance = try await ProvenanceAnswer.current(store: store, now: now)
+        let provenance = try await KeptFigures(context: context, store: store).provenance(now: now)
         func page(message: String?, tested: QualityPageView.Tested? = nil) -> String {
             PageTemplates.render(QualityPageView(frame: frame, homeHref: homeHref(top: true), message: message,
                                                  tested: tested, provenance: provenance.sentence), as: "quality")

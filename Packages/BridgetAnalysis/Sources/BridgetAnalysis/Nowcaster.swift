@@ -101,15 +101,17 @@ public struct Nowcaster: Sendable {
         let closures = rules?.closures(of: bridge.id, from: reading.wallClockSeconds,
                                        until: reading.wallClockSeconds + Int64(window * 60)) ?? []
         let curfew = rules?.curfew(of: bridge.id)
-        var days: [Int: (lifted: Bool, curfewDay: Bool)] = [:]
+        // The day's facts, worked out again only when the window crosses midnight.
+        var factsDay = Int.min
+        var facts = (lifted: false, curfewDay: false)
         for minute in 0..<window {
             let moment = FloatingTimestamp(wallClockSeconds: reading.wallClockSeconds + Int64(minute * 60))
             let day = Int(moment.wallClockSeconds.floorDivided(by: 86_400))
-            if days[day] == nil {
+            if day != factsDay {
                 let lifted = rules?.liftedCurfew(bridge.id, onDay: day) != nil
-                days[day] = (lifted, !lifted && (curfew?.weekdays.contains(moment.mondayFirstWeekday + 1) ?? false))
+                facts = (lifted, !lifted && (curfew?.weekdays.contains(moment.mondayFirstWeekday + 1) ?? false))
+                factsDay = day
             }
-            let facts = days[day]!
             let weekSlot = OpeningModelDTO.slot(of: moment)
             let slot = facts.lifted && model.dynamics.holidaysAsSundays ? 6 * 96 + weekSlot % 96 : weekSlot
             if covered.insert(slot).inserted {
@@ -201,8 +203,9 @@ public struct Nowcaster: Sendable {
                     chance: brought, bridgeID: from))
             }
         }
-        var openOnArrival = min(1, model.slots[slot(of: reading, model: model)].openProbability * season)
-        var waitIfOpen = model.slots[slot(of: reading, model: model)].meanRemainingMinutes
+        let arrivalSlot = slot(of: reading, model: model)
+        var openOnArrival = min(1, model.slots[arrivalSlot].openProbability * season)
+        var waitIfOpen = model.slots[arrivalSlot].meanRemainingMinutes
         if closedBy != nil && passable[0] == 0 { openOnArrival = 0 }
         if let elapsed = evidence.openFor[bridge.id] {
             openOnArrival = 1

@@ -200,11 +200,7 @@ public struct RuleCalendar: Sendable, Codable, Equatable {
     }
 
     /// The federal holiday observed on day `dayNumber`, if any.
-    public func holiday(onDay dayNumber: Int) -> FederalHoliday? {
-        let year = CivilCalendar.civilFromDays(dayNumber).year
-        return Self.holidays(year).first { $0.dayNumber == dayNumber }
-            ?? Self.holidays(year + 1).first { $0.dayNumber == dayNumber }
-    }
+    public func holiday(onDay dayNumber: Int) -> FederalHoliday? { Self.holidayOn(dayNumber) }
 
     /// The curfew rule of `bridgeID`, if it has one.
     public func curfew(of bridgeID: String) -> CurfewRule? { curfews.first { $0.bridgeIDs.contains(bridgeID) } }
@@ -239,6 +235,24 @@ public struct RuleCalendar: Sendable, Codable, Equatable {
     /// Memoised holiday lists: a forecast asks for the same year again and again.
     private static let cache = HolidayCache()
     static func holidays(_ year: Int) -> [FederalHoliday] { cache.holidays(year) }
+
+    /// The holidays of 1970–2199 by day number, made once: what a forecast asks minute by minute, without a lock.
+    private static let holidayByDay: [Int: FederalHoliday] = {
+        var table: [Int: FederalHoliday] = [:]
+        for year in 1970...2199 {
+            for holiday in FederalHoliday.observed(in: year) { table[holiday.dayNumber] = holiday }
+        }
+        return table
+    }()
+    private static let tabled = CivilCalendar.daysFromCivil(year: 1970, month: 1, day: 1)...CivilCalendar.daysFromCivil(
+        year: 2199, month: 12, day: 30)
+
+    /// The federal holiday observed on day `dayNumber` (the table's, or computed outside its years).
+    static func holidayOn(_ dayNumber: Int) -> FederalHoliday? {
+        if tabled.contains(dayNumber) { return holidayByDay[dayNumber] }
+        let year = CivilCalendar.civilFromDays(dayNumber).year
+        return holidays(year).first { $0.dayNumber == dayNumber } ?? holidays(year + 1).first { $0.dayNumber == dayNumber }
+    }
 }
 
 /// Holiday lists by year, computed once each.

@@ -60,11 +60,20 @@ package struct KeptFigures: Sendable {
         }
     }
 
-    /// Computes and keeps what the pages need of the history as it is now (the figures and the quality page's
-    /// backtest), so the next pages render from them.
+    /// Computes and keeps what the pages need of the history as it is now (the figures, the quality page's
+    /// backtest and provenance), so the next pages render from them.
     package func keepAll() async throws {
         _ = try await figures()
         _ = try await qualityBacktest()
+        _ = try await provenance(now: context.assembly.now())
+    }
+
+    /// Where the stored openings come from (`ProvenanceAnswer`), as of the history's current version: counting
+    /// every stored event and reading the change log's newest 50,000 changes is too much for every page view. The
+    /// ages behind "seen only live" are those of the moment it was computed (a live feed changes the version with
+    /// each opening it sees).
+    package func provenance(now: Date) async throws -> ProvenanceAnswer {
+        try await kept("pages.provenance") { try await ProvenanceAnswer.current(store: store, now: now) }
     }
 
     /// The quality page's backtest of the history as it is now: tested on its last quarter (by local days), 92 days

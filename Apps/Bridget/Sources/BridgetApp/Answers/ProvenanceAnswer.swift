@@ -5,7 +5,7 @@ import Foundation
 /// Where the stored openings come from: published records, openings seen live (still awaiting their published row,
 /// or seen only live past the grace period), announcements; and how long the published record took to confirm an
 /// opening seen live. `bridget stats` and the quality page say it.
-package struct ProvenanceAnswer: Encodable, Sendable {
+package struct ProvenanceAnswer: Codable, Sendable {
     /// Published rows (status `observed`).
     package let published: Int
     /// Openings seen live whose published row may still come (younger than the grace period).
