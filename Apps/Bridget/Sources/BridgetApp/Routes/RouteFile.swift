@@ -216,18 +216,9 @@ package final class RouteFile: RouteStore {
 
     private func write(_ routes: [RouteDTO], fromStores: [String]? = nil) throws {
         let text = try Self.yaml(routes, fromStores: fromStores ?? (try readDocument()?.fromStores ?? []))
-        let target = self.target
-        let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".routes-\(UUID().uuidString).yaml")
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: temporary)
-            if let mode = try? FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary.path)
-            }
-            guard rename(temporary.path, target) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try SystemCall.replaceFile(at: target, with: Data(text.utf8), temporaryPrefix: "routes")
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
             throw BridgetError.data("routes-write", "cannot write the routes file \(path): \(error.localizedDescription)",
                                     hint: "routes.path in the config chooses where routes are kept", exitCode: 73)
         }

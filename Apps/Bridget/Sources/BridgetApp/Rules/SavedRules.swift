@@ -203,17 +203,7 @@ package final class RuleFile: SavedRules {
                 return try SystemCall.withExclusiveLock(on: target + ".lock") {
                     let (kept, result) = try change(try read())
                     let text = try RuleDocument.yaml(kept.sorted { ($0.from, $0.id) < ($1.from, $1.id) })
-                    let temporary = folder.appendingPathComponent(".rules-\(UUID().uuidString).yaml")
-                    do {
-                        try Data(text.utf8).write(to: temporary)
-                        if let mode = try? FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] {
-                            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary.path)
-                        }
-                        guard rename(temporary.path, target) == 0 else { throw CocoaError(.fileWriteUnknown) }
-                    } catch {
-                        try? FileManager.default.removeItem(at: temporary)
-                        throw error
-                    }
+                    try SystemCall.replaceFile(at: target, with: Data(text.utf8), temporaryPrefix: "rules")
                     return result
                 }
             } catch let error as BridgetError {
