@@ -74,9 +74,9 @@ struct LiveExecutableTests {
         #expect(sync.stderr.contains("hint: check this machine's network connection and DNS")
                 && sync.stderr.contains("provider.live.base_url"), "\(sync.stderr)")
         #expect(!sync.stderr.contains("app token") && !sync.stderr.contains("gave up"), "\(sync.stderr)")
-        // The default policy backs off for 7 to 15 s over five attempts; one quick retry is about a second. The bound
-        // is only a hang detector.
-        #expect(sync.seconds < 20, "\(sync.seconds) s")
+        // How many attempts and waits it makes is counted in `HostileNetworkTests.unresolvedHost`; here only a hang
+        // detector.
+        #expect(sync.seconds < 120, "\(sync.seconds) s")
     }
 
     @Test("live sync through the executable, then the cached provider with the server stopped")

@@ -261,6 +261,22 @@ public struct OpeningDynamicsDTO: Sendable, Codable, Equatable {
     public static let none = OpeningDynamicsDTO(followers: [], broughtShare: 0, durationCounts: [],
                                                 holidaysAsSundays: false)
 
+    /// Whether every figure is one a model can hold: shares in 0…1, lag weights finite, non-negative and summing to
+    /// 1, lags and windows within an hour or so, counts non-negative. A store hands back what it was given; a value
+    /// that fails this (a damaged row, an edit by hand) is read as `.none`, never forecast from.
+    public var isSound: Bool {
+        let unit = { (value: Double) in value.isFinite && value >= 0 && value <= 1 }
+        return unit(broughtShare) && durationCounts.allSatisfy { $0 >= 0 } && durationCounts.count <= 1_441
+            && followers.count <= 1_000 && followers.allSatisfy { follow in
+                unit(follow.share) && (follow.shareAfterUpstream.map(unit) ?? true) && (follow.shareFirst.map(unit) ?? true)
+                    && (1...1_440).contains(follow.maxLagMinutes) && follow.lagWeights.count == follow.maxLagMinutes
+                    && follow.lagWeights.allSatisfy(unit)
+                    && abs(follow.lagWeights.reduce(0, +) - 1) < 1e-6
+                    && follow.freshOpenings >= 0 && follow.followed >= 0
+                    && (follow.freshWindow.map { $0.lowerBound >= 0 && $0.upperBound <= 1_440 } ?? true)
+            }
+    }
+
     /// Mean minutes still to go for an opening that has lasted `elapsed` minutes (`nil` without durations).
     public func meanRemaining(afterMinutes elapsed: Double) -> Double? {
         var weight = 0.0
@@ -277,7 +293,8 @@ public struct OpeningDynamicsDTO: Sendable, Codable, Equatable {
 public struct ForecastReasonDTO: Sendable, Codable, Equatable, Hashable {
     /// What kind: `follows` (another bridge opened: a vessel on its way), `holiday` (a federal holiday lifts the
     /// curfew), `curfew` (the rush-hour rule holds small vessels), `deviation` (closed for an event), `announced` (an
-    /// opening is announced in the window), `under-way` (the bridge is open now), `season`.
+    /// opening is announced in the window), `under-way` (the bridge is open now), `evidence` (what happened before
+    /// the moment is not known yet).
     public let kind: String
     /// For people: "Ballard opened 6 min ago: 71% of such openings are followed at Fremont within 20 min".
     public let text: String

@@ -69,7 +69,8 @@ extension SQLiteBridgeStore: OpeningModelStore {
                         ?? Array(repeating: 1, count: 12),
                     sourceVersion: row["source_version"],
                     dynamics: (row["dynamics"] as String?).flatMap {
-                        try? JSONDecoder().decode(OpeningDynamicsDTO.self, from: Data($0.utf8)) } ?? .none)
+                        try? JSONDecoder().decode(OpeningDynamicsDTO.self, from: Data($0.utf8)) }.flatMap {
+                        $0.isSound ? $0 : nil } ?? .none)
             }
         }
     }

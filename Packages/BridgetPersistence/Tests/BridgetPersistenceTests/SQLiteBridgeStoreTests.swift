@@ -40,6 +40,34 @@ struct SQLiteBridgeStoreTests {
         try queue.close()
     }
 
+    @Test("a model's dynamics the file holds damaged (not JSON, a share of 7, weights that do not sum to 1, a negative share) are read as none, the slots kept")
+    func damagedDynamics() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let store = try await Self.store(at: path, with: [])
+        let slot = OpeningSlotDTO(starts: 1, occurrences: 10, startProbability: 0.1, openProbability: 0.01,
+                                  meanRemainingMinutes: 3)
+        let follow = FollowDTO(fromBridgeID: "2", maxLagMinutes: 2, freshOpenings: 10, followed: 7, expectedByChance: 1,
+                               share: 0.6, lagWeights: [0.5, 0.5], freshWindow: 1...2)
+        let model = OpeningModelDTO(
+            bridgeID: "3", builtAt: Date(timeIntervalSince1970: 1_790_000_000), firstDay: nil, lastDay: nil, openings: 1,
+            sourceEvents: 1, sourceLatestOpening: nil, baseStartProbability: 0.1, baseOpenProbability: 0.01,
+            slots: Array(repeating: slot, count: OpeningModelDTO.slotsPerWeek),
+            dynamics: OpeningDynamicsDTO(followers: [follow], broughtShare: 0.3, durationCounts: [0, 2],
+                                         holidaysAsSundays: true))
+        try await store.saveOpeningModels([model])
+        #expect(try await store.openingModel(bridgeID: "3")?.dynamics == model.dynamics)
+        let good = try #require(try await Self.waitingQueue(path).read {
+            try String.fetchOne($0, sql: "SELECT dynamics FROM opening_models WHERE bridge_id = '3'") })
+        for damaged in ["not json", good.replacingOccurrences(of: "\"share\":0.6", with: "\"share\":7"),
+                        good.replacingOccurrences(of: "[0.5,0.5]", with: "[0.5,0.75]"),
+                        good.replacingOccurrences(of: "\"broughtShare\":0.3", with: "\"broughtShare\":-1")] {
+            #expect(damaged != good || damaged == "not json")
+            try await Self.rewrite(path, "UPDATE opening_models SET dynamics = '\(damaged.replacingOccurrences(of: "'", with: "''"))'")
+            let read = try #require(try await store.openingModel(bridgeID: "3"))
+            #expect(read.dynamics == .none && read.slots == model.slots, "\(damaged)")
+        }
+    }
+
     @Test("the sync lock is a file beside the store: two stores on one file take turns; the holder is named; a folder that cannot be written is a store error")
     func syncLockAcrossInstances() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"

@@ -201,7 +201,8 @@ extension PostgresBridgeStore: OpeningModelStore {
                 baseStartProbability: try row[7].decode(Double.self), baseOpenProbability: try row[8].decode(Double.self),
                 slots: slots, monthFactors: try row[9].decode([Double].self), sourceVersion: try row[10].decode(Int64.self),
                 dynamics: try row[16].decode(String?.self).flatMap {
-                    try? JSONDecoder().decode(OpeningDynamicsDTO.self, from: Data($0.utf8)) } ?? .none)
+                    try? JSONDecoder().decode(OpeningDynamicsDTO.self, from: Data($0.utf8)) }.flatMap {
+                    $0.isSound ? $0 : nil } ?? .none)
         }
     }
 }
