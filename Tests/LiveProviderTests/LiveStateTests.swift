@@ -246,7 +246,7 @@ struct LiveStateTests {
             _ = try await poller.pollOnce()
             let closed = try await store.events(matching: EventQuery(status: .live))
             #expect(closed.count == 1 && closed.first?.closedAt != nil)
-            #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).map(\.kind) == [.closed])
+            #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).map(\.opening?.kind) == [.closed])
         }
     }
 

@@ -13,7 +13,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var version: Int64 = 0
     private var checkpoints: [String: ImportCheckpoint] = [:]
     private var keptAnswers: [String: KeptAnswer] = [:]
-    private var changeLog: [OpeningChangeDTO] = []
+    private var changeLog: [ChangeLogEntryDTO] = []
     private var newestChange: Int64 = 0
     private var alertRules: [String: AlertRuleDTO] = [:]
     private var outbox: [OutboxMessage] = []
@@ -41,6 +41,23 @@ public actor InMemoryBridgeStore: BridgeStore {
         }
         var counts = UpsertCounts()
         let logged = newestChange
+        let now = Date()
+        var tally = BulkChangeTally(now: now)
+        /// Logs a change, or tallies it for the write's summary (`BulkChangeTally`).
+        func log(_ kind: OpeningChangeKind, _ event: BridgeEventDTO) {
+            if tally.isItemized(kind, status: event.status, openedAt: event.openedAt, closedAt: event.closedAt) {
+                return self.log(kind, event, at: now)
+            }
+            switch tally.add(kind, bridgeID: event.bridgeID, openedAt: event.openedAt) {
+            case .logEntry:
+                self.log(kind, event, at: now)
+                tally.logged(newestChange)
+            case .retract(let sequences):
+                let retracted = Set(sequences)
+                changeLog.removeAll { retracted.contains($0.sequence) }
+            case .tallied: break
+            }
+        }
         for event in events {
             var replaced = false
             if event.status == .live, eventsByKey.values.contains(where: { stored in
@@ -95,6 +112,11 @@ public actor InMemoryBridgeStore: BridgeStore {
         }
         if counts.inserted + counts.updated > 0 {
             version += 1
+            if tally.summarises, let summary = try? StoredBulkChange.entry(
+                json: try tally.stored(historyVersion: version).json(), sequence: newestChange + 1, recordedAt: now) {
+                newestChange += 1
+                changeLog.append(.bulk(summary))
+            }
             enqueueAlerts(changesAfter: logged)
         }
         if var checkpoint {
@@ -245,16 +267,17 @@ public actor InMemoryBridgeStore: BridgeStore {
 
 // The change log and alerts.
 extension InMemoryBridgeStore {
-    private func log(_ kind: OpeningChangeKind, _ event: BridgeEventDTO) {
+    private func log(_ kind: OpeningChangeKind, _ event: BridgeEventDTO, at now: Date = Date()) {
         newestChange += 1
-        changeLog.append(OpeningChangeDTO(
-            sequence: newestChange, recordedAt: Date(), kind: kind, bridgeID: event.bridgeID, openedAt: event.openedAt,
-            closedAt: event.closedAt, status: event.status, recordID: event.recordID, recordVersion: event.recordVersion))
+        changeLog.append(.opening(OpeningChangeDTO(
+            sequence: newestChange, recordedAt: now, kind: kind, bridgeID: event.bridgeID, openedAt: event.openedAt,
+            closedAt: event.closedAt, status: event.status, recordID: event.recordID, recordVersion: event.recordVersion)))
     }
 
-    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) -> [OpeningChangeDTO] {
-        Array(changeLog.lazy.filter { $0.sequence > sequence && (bridgeIDs?.contains($0.bridgeID) ?? true) }
-            .prefix(max(limit, 0)))
+    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) -> [ChangeLogEntryDTO] {
+        Array(changeLog.lazy.filter { entry in
+            entry.sequence > sequence && (bridgeIDs.map { wanted in entry.bridgeIDs.contains(where: wanted.contains) } ?? true)
+        }.prefix(max(limit, 0)))
     }
 
     public func changeLogBounds() -> ChangeLogBounds {
@@ -288,7 +311,8 @@ extension InMemoryBridgeStore {
     private func enqueueAlerts(changesAfter sequence: Int64) {
         guard !alertRules.isEmpty else { return }
         let now = Date()
-        for change in changeLog where change.sequence > sequence {
+        for entry in changeLog where entry.sequence > sequence {
+            guard let change = entry.opening else { continue } // a summary pages nobody
             for rule in alertRules.values.sorted(by: { $0.name < $1.name }) where rule.isTriggered(by: change, at: now) {
                 let name = bridgesByID[change.bridgeID]?.displayName ?? change.bridgeID
                 _ = insert(AlertMessageDTO(alert: rule.name, change: change, bridgeName: name, createdAt: now), at: now)

@@ -35,34 +35,51 @@ enum ChangeLogSQL {
         var statements: [Statement] { byKind }
     }
 
-    static func appendStatements(_ db: Database) throws -> AppendStatements { try AppendStatements(db, at: Date()) }
-
     /// The newest number given, 0 before the first (pruning keeps the newest row).
     static func newest(_ db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_log") ?? 0
     }
 
-    static let columns = "seq, recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id, record_version"
+    static let columns =
+        "seq, recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id, record_version, summary"
 
-    static func change(_ row: Row) throws -> OpeningChangeDTO {
+    /// Appends a write's summary of its changes to older openings (after the history version moved: the summary
+    /// names the version that holds them).
+    static func appendSummary(_ db: Database, _ tally: BulkChangeTally, at now: Date) throws {
+        let version = try Int64.fetchOne(db, sql: "SELECT version FROM history_version") ?? 0
+        try db.execute(sql: "INSERT INTO change_log (recorded_ms, kind, summary) VALUES (?, 'bulk', ?)",
+                       arguments: [try StoredInstant.milliseconds(now, "the change's time"),
+                                   try tally.stored(historyVersion: version).json()])
+    }
+
+    static func entry(_ row: Row) throws -> ChangeLogEntryDTO {
+        let recorded: Int64 = row[1]
+        let recordedAt = Date(timeIntervalSince1970: Double(recorded) / 1000)
+        let kindText: String = row[2]
+        if kindText == BulkChangeDTO.kindName {
+            guard let summary = row[9] as String? else {
+                throw StoreError.corruptEvent(detail: "a bulk entry without its summary in the change log")
+            }
+            return .bulk(try StoredBulkChange.entry(json: summary, sequence: row[0], recordedAt: recordedAt))
+        }
         func instant(_ column: Int, _ name: String) throws -> Date {
-            let text: String = row[column]
-            guard let date = StoredTimestamp.date(text) else {
-                throw StoreError.corruptEvent(detail: "an unreadable \(name) '\(text)' in the change log")
+            guard let text = row[column] as String?, let date = StoredTimestamp.date(text) else {
+                throw StoreError.corruptEvent(detail: "an unreadable \(name) '\(row[column] as String? ?? "NULL")' in the change log")
             }
             return date
         }
-        let kindText: String = row[2]
         guard let kind = OpeningChangeKind(rawValue: kindText) else {
             throw StoreError.corruptEvent(detail: "an unknown change '\(kindText)' in the change log")
         }
+        guard let bridgeID = row[3] as String? else {
+            throw StoreError.corruptEvent(detail: "a change without its bridge in the change log")
+        }
         let status = (row[6] as String?).flatMap(OpeningStatus.init(rawValue:)) ?? .observed
-        let recorded: Int64 = row[1]
-        return OpeningChangeDTO(
-            sequence: row[0], recordedAt: Date(timeIntervalSince1970: Double(recorded) / 1000), kind: kind, bridgeID: row[3],
+        return .opening(OpeningChangeDTO(
+            sequence: row[0], recordedAt: recordedAt, kind: kind, bridgeID: bridgeID,
             openedAt: try instant(4, "opened_at"),
             closedAt: try (row[5] as String?).map { _ in try instant(5, "closed_at") }, status: status,
-            recordID: row[7], recordVersion: row[8])
+            recordID: row[7], recordVersion: row[8]))
     }
 }
 
@@ -74,8 +91,10 @@ enum AlertOutboxSQL {
         let rules = try String.fetchAll(db, sql: "SELECT rule FROM alerts ORDER BY name").map(AlertRuleDTO.stored)
         guard !rules.isEmpty else { return }
         let now = Date()
-        let changes = try Row.fetchAll(db, sql: "SELECT \(ChangeLogSQL.columns) FROM change_log WHERE seq > ? ORDER BY seq",
-                                       arguments: [sequence]).map(ChangeLogSQL.change)
+        // Summaries are never matched: a backfill pages nobody.
+        let changes = try Row.fetchAll(db, sql: """
+            SELECT \(ChangeLogSQL.columns) FROM change_log WHERE seq > ? AND kind <> 'bulk' ORDER BY seq
+            """, arguments: [sequence]).compactMap { try ChangeLogSQL.entry($0).opening }
         var names: [String: String] = [:]
         for change in changes {
             for rule in rules where rule.isTriggered(by: change, at: now) {
@@ -113,18 +132,24 @@ enum AlertOutboxSQL {
 }
 
 extension SQLiteBridgeStore: ChangeLogStore {
-    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [OpeningChangeDTO] {
+    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [ChangeLogEntryDTO] {
         var sql = "SELECT \(ChangeLogSQL.columns) FROM change_log WHERE seq > ?"
         var arguments: StatementArguments = [sequence]
         if let bridgeIDs {
-            sql += " AND bridge_id IN (" + Array(repeating: "?", count: bridgeIDs.count).joined(separator: ", ") + ")"
-            arguments += StatementArguments(bridgeIDs)
+            // A summary is a bridge's when it counts the bridge.
+            let bridges = String(decoding: try JSONEncoder().encode(bridgeIDs), as: UTF8.self)
+            sql += """
+                 AND (bridge_id IN (SELECT value FROM json_each(?))
+                      OR (kind = 'bulk' AND EXISTS (SELECT 1 FROM json_each(summary, '$.bridgeIDs') AS b
+                                                    WHERE b.value IN (SELECT value FROM json_each(?)))))
+                """
+            arguments += [bridges, bridges]
         }
         sql += " ORDER BY seq LIMIT ?"
         arguments += [max(limit, 0)]
         let (finalSQL, finalArguments) = (sql, arguments)
         return try await read("read the change log") { db in
-            try Row.fetchAll(try db.cachedStatement(sql: finalSQL), arguments: finalArguments).map(ChangeLogSQL.change)
+            try Row.fetchAll(try db.cachedStatement(sql: finalSQL), arguments: finalArguments).map(ChangeLogSQL.entry)
         }
     }
 

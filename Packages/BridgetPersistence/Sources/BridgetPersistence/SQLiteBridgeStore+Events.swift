@@ -46,7 +46,7 @@ extension SQLiteBridgeStore: EventStore {
             // same instant, or a closing now known. Each changes a row only when the general update would.
             let replaceInPlace = try db.cachedStatement(sql: update.sql + " AND ?12 IS NOT NULL AND record_version IS NOT ?13")
             let close = try db.cachedStatement(sql: update.sql + " AND closed_at IS NULL AND ?5 IS NOT NULL")
-            let log = try ChangeLogSQL.appendStatements(db)
+            let log = try ChangeLogSQL.AppendStatements(db, at: Date())
             // Only for events with a record id (never Socrata's), found through event_records (v11): is a later
             // version stored, and the earlier versions at another opening, which the incoming one replaces (a NULL
             // version is older than any); then the record's opening is listed.
@@ -70,6 +70,10 @@ extension SQLiteBridgeStore: EventStore {
                 INSERT OR IGNORE INTO event_records (record_id, bridge_id, opened_at) VALUES (?12, ?1, ?2)
                 """)
             let logged = try ChangeLogSQL.newest(db)
+            let now = Date()
+            // Changes to older openings beyond the first `itemizedLimit` are one summary (`BulkChangeTally`).
+            var tally = BulkChangeTally(now: now)
+            let retract = try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq IN (SELECT value FROM json_each(?))")
             var matching = try LiveMatchingSQL(db, events)
             var counts = UpsertCounts()
             var row = EventRowBinding()
@@ -83,6 +87,23 @@ extension SQLiteBridgeStore: EventStore {
             // (its strings retained, then released).
             try events.withUnsafeBufferPointer { events in
                 for index in events.indices {
+                    /// Logs the change the row (loaded) had.
+                    func record(_ kind: OpeningChangeKind) throws {
+                        let event = events[index]
+                        if tally.isItemized(kind, status: event.status, openedAt: event.openedAt, closedAt: event.closedAt) {
+                            try row.run(log[kind], db)
+                            return
+                        }
+                        switch tally.add(kind, bridgeID: event.bridgeID, openedAt: event.openedAt) {
+                        case .logEntry:
+                            try row.run(log[kind], db)
+                            tally.logged(sqlite3_last_insert_rowid(db.sqliteConnection))
+                        case .retract(let sequences):
+                            let list = "[" + sequences.map(String.init).joined(separator: ",") + "]"
+                            try retract.execute(arguments: [list])
+                        case .tallied: break
+                        }
+                    }
                     // A live opening whose published record is stored already is left; a published opening replaces
                     // the live ones it matches (they are removed, and it is logged as their replacement).
                     let replacedLive: Bool
@@ -114,26 +135,26 @@ extension SQLiteBridgeStore: EventStore {
                     if try changed(insert) {
                         if replaced {
                             counts.updated += 1
-                            try row.run(log[.replaced], db)
+                            try record(.replaced)
                         } else {
                             counts.inserted += 1
-                            try row.run(log[events[index].status == .planned ? .announced : .new], db)
+                            try record(events[index].status == .planned ? .announced : .new)
                         }
                         continue
                     }
                     if replaced {
                         try row.run(update, db)
                         counts.updated += 1
-                        try row.run(log[.replaced], db)
+                        try record(.replaced)
                     } else if events[index].recordID != nil, try changed(replaceInPlace) {
                         counts.updated += 1
-                        try row.run(log[.replaced], db)
+                        try record(.replaced)
                     } else if try changed(close) {
                         counts.updated += 1
-                        try row.run(log[.closed], db)
+                        try record(.closed)
                     } else if try changed(update) {
                         counts.updated += 1
-                        try row.run(log[.updated], db)
+                        try record(.updated)
                     } else {
                         counts.unchanged += 1
                     }
@@ -141,6 +162,7 @@ extension SQLiteBridgeStore: EventStore {
             }
             if counts.inserted + counts.updated > 0 {
                 try db.execute(sql: "UPDATE history_version SET version = version + 1")
+                if tally.summarises { try ChangeLogSQL.appendSummary(db, tally, at: now) }
                 try AlertOutboxSQL.enqueue(db, changesAfter: logged)
             }
             return counts

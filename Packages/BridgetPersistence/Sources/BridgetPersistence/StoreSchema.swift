@@ -279,6 +279,33 @@ enum StoreSchema {
             // forecasts from its slots until the next rebuild, which every history change brings.
             try db.execute(sql: "ALTER TABLE opening_models ADD COLUMN dynamics TEXT")
         }
+        migrator.registerMigration("v15: bulk writes summarised in the change log") { db in
+            // A bulk write's changes to older openings are one 'bulk' entry (BulkChangeTally): no opening of its own,
+            // its summary as JSON (StoredBulkChange). SQLite alters no CHECK or NOT NULL, so the table is rebuilt;
+            // the log is pruned and small, and its numbers are kept (the newest with them).
+            try db.execute(sql: """
+                CREATE TABLE change_log_v15 (
+                    seq            INTEGER PRIMARY KEY,
+                    recorded_ms    INTEGER NOT NULL,  -- UTC, milliseconds since 1970
+                    kind           TEXT NOT NULL
+                        CHECK (kind IN ('new', 'announced', 'closed', 'updated', 'replaced', 'withdrawn', 'bulk')),
+                    bridge_id      TEXT,            -- NULL for 'bulk' only
+                    opened_at      TEXT,            -- NULL for 'bulk' only
+                    closed_at      TEXT,
+                    status         TEXT,            -- NULL observed, as in events
+                    record_id      TEXT,
+                    record_version INTEGER,
+                    summary        TEXT,            -- JSON for 'bulk' only: StoredBulkChange
+                    CHECK ((kind = 'bulk') = (summary IS NOT NULL AND bridge_id IS NULL AND opened_at IS NULL))
+                );
+                INSERT INTO change_log_v15 (seq, recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id,
+                                            record_version)
+                    SELECT seq, recorded_ms, kind, bridge_id, opened_at, closed_at, status, record_id, record_version
+                    FROM change_log;
+                DROP TABLE change_log;
+                ALTER TABLE change_log_v15 RENAME TO change_log;
+                """)
+        }
         return migrator
     }
 }

@@ -14,15 +14,24 @@ extension StoreConformance {
         #expect(try await store.changes(after: 0, bridgeIDs: nil, limit: 10).isEmpty)
         try await store.upsertBridges(BridgeCatalog.seattle.bridges)
 
+        // Every write here changes a few openings: each has an entry of its own.
+        func openings(after sequence: Int64, bridgeIDs: [String]? = nil, limit: Int = 100) async throws
+            -> [OpeningChangeDTO]
+        {
+            let entries = try await store.changes(after: sequence, bridgeIDs: bridgeIDs, limit: limit)
+            let openings = entries.compactMap(\.opening)
+            #expect(openings.count == entries.count, "a few changes are never summarised")
+            return openings
+        }
         func kinds(after sequence: Int64) async throws -> [OpeningChangeKind] {
-            try await store.changes(after: sequence, bridgeIDs: nil, limit: 100).map(\.kind)
+            try await openings(after: sequence).map(\.kind)
         }
         // New, announced, and nothing for what is stored as it is.
         let observed = StoreFixture.event(minute: 0)
         let open = StoreFixture.event(StoreFixture.ballard, minute: 5, minutes: nil)
         let planned = StoreFixture.record("ndw-1", version: 1, minute: 60)
         _ = try await store.upsertEvents([observed, open, planned])
-        let first = try await store.changes(after: 0, bridgeIDs: nil, limit: 10)
+        let first = try await openings(after: 0, limit: 10)
         #expect(first.map(\.kind) == [.new, .new, .announced])
         #expect(first.map(\.key) == [observed.key, open.key, planned.key])
         #expect(first.map(\.sequence) == first.map(\.sequence).sorted() && Set(first.map(\.sequence)).count == 3)
@@ -41,19 +50,18 @@ extension StoreConformance {
         _ = try await store.upsertEvents([underWay])
         let moved = StoreFixture.record("ndw-1", version: 3, minute: 62, status: .observed, minutes: nil)
         _ = try await store.upsertEvents([moved])
-        let changes = try await store.changes(after: afterFirst, bridgeIDs: nil, limit: 10)
+        let changes = try await openings(after: afterFirst, limit: 10)
         #expect(changes.map(\.kind) == [.closed, .updated, .replaced, .replaced])
         #expect(changes[0].closedAt == closed.closedAt)
         #expect(changes[2].status == .observed && changes[2].recordVersion == 2)
         #expect(changes[3].openedAt == moved.openedAt)
 
         // Paging and the bridge filter continue strictly after a number.
-        let all = try await store.changes(after: 0, bridgeIDs: nil, limit: 100)
+        let all = try await openings(after: 0)
         #expect(all.count == 7)
-        let paged = try await store.changes(after: 0, bridgeIDs: nil, limit: 3)
-            + store.changes(after: all[2].sequence, bridgeIDs: nil, limit: 100)
+        let paged = try await openings(after: 0, limit: 3) + openings(after: all[2].sequence)
         #expect(paged == all)
-        #expect(try await store.changes(after: 0, bridgeIDs: [StoreFixture.ballard.id], limit: 100)
+        #expect(try await openings(after: 0, bridgeIDs: [StoreFixture.ballard.id])
             == all.filter { $0.bridgeID == StoreFixture.ballard.id })
 
         // A refused batch (an unknown bridge) logs nothing.
@@ -71,7 +79,7 @@ extension StoreConformance {
         let version = try await store.historyVersion()
         #expect(try await store.withdrawAnnouncements(bridgeIDs: [StoreFixture.ballard.id], keeping: []) == 0)
         #expect(try await store.withdrawAnnouncements(bridgeIDs: [StoreFixture.fremont.id], keeping: ["ndw-3"]) == 1)
-        let withdrawn = try await store.changes(after: beforeWithdrawal, bridgeIDs: nil, limit: 10)
+        let withdrawn = try await openings(after: beforeWithdrawal, limit: 10)
         #expect(withdrawn.map(\.kind) == [.withdrawn])
         #expect(withdrawn.first?.recordID == "ndw-2" && withdrawn.first?.status == .planned)
         #expect(try await store.historyVersion() > version)
@@ -92,6 +100,93 @@ extension StoreConformance {
         #expect(after.continues(after: bounds.newest) && after.continues(after: bounds.newest - 1))
         #expect(!after.continues(after: 0), "a reader behind the pruned changes must resync")
         #expect(try await store.pruneChanges(recordedBefore: Date().addingTimeInterval(3_600)) == 0)
+    }
+
+    /// Checks the log's summaries of bulk writes (`BulkChangeTally`): a write with more changes to older openings
+    /// than `itemizedLimit` logs them as one `bulk` entry, after an entry for each recent, announced or replaced
+    /// one, whichever way the store writes the batch (new rows, rows that overlap stored ones, source records); a
+    /// few older changes keep an entry each; a bridge's reader gets the summaries that count its bridge; alerts are
+    /// matched against openings' entries only.
+    public static func checkBulkChanges(makeStore: () async throws -> any BridgeStore) async throws {
+        let store = try await makeStore()
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        let limit = BulkChangeTally.itemizedLimit
+        let base = Date(timeIntervalSince1970: 1_780_315_200)
+        let minuteNow = Int(Date().timeIntervalSince(base) / 60)
+        // An alert that every announced opening of Fremont triggers.
+        try await store.saveAlert(AlertRuleDTO(
+            name: "fremont", bridgeIDs: [StoreFixture.fremont.id], timeZone: "UTC",
+            destination: AlertDestination(kind: .webhook, url: "https://example.org/hook")))
+        func entries(after sequence: Int64, bridgeIDs: [String]? = nil) async throws -> [ChangeLogEntryDTO] {
+            try await store.changes(after: sequence, bridgeIDs: bridgeIDs, limit: 10_000)
+        }
+        func bridge(_ index: Int) -> BridgeInfoDTO { index % 3 == 0 ? StoreFixture.ballard : StoreFixture.fremont }
+
+        // New rows: a backfill of older openings with a few of the last hours and one announced.
+        // The last 50 still open (their closing unknown).
+        let old = (0..<(limit + 50)).map { StoreFixture.event(bridge($0), minute: $0 * 30, minutes: $0 < limit ? 5 : nil) }
+        let recent = (1...3).map { StoreFixture.event(minute: minuteNow - 60 * $0, minutes: 5) }
+        let announced = StoreFixture.record("ndw-bulk", version: 1, minute: minuteNow + 90)
+        _ = try await store.upsertEvents(old + recent + [announced])
+        var logged = try await entries(after: 0)
+        #expect(logged.count == 5, "three recent, one announced, one summary: \(logged.map(\.kindName))")
+        #expect(logged.compactMap(\.opening).map(\.key).sorted { $0.openedAt < $1.openedAt }
+                == (recent.reversed() + [announced]).map(\.key))
+        let summary = try #require(logged.last.flatMap { if case .bulk(let s) = $0 { s } else { nil } })
+        #expect(summary.counts == [.new: limit + 50] && summary.total == limit + 50)
+        #expect(summary.bridgeIDs == [StoreFixture.ballard.id, StoreFixture.fremont.id].sorted())
+        #expect(summary.openedFrom == old.first?.openedAt && summary.openedThrough == old.last?.openedAt)
+        #expect(summary.historyVersion == (try await store.historyVersion()))
+        #expect(logged.map(\.sequence) == logged.map(\.sequence).sorted())
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = .sortedKeys
+        let encoded = try sorted.encode(logged.last)
+        let decoded = try JSONDecoder().decode(ChangeLogEntryDTO.self, from: encoded)
+        #expect(decoded.sequence == summary.sequence && decoded.opening == nil && decoded.bridgeIDs == summary.bridgeIDs)
+        #expect(try sorted.encode(decoded) == encoded, "a summary reads back as written")
+        #expect(String(decoding: encoded, as: UTF8.self).contains(#""kind":"bulk""#))
+        // Only the announced opening paged anyone.
+        #expect(try await store.outboxMessages(alert: nil, limit: 10).count == 1)
+
+        // A bridge's reader gets the summaries that count it, and no other.
+        #expect(try await entries(after: 0, bridgeIDs: [StoreFixture.ballard.id]).map(\.sequence) == [summary.sequence])
+        #expect(try await entries(after: 0, bridgeIDs: ["1"]).isEmpty, "a summary not counting the bridge")
+
+        // A few older openings changed: an entry each.
+        var newest = try await store.changeLogBounds().newest
+        _ = try await store.upsertEvents((0..<10).map { StoreFixture.event(bridge($0), minute: $0 * 30, minutes: 6) })
+        logged = try await entries(after: newest)
+        #expect(logged.compactMap(\.opening).map(\.kind) == Array(repeating: .updated, count: 10))
+        #expect(logged.count == 10)
+
+        // Many stored openings changed (rows overlapping stored ones): one summary, by kind.
+        newest = try await store.changeLogBounds().newest
+        _ = try await store.upsertEvents((0..<(limit + 50)).map { StoreFixture.event(bridge($0), minute: $0 * 30, minutes: 7) })
+        logged = try await entries(after: newest)
+        let updated = try #require(logged.first.flatMap { if case .bulk(let s) = $0 { s } else { nil } })
+        #expect(logged.count == 1 && updated.counts == [.updated: limit, .closed: 50])
+
+        // A plain backfill where nothing is stored yet (a store's fastest path): one summary.
+        newest = try await store.changeLogBounds().newest
+        let later = (0..<(limit + 10)).map { StoreFixture.event(bridge($0), minute: 200_000 + $0 * 30) }
+        _ = try await store.upsertEvents(later)
+        logged = try await entries(after: newest)
+        let backfill = try #require(logged.first.flatMap { if case .bulk(let s) = $0 { s } else { nil } })
+        #expect(logged.count == 1 && backfill.counts == [.new: limit + 10])
+        #expect(backfill.openedFrom == later.first?.openedAt && backfill.openedThrough == later.last?.openedAt)
+
+        // Source records (one at a time, in order): older ones summarised the same way.
+        newest = try await store.changeLogBounds().newest
+        let records = (0..<(limit + 5)).map {
+            StoreFixture.record("old-\($0)", version: 1, minute: 100_000 + $0 * 30, status: .observed, minutes: 5)
+        }
+        _ = try await store.upsertEvents(records)
+        logged = try await entries(after: newest)
+        let fromRecords = try #require(logged.first.flatMap { if case .bulk(let s) = $0 { s } else { nil } })
+        #expect(logged.count == 1 && fromRecords.counts == [.new: limit + 5])
+        #expect(fromRecords.bridgeIDs == [StoreFixture.fremont.id])
+        #expect(try await store.eventCount(bridgeID: nil) == old.count + recent.count + 1 + later.count + records.count)
+        #expect(try await store.outboxMessages(alert: nil, limit: 10).count == 1, "a backfill pages nobody")
     }
 
     /// Checks `AlertStore` against a whole store: alerts saved and removed by name; a change that triggers an alert
@@ -124,7 +219,7 @@ extension StoreConformance {
         let past = StoreFixture.event(minute: 0)
         let elsewhere = StoreFixture.event(StoreFixture.ballard, minute: minuteFromNow - 1, minutes: nil)
         _ = try await store.upsertEvents([past, coming, elsewhere])
-        let logged = try await store.changes(after: 0, bridgeIDs: nil, limit: 10)
+        let logged = try await store.changes(after: 0, bridgeIDs: nil, limit: 10).compactMap(\.opening)
         let announced = try #require(logged.first { $0.kind == .announced })
         var messages = try await store.outboxMessages(alert: nil, limit: 10)
         #expect(messages.map(\.eventID) == ["fremont:\(announced.sequence)"])

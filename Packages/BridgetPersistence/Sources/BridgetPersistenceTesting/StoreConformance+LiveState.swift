@@ -40,7 +40,7 @@ extension StoreConformance {
         _ = try await store.saveLiveFeed(state, events: [closed], holder: "a", now: t0.addingTimeInterval(42))
         let stored = try await store.events(matching: EventQuery(status: .live))
         #expect(stored == [closed], "a live opening and its window round-trip")
-        #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).map(\.kind) == [.new, .closed])
+        #expect(try await store.changes(after: logged, bridgeIDs: nil, limit: 10).compactMap(\.opening?.kind) == [.new, .closed])
         #expect(try await store.events(matching: EventQuery(happened: true)) == [closed])
 
         // A lease that ran out during a slow poll, claimed by no one, is still its holder's to write with.
@@ -69,7 +69,7 @@ extension StoreConformance {
         let counts = try await store.upsertEvents([published, unrelated])
         #expect(counts == UpsertCounts(inserted: 1, updated: 1, unchanged: 0))
         #expect(try await store.events(matching: EventQuery()) == [published, unrelated])
-        #expect(try await store.changes(after: beforePublished, bridgeIDs: nil, limit: 10).map(\.kind) == [.replaced, .new])
+        #expect(try await store.changes(after: beforePublished, bridgeIDs: nil, limit: 10).compactMap(\.opening?.kind) == [.replaced, .new])
         #expect(try await store.historyVersion() != versionBefore)
         #expect(try await store.openingRecords().count == 2, "a model reads one opening, not two")
 

@@ -27,6 +27,8 @@ public enum StoreConformance {
         case bridgeActivity
         /// The change log and the alerts' outbox, which the writes of events fill.
         case changeLog, alerts
+        /// The change log's summaries of bulk writes.
+        case bulkChanges
         /// Openings seen live, their replacement by published ones, and the live state feed's lease.
         case liveState
 
@@ -45,6 +47,7 @@ public enum StoreConformance {
             case .syncLock: "SyncLocking"
             case .bridgeActivity: "BridgeStore.bridgeActivity"
             case .changeLog: "ChangeLogStore"
+            case .bulkChanges: "ChangeLogStore (bulk writes)"
             case .alerts: "AlertStore"
             case .liveState: "LiveStateStore"
             }
@@ -65,6 +68,7 @@ public enum StoreConformance {
             case .syncLock: try await checkSyncLock { try await makeStore() }
             case .bridgeActivity: try await checkBridgeActivity(makeStore: makeStore)
             case .changeLog: try await checkChangeLog(makeStore: makeStore)
+            case .bulkChanges: try await checkBulkChanges(makeStore: makeStore)
             case .alerts: try await checkAlerts(makeStore: makeStore)
             case .liveState: try await checkLiveState(makeStore: makeStore)
             }

@@ -27,20 +27,41 @@ extension PostgresBridgeStore {
         return newest
     }
 
-    static let changeColumns = "seq, recorded_ms, kind, bridge_id, opened_ms, closed_ms, status, record_id, record_version"
+    static let changeColumns =
+        "seq, recorded_ms, kind, bridge_id, opened_ms, closed_ms, status, record_id, record_version, summary"
 
-    static func change(_ row: PostgresRandomAccessRow) throws -> OpeningChangeDTO {
+    static func entry(_ row: PostgresRandomAccessRow) throws -> ChangeLogEntryDTO {
+        let sequence = try row[0].decode(Int64.self)
+        let recordedAt = date(milliseconds: try row[1].decode(Int64.self))
         let kindText = try row[2].decode(String.self)
-        guard let kind = OpeningChangeKind(rawValue: kindText) else {
+        if kindText == BulkChangeDTO.kindName {
+            guard let summary = try row[9].decode(String?.self) else {
+                throw StoreError.corruptEvent(detail: "a bulk entry without its summary in the change log")
+            }
+            return .bulk(try StoredBulkChange.entry(json: summary, sequence: sequence, recordedAt: recordedAt))
+        }
+        guard let kind = OpeningChangeKind(rawValue: kindText), let bridgeID = try row[3].decode(String?.self),
+              let opened = try row[4].decode(Int64?.self) else {
             throw StoreError.corruptEvent(detail: "an unknown change '\(kindText)' in the change log")
         }
-        return OpeningChangeDTO(
-            sequence: try row[0].decode(Int64.self), recordedAt: date(milliseconds: try row[1].decode(Int64.self)),
-            kind: kind, bridgeID: try row[3].decode(String.self),
-            openedAt: date(milliseconds: try row[4].decode(Int64.self)),
+        return .opening(OpeningChangeDTO(
+            sequence: sequence, recordedAt: recordedAt, kind: kind, bridgeID: bridgeID,
+            openedAt: date(milliseconds: opened),
             closedAt: try row[5].decode(Int64?.self).map(date(milliseconds:)),
             status: try row[6].decode(String?.self).flatMap(OpeningStatus.init(rawValue:)) ?? .observed,
-            recordID: try row[7].decode(String?.self), recordVersion: try row[8].decode(Int64?.self).map { Int($0) })
+            recordID: try row[7].decode(String?.self), recordVersion: try row[8].decode(Int64?.self).map { Int($0) }))
+    }
+
+    /// Appends a write's summary of its changes to older openings, naming the history version the write leaves
+    /// (the one after the version now: every write that summarises moves it once, after).
+    func appendSummary(_ tally: BulkChangeTally, _ connection: PostgresConnection) async throws {
+        var version: Int64 = 0
+        for try await value in try await connection.query("SELECT version FROM history_version", logger: logger)
+            .decode(Int64.self) { version = value }
+        let summary = try tally.stored(historyVersion: version + 1).json()
+        try await connection.query("""
+            INSERT INTO change_log (recorded_ms, kind, summary) VALUES (\(unescaped: Self.nowMS), 'bulk', \(summary))
+            """, logger: logger)
     }
 
     /// Puts in the outbox the message of every alert a change logged after `sequence` triggers.
@@ -51,9 +72,12 @@ extension PostgresBridgeStore {
         guard !rules.isEmpty else { return }
         let now = Date()
         var changes: [OpeningChangeDTO] = []
+        // Summaries are never matched: a backfill pages nobody.
         for try await row in try await connection.query("""
-            SELECT \(unescaped: Self.changeColumns) FROM change_log WHERE seq > \(sequence) ORDER BY seq
-            """, logger: logger) { changes.append(try Self.change(row.makeRandomAccess())) }
+            SELECT \(unescaped: Self.changeColumns) FROM change_log WHERE seq > \(sequence) AND kind <> 'bulk' ORDER BY seq
+            """, logger: logger) {
+            if let change = try Self.entry(row.makeRandomAccess()).opening { changes.append(change) }
+        }
         var names: [String: String] = [:]
         for change in changes {
             for rule in rules where rule.isTriggered(by: change, at: now) {
@@ -92,11 +116,15 @@ extension PostgresBridgeStore {
 }
 
 extension PostgresBridgeStore: ChangeLogStore {
-    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [OpeningChangeDTO] {
+    public func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [ChangeLogEntryDTO] {
         let query: PostgresQuery = if let bridgeIDs {
+            // A summary is a bridge's when it counts the bridge.
             """
             SELECT \(unescaped: Self.changeColumns) FROM change_log
-            WHERE seq > \(sequence) AND bridge_id = ANY(\(bridgeIDs)::text[]) ORDER BY seq LIMIT \(Int64(max(limit, 0)))
+            WHERE seq > \(sequence)
+              AND (bridge_id = ANY(\(bridgeIDs)::text[])
+                   OR (kind = 'bulk' AND (summary::jsonb -> 'bridgeIDs') ?| \(bridgeIDs)::text[]))
+            ORDER BY seq LIMIT \(Int64(max(limit, 0)))
             """
         } else {
             """
@@ -104,7 +132,7 @@ extension PostgresBridgeStore: ChangeLogStore {
             LIMIT \(Int64(max(limit, 0)))
             """
         }
-        return try await rows("read the change log", query).map(Self.change)
+        return try await rows("read the change log", query).map(Self.entry)
     }
 
     public func changeLogBounds() async throws -> ChangeLogBounds {

@@ -44,7 +44,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         if batch.isPlain && !matching.hasIncomingLive {
             // The live openings the published rows replace go first; their replacements are then logged as such.
             let replacing = try await matching.replaceMatched(events, connection)
-            counts = try await upsertPlain(batch, connection)
+            counts = try await upsertPlain(batch, replacing: replacing, connection)
             if !replacing.isEmpty {
                 var relabelled: Int64 = 0
                 for try await count in try await connection.query("""
@@ -84,8 +84,14 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     /// The batch as arrays in one statement. When no stored opening lies in the batch's time range (a first import,
     /// a sync past the watermark) it is a plain insert; otherwise, or when a concurrent writer got there first, an
     /// upsert that inserts new keys and updates those whose fields differ.
-    private func upsertPlain(_ batch: EventBatch, _ connection: PostgresConnection) async throws -> UpsertCounts {
+    ///
+    /// Changes are logged as `BulkChangeTally` says: the openings of `replacing` (published rows that replace live
+    /// ones, relabelled `replaced` after) always one by one.
+    private func upsertPlain(_ batch: EventBatch, replacing: [(bridgeID: String, openedMS: Int64)],
+                             _ connection: PostgresConnection) async throws -> UpsertCounts {
         guard let first = batch.openedMS.min(), let last = batch.openedMS.max() else { return UpsertCounts() }
+        let tallyStart = BulkChangeTally(now: Date())
+        let recentFromMS = try Self.milliseconds(tallyStart.recentFrom)
         var overlaps = true
         for try await found in try await connection.query("""
             SELECT EXISTS (SELECT 1 FROM events WHERE opened_ms BETWEEN \(first) AND \(last))
@@ -104,18 +110,39 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                     }
                 }
                 try await connection.query("RELEASE SAVEPOINT plain_insert", logger: logger)
-                try await connection.query(batch.query(before: """
-                    INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status)
-                    SELECT \(Self.nowMS), CASE WHEN b.status IS NULL THEN 'new' ELSE 'announced' END, b.bridge_id,
-                           b.opened_ms, b.closed_ms, b.status
-                    FROM
-                    """, after: " AS b \(EventBatch.names) ORDER BY b.opened_ms, b.bridge_id"), logger: logger)
+                // Every row is new: logged one by one, or the older ones as one summary.
+                let replaced = Set(replacing.map { "\($0.openedMS) \($0.bridgeID)" })
+                var tally = tallyStart
+                var itemized: [BridgeEventDTO] = []
+                for event in batch.events {
+                    let kind: OpeningChangeKind = event.status == .planned ? .announced : .new
+                    let replacesLive = try !replaced.isEmpty
+                        && replaced.contains("\(Self.milliseconds(event.openedAt)) \(event.bridgeID)")
+                    if replacesLive
+                        || tally.isItemized(kind, status: event.status, openedAt: event.openedAt, closedAt: event.closedAt) {
+                        itemized.append(event)
+                    } else {
+                        _ = tally.add(kind, bridgeID: event.bridgeID, openedAt: event.openedAt)
+                    }
+                }
+                let logged = tally.summarises ? try EventBatch(itemized) : batch
+                if logged.count > 0 {
+                    try await connection.query(logged.query(before: """
+                        INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status)
+                        SELECT \(Self.nowMS), CASE WHEN b.status IS NULL THEN 'new' ELSE 'announced' END, b.bridge_id,
+                               b.opened_ms, b.closed_ms, b.status
+                        FROM
+                        """, after: " AS b \(EventBatch.names) ORDER BY b.opened_ms, b.bridge_id"), logger: logger)
+                }
+                if tally.summarises { try await appendSummary(tally, connection) }
                 return UpsertCounts(inserted: batch.count)
             } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
                 try await connection.query("ROLLBACK TO SAVEPOINT plain_insert", logger: logger)
             }
         }
-        let rows = try await connection.query(batch.query(before: """
+        // The same rule as `BulkChangeTally`'s, in SQL: a change is itemized when its opening is announced or live,
+        // of the last day ($13), or a replacement ($11, $12); the others are, when more than the limit, one summary.
+        var upsert = batch.query(before: """
             WITH batch AS (SELECT * FROM
             """, after: """
                 AS b \(EventBatch.names)),
@@ -139,18 +166,42 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                        NULL::bigint, NULL::text)
                 RETURNING e.bridge_id, e.opened_ms, e.closed_ms, e.status, (xmax = 0) AS inserted
             ),
+            classified AS (
+                SELECT CASE WHEN w.inserted THEN (CASE WHEN w.status IS NULL THEN 'new' ELSE 'announced' END)
+                            WHEN earlier.closed_ms IS NULL AND w.closed_ms IS NOT NULL THEN 'closed'
+                            ELSE 'updated' END AS kind,
+                       w.bridge_id, w.opened_ms, w.closed_ms, w.status,
+                       (w.status IS NOT NULL OR w.opened_ms >= $13 OR coalesce(w.closed_ms, w.opened_ms) >= $13
+                        OR (w.bridge_id, w.opened_ms) IN (SELECT * FROM unnest($11::text[], $12::int8[]))) AS itemized
+                FROM written AS w LEFT JOIN earlier USING (bridge_id, opened_ms)
+            ),
+            summarised AS (
+                SELECT count(*) > \(BulkChangeTally.itemizedLimit) AS yes FROM classified WHERE NOT itemized
+            ),
             logged AS (
                 INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status)
-                SELECT \(Self.nowMS),
-                       CASE WHEN w.inserted THEN (CASE WHEN w.status IS NULL THEN 'new' ELSE 'announced' END)
-                            WHEN earlier.closed_ms IS NULL AND w.closed_ms IS NOT NULL THEN 'closed'
-                            ELSE 'updated' END,
-                       w.bridge_id, w.opened_ms, w.closed_ms, w.status
-                FROM written AS w LEFT JOIN earlier USING (bridge_id, opened_ms)
-                ORDER BY w.opened_ms, w.bridge_id
+                SELECT \(Self.nowMS), c.kind, c.bridge_id, c.opened_ms, c.closed_ms, c.status
+                FROM classified AS c
+                WHERE c.itemized OR NOT (SELECT yes FROM summarised)
+                ORDER BY c.opened_ms, c.bridge_id
+            ),
+            summary AS (
+                INSERT INTO change_log (recorded_ms, kind, summary)
+                SELECT \(Self.nowMS), 'bulk', json_build_object(
+                    'counts', (SELECT json_object_agg(k.kind, k.n)
+                               FROM (SELECT kind, count(*) AS n FROM classified WHERE NOT itemized GROUP BY kind) AS k),
+                    'bridgeIDs', json_agg(DISTINCT c.bridge_id ORDER BY c.bridge_id),
+                    'openedFromMS', min(c.opened_ms), 'openedThroughMS', max(c.opened_ms),
+                    'historyVersion', (SELECT version + 1 FROM history_version))::text
+                FROM classified AS c WHERE NOT c.itemized
+                HAVING (SELECT yes FROM summarised)
             )
             SELECT count(*) FILTER (WHERE inserted), count(*) FILTER (WHERE NOT inserted) FROM written
-            """), logger: logger)
+            """)
+        upsert.binds.append(replacing.map(\.bridgeID))
+        upsert.binds.append(replacing.map(\.openedMS))
+        upsert.binds.append(recentFromMS)
+        let rows = try await connection.query(upsert, logger: logger)
         var counts = UpsertCounts()
         for try await (inserted, updated) in rows.decode((Int64, Int64).self) {
             counts.inserted = Int(inserted)
@@ -170,6 +221,8 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             for try await _ in try await connection.query(query, logger: logger) { found = true }
             return found
         }
+        // Changes to older openings beyond the first `itemizedLimit` are one summary (`BulkChangeTally`).
+        var tally = BulkChangeTally(now: Date())
         for event in events {
             let opened = try Self.milliseconds(event.openedAt)
             let closed = try event.closedAt.map { try Self.milliseconds($0) }
@@ -201,13 +254,30 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                     """) || replaced
             }
             let minutes = event.minutesOpen.map(Int64.init)
-            func log(_ kind: OpeningChangeKind) async throws {
-                try await connection.query("""
+            @discardableResult
+            func append(_ kind: OpeningChangeKind) async throws -> Int64 {
+                var sequence: Int64 = 0
+                for try await value in try await connection.query("""
                     INSERT INTO change_log (recorded_ms, kind, bridge_id, opened_ms, closed_ms, status, record_id,
                                             record_version)
                     VALUES (\(unescaped: Self.nowMS), \(kind.rawValue), \(event.bridgeID), \(opened), \(closed)::bigint,
                             \(status)::text, \(event.recordID)::text, \(version)::bigint)
-                    """, logger: logger)
+                    RETURNING seq
+                    """, logger: logger).decode(Int64.self) { sequence = value }
+                return sequence
+            }
+            /// Logs the change, or tallies it for the write's summary.
+            func log(_ kind: OpeningChangeKind) async throws {
+                if tally.isItemized(kind, status: event.status, openedAt: event.openedAt, closedAt: event.closedAt) {
+                    try await append(kind)
+                    return
+                }
+                switch tally.add(kind, bridgeID: event.bridgeID, openedAt: event.openedAt) {
+                case .logEntry: tally.logged(try await append(kind))
+                case .retract(let sequences):
+                    try await connection.query("DELETE FROM change_log WHERE seq = ANY(\(sequences)::int8[])", logger: logger)
+                case .tallied: break
+                }
             }
             if try await any("""
                 INSERT INTO events (bridge_id, opened_ms, entity_name, open_local, closed_ms, close_local, minutes_open,
@@ -256,6 +326,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
                 counts.unchanged += 1
             }
         }
+        if tally.summarises { try await appendSummary(tally, connection) }
         return counts
     }
 

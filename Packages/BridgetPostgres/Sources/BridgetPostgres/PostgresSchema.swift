@@ -173,6 +173,16 @@ enum PostgresSchema {
         ("what models know beyond their slots", """
         ALTER TABLE opening_models ADD COLUMN dynamics text;  -- JSON: OpeningDynamicsDTO
         """),
+        ("bulk writes summarised in the change log", """
+        -- A bulk write's changes to older openings are one 'bulk' entry: no opening, its summary as JSON.
+        ALTER TABLE change_log DROP CONSTRAINT change_log_kind_check;
+        ALTER TABLE change_log ALTER COLUMN bridge_id DROP NOT NULL, ALTER COLUMN opened_ms DROP NOT NULL,
+            ADD COLUMN summary text,  -- JSON: StoredBulkChange
+            ADD CONSTRAINT change_log_kind_check
+                CHECK (kind IN ('new', 'announced', 'closed', 'updated', 'replaced', 'withdrawn', 'bulk')),
+            ADD CONSTRAINT change_log_bulk_check
+                CHECK ((kind = 'bulk') = (summary IS NOT NULL AND bridge_id IS NULL AND opened_ms IS NULL));
+        """),
     ]
 
     /// The newest version this build knows.

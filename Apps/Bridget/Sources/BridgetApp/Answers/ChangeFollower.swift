@@ -26,8 +26,8 @@ package struct ChangeFollower: Sendable {
 
     /// Pages of the changes after `sequence` (of `bridgeIDs` only, when given), oldest first, each page once, as
     /// they are stored; never ends by itself (cancel the consuming task). A store error ends it with that error.
-    package func pages(after sequence: Int64, bridgeIDs: [String]? = nil) -> AsyncThrowingStream<[OpeningChangeDTO], any Error> {
-        let (stream, continuation) = AsyncThrowingStream<[OpeningChangeDTO], any Error>.makeStream(bufferingPolicy: .unbounded)
+    package func pages(after sequence: Int64, bridgeIDs: [String]? = nil) -> AsyncThrowingStream<[ChangeLogEntryDTO], any Error> {
+        let (stream, continuation) = AsyncThrowingStream<[ChangeLogEntryDTO], any Error>.makeStream(bufferingPolicy: .unbounded)
         let task = Task {
             var cursor = sequence
             var checked = ContinuousClock.now

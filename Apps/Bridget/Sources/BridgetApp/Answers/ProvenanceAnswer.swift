@@ -41,7 +41,8 @@ package struct ProvenanceAnswer: Codable, Sendable {
             guard let last = page.last else { break }
             read += page.count
             after = last.sequence
-            for change in page where change.kind == .replaced && change.status == .observed && change.recordID == nil {
+            for change in page.lazy.compactMap(\.opening)
+            where change.kind == .replaced && change.status == .observed && change.recordID == nil {
                 lags.append(change.recordedAt.timeIntervalSince(change.openedAt) / 3600)
             }
         }

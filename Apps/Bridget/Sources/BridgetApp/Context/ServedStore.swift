@@ -314,7 +314,7 @@ package final class ServedStore: BridgeStore, Sendable {
 // MARK: ChangeLogStore, AlertStore
 
 extension ServedStore {
-    package func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [OpeningChangeDTO] {
+    package func changes(after sequence: Int64, bridgeIDs: [String]?, limit: Int) async throws -> [ChangeLogEntryDTO] {
         try await call("read the change log") { try await $0.changes(after: sequence, bridgeIDs: bridgeIDs, limit: limit) }
     }
 

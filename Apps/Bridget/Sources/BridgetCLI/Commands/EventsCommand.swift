@@ -23,8 +23,10 @@ struct EventsCommand: AsyncParsableCommand {
             and no limit, the range as without --follow), then prints each change to the \
             openings as it is stored (a new opening, one announced, closed, replaced by a \
             newer version, withdrawn), by this process or any other that shares the store, \
-            until Ctrl-C. JSON prints each change as one line (NDJSON) and CSV as one row, \
-            without the list:
+            until Ctrl-C. A bulk write (an import, a backfill of older openings) is one \
+            'bulk' line that counts its changes and says which openings to read again; \
+            openings of the last day and announced ones always have a line each. JSON \
+            prints each change as one line (NDJSON) and CSV as one row, without the list:
               bridget events --follow
               bridget events -n 3 --follow
               bridget events --bridge Fremont --follow \\
@@ -124,14 +126,22 @@ struct EventsCommand: AsyncParsableCommand {
                        clock: LocalClock, poll: TimeInterval) async throws {
         let follower = ChangeFollower(store: store, pollInterval: .milliseconds(Int64(max(poll, 0.05) * 1000)),
                                       check: { try await store.checkReadiness() })
-        let catalog = Dictionary(try await store.bridges().map { ($0.id, $0.displayName) }, uniquingKeysWith: { a, _ in a })
-        if format == .csv { Self.printLine("sequence,recorded_at,kind,bridge_id,opened_at,closed_at,status,record_id,record_version") }
+        if format == .csv { Self.printLine(Self.csvHeader) }
         let pages = follower.pages(after: sequence, bridgeIDs: bridgeIDs.isEmpty ? nil : bridgeIDs)
         do {
             _ = try await cancelling(on: [SIGINT, SIGTERM], saying: { _ in "" }) {
+                // The bridges' names, read again when an entry names one not known yet (a first import fills the
+                // catalog).
+                @Sendable func names() async throws -> [String: String] {
+                    Dictionary(try await store.bridges().map { ($0.id, $0.displayName) }, uniquingKeysWith: { a, _ in a })
+                }
+                var catalog = try await names()
                 for try await page in pages {
-                    for change in page {
-                        Self.printLine(try Self.line(change, format: format, clock: clock, name: catalog[change.bridgeID]))
+                    if format == .table, page.contains(where: { $0.bridgeIDs.contains { catalog[$0] == nil } }) {
+                        catalog = try await names()
+                    }
+                    for entry in page {
+                        Self.printLine(try Self.line(entry, format: format, clock: clock, names: catalog))
                     }
                 }
             }
@@ -140,18 +150,38 @@ struct EventsCommand: AsyncParsableCommand {
         }
     }
 
-    /// One change as `--follow` prints it.
-    static func line(_ change: OpeningChangeDTO, format: OutputFormat, clock: LocalClock, name: String?) throws -> String {
+    /// `--follow`'s CSV columns: an opening's change fills the first nine; a bulk summary has its bridges
+    /// (space-separated) in `bridge_id`, its first opening in `opened_at`, and `count`, `opened_through` and
+    /// `history_version`.
+    static let csvHeader = "sequence,recorded_at,kind,bridge_id,opened_at,closed_at,status,record_id,record_version,"
+        + "count,opened_through,history_version"
+
+    /// One entry as `--follow` prints it.
+    static func line(_ entry: ChangeLogEntryDTO, format: OutputFormat, clock: LocalClock, names: [String: String]) throws
+        -> String
+    {
         func instant(_ date: Date?) -> String { date.map { ISO8601DateFormatter().string(from: $0) } ?? "" }
-        switch format {
-        case .json: return try AnswerJSON.line(change)
-        case .csv:
-            return [String(change.sequence), instant(change.recordedAt), change.kind.rawValue, change.bridgeID,
-                    instant(change.openedAt), instant(change.closedAt), change.status.rawValue, change.recordID ?? "",
-                    change.recordVersion.map(String.init) ?? ""]
-                .map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
+        func csv(_ fields: [String]) -> String {
+            fields.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
                 .joined(separator: ",")
+        }
+        if format == .json { return try AnswerJSON.line(entry) }
+        guard case .opening(let change) = entry else {
+            guard case .bulk(let bulk) = entry else { return "" }
+            if format == .csv {
+                return csv([String(bulk.sequence), instant(bulk.recordedAt), BulkChangeDTO.kindName,
+                            bulk.bridgeIDs.joined(separator: " "), instant(bulk.openedFrom), "", "", "", "",
+                            String(bulk.total), instant(bulk.openedThrough), String(bulk.historyVersion)])
+            }
+            return bulkLine(bulk, clock: clock, names: names)
+        }
+        switch format {
+        case .csv:
+            return csv([String(change.sequence), instant(change.recordedAt), change.kind.rawValue, change.bridgeID,
+                        instant(change.openedAt), instant(change.closedAt), change.status.rawValue, change.recordID ?? "",
+                        change.recordVersion.map(String.init) ?? "", "1", "", ""])
         default:
+            let name = names[change.bridgeID]
             var text = "#\(change.sequence)  \(clock.display(change.recordedAt))  \(change.kind.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0))  "
                 + "\(name ?? change.bridgeID) (\(change.bridgeID))  opens \(clock.display(change.openedAt))"
             if let closed = change.closedAt { text += ", until \(clock.display(closed))" }
@@ -160,6 +190,21 @@ struct EventsCommand: AsyncParsableCommand {
             if let record = change.recordID { text += "  record \(record)" + (change.recordVersion.map { " v\($0)" } ?? "") }
             return text.terminalSafe
         }
+    }
+
+    /// A bulk summary as a table line: what changed, where, opened when, and the command that reads it again.
+    static func bulkLine(_ bulk: BulkChangeDTO, clock: LocalClock, names: [String: String]) -> String {
+        let kinds = OpeningChangeKind.allCases.compactMap { kind in bulk.counts[kind].map { "\(kind.rawValue) \($0)" } }
+        let bridges = bulk.bridgeIDs.map { names[$0] ?? $0 }
+        let day = { (date: Date) in String(clock.reading(for: date).localText.prefix(10)) }
+        let until = day(bulk.openedThrough.addingTimeInterval(86_400))
+        let reread = "bridget events --since \(day(bulk.openedFrom)) --until \(until)"
+            + (bulk.bridgeIDs.count <= 3 ? bulk.bridgeIDs.map { " --bridge \($0)" }.joined() : "")
+        let text = "#\(bulk.sequence)  \(clock.display(bulk.recordedAt))  \("bulk".padding(toLength: 9, withPad: " ", startingAt: 0))  "
+            + "\(bulk.total) older openings (\(kinds.joined(separator: ", "))) of \(bridges.joined(separator: ", ")), "
+            + "opened \(clock.display(bulk.openedFrom)) to \(clock.display(bulk.openedThrough)); "
+            + "history version \(bulk.historyVersion); read them again: \(reread)"
+        return text.terminalSafe
     }
 
     /// A line on standard output, flushed: a reader at the other end of a pipe sees each change as it comes.

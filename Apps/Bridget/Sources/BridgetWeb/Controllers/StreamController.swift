@@ -177,8 +177,9 @@ struct StreamController {
 
     /// One page of the change log, for a client that polls.
     struct ChangePage: Encodable {
-        /// Changes after `after` (of the bridges asked for), oldest first.
-        let changes: [OpeningChangeDTO]
+        /// Entries after `after` (of the bridges asked for), oldest first: openings' changes, and bulk writes'
+        /// summaries (`kind` `bulk`: read those openings again).
+        let changes: [ChangeLogEntryDTO]
         /// Where the next page starts: give it as `after` (or `Last-Event-ID`).
         let next: Int64
         /// The numbers the log holds now.

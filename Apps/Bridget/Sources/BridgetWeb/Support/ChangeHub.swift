@@ -246,11 +246,11 @@ package final class ChangeHub: Service, Sendable {
 
     /// Hands a poll's changes to every client as one batch (of its bridges' changes): encoded once, shared by every
     /// client that takes every bridge.
-    private func broadcast(_ changes: [OpeningChangeDTO], through cursor: Int64) {
-        var encoded: [(sequence: Int64, bridgeID: String, event: ByteBuffer)] = []
+    private func broadcast(_ changes: [ChangeLogEntryDTO], through cursor: Int64) {
+        var encoded: [(sequence: Int64, bridgeIDs: [String], event: ByteBuffer)] = []
         encoded.reserveCapacity(changes.count)
         for change in changes {
-            if let event = try? Self.event(change) { encoded.append((change.sequence, change.bridgeID, event)) }
+            if let event = try? Self.event(change) { encoded.append((change.sequence, change.bridgeIDs, event)) }
         }
         let all = Batch(sequences: encoded.map(\.sequence), events: encoded.map(\.event))
         let clients = state.withLock { state in
@@ -262,7 +262,7 @@ package final class ChangeHub: Service, Sendable {
                 deliver(.changes(all), to: client)
                 continue
             }
-            let mine = encoded.filter { wanted.contains($0.bridgeID) }
+            let mine = encoded.filter { $0.bridgeIDs.contains(where: wanted.contains) }
             if !mine.isEmpty {
                 deliver(.changes(Batch(sequences: mine.map(\.sequence), events: mine.map(\.event))), to: client)
             }
@@ -288,10 +288,11 @@ package final class ChangeHub: Service, Sendable {
         }
     }
 
-    /// A change as one Server-Sent Event: its number as the id, its JSON as the data.
-    static func event(_ change: OpeningChangeDTO) throws -> ByteBuffer {
+    /// An entry as one Server-Sent Event: its number as the id, its JSON as the data; `event: change` for an
+    /// opening's change, `event: bulk` for a bulk write's summary (read its openings again).
+    static func event(_ change: ChangeLogEntryDTO) throws -> ByteBuffer {
         var buffer = ByteBuffer()
-        buffer.writeString("id: \(change.sequence)\nevent: change\ndata: ")
+        buffer.writeString("id: \(change.sequence)\nevent: \(change.opening == nil ? "bulk" : "change")\ndata: ")
         buffer.writeString(try AnswerJSON.line(change))
         buffer.writeString("\n\n")
         return buffer
