@@ -67,8 +67,8 @@ public enum ChangeLogEntryDTO: Sendable, Codable, Equatable, Hashable {
 /// history version that holds them. Openings of the last day, announced ones, live ones and replacements are never
 /// summarised: each of those has an entry of its own.
 ///
-/// A reader acts on it by reading the openings again (`GET /v1/events?bridge=…&from=…&to=…`, or the whole history
-/// when it keeps aggregates), not by applying each change: there is no per-opening detail to apply.
+/// A reader acts on it by reading the openings again (`GET /v1/bridges/{id}/events?since=…&until=…`, `bridget events
+/// --since … --until …`, or the whole history when it keeps aggregates), not by applying each change: there is no per-opening detail to apply.
 public struct BulkChangeDTO: Sendable, Codable, Equatable, Hashable {
     /// The `kind` a summary has in JSON.
     public static let kindName = "bulk"
