@@ -89,12 +89,14 @@ extension SQLiteBridgeStore: EventStore {
                 for index in events.indices {
                     /// Logs the change the row (loaded) had.
                     func record(_ kind: OpeningChangeKind) throws {
-                        let event = events[index]
-                        if tally.isItemized(kind, status: event.status, openedAt: event.openedAt, closedAt: event.closedAt) {
+                        // Read in place: a copy of the event would retain and release each of its strings.
+                        let event = events.baseAddress! + index
+                        if tally.isItemized(kind, status: event.pointee.status, openedAt: event.pointee.openedAt,
+                                            closedAt: event.pointee.closedAt) {
                             try row.run(log[kind], db)
                             return
                         }
-                        switch tally.add(kind, bridgeID: event.bridgeID, openedAt: event.openedAt) {
+                        switch tally.add(kind, bridgeID: event.pointee.bridgeID, openedAt: event.pointee.openedAt) {
                         case .logEntry:
                             try row.run(log[kind], db)
                             tally.logged(sqlite3_last_insert_rowid(db.sqliteConnection))
@@ -106,13 +108,15 @@ extension SQLiteBridgeStore: EventStore {
                     }
                     // A live opening whose published record is stored already is left; a published opening replaces
                     // the live ones it matches (they are removed, and it is logged as their replacement).
-                    let replacedLive: Bool
-                    switch try matching.resolve(events[index], db) {
-                    case .leave:
-                        counts.unchanged += 1
-                        continue
-                    case .replacedLive: replacedLive = true
-                    case .none: replacedLive = false
+                    var replacedLive = false
+                    if !matching.isEmpty {
+                        switch try matching.resolve(events[index], db) {
+                        case .leave:
+                            counts.unchanged += 1
+                            continue
+                        case .replacedLive: replacedLive = true
+                        case .none: break
+                        }
                     }
                     try row.load(events.baseAddress! + index)
                     // A replaced record counts once, as updated: the store holds one opening for it, as before,

@@ -25,6 +25,9 @@ struct LiveMatchingSQL {
     private var live: [String: [Stored]] = [:]
     private var published: [String: [Stored]] = [:]
 
+    /// Whether no event of the batch can match a stored one: then `resolve` is `.none` for each (an import).
+    var isEmpty: Bool { live.isEmpty && published.isEmpty }
+
     init(_ db: Database, _ events: [BridgeEventDTO]) throws {
         let incomingPublished = events.lazy.filter { $0.status == .observed && $0.recordID == nil }
         if let range = LiveMatch.candidateRange(incomingPublished),
