@@ -45,9 +45,35 @@ public protocol ImportCheckpointStore: EventStore {
     func importCheckpoint(source: String) async throws -> ImportCheckpoint?
     /// Forgets an import's checkpoint (when it finished, or to start over).
     func removeImportCheckpoint(source: String) async throws
+    /// Does the part of writing `events` that needs no store (encoding them as the store sends them), so that a
+    /// bulk writer can do it for the next batch while the store writes this one. Never fails: what cannot be
+    /// staged is written as `upsertEvents(_:checkpoint:)` writes it, with its errors.
+    func stageEvents(_ events: [BridgeEventDTO]) -> StagedEvents
+    /// `upsertEvents(_:checkpoint:)` of staged events: the same outcome, the same errors.
+    func upsertEvents(_ staged: StagedEvents, checkpoint: ImportCheckpoint?) async throws -> UpsertCounts
+}
+
+/// Events with what a store prepared to write them (`ImportCheckpointStore.stageEvents`): the store's own encoding,
+/// or nothing.
+public struct StagedEvents: Sendable {
+    public let events: [BridgeEventDTO]
+    /// The store's encoding of them, read only by the store that staged them.
+    public let payload: (any Sendable)?
+
+    public init(events: [BridgeEventDTO], payload: (any Sendable)? = nil) {
+        self.events = events
+        self.payload = payload
+    }
 }
 
 extension ImportCheckpointStore {
+    /// Nothing to stage: the events are written as they are.
+    public func stageEvents(_ events: [BridgeEventDTO]) -> StagedEvents { StagedEvents(events: events) }
+
+    public func upsertEvents(_ staged: StagedEvents, checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
+        try await upsertEvents(staged.events, checkpoint: checkpoint)
+    }
+
     /// Inserts new events, updates changed ones, leaves identical ones; one transaction for the batch.
     public func upsertEvents(_ events: [BridgeEventDTO]) async throws -> UpsertCounts {
         try await upsertEvents(events, checkpoint: nil)

@@ -29,9 +29,11 @@ struct LiveMatchingSQL {
     var isEmpty: Bool { live.isEmpty && published.isEmpty }
 
     init(_ db: Database, _ events: [BridgeEventDTO]) throws {
+        // The store is asked first (one probe of the partial index): with no live opening stored, as in an import,
+        // the batch is not walked for its range.
         let incomingPublished = events.lazy.filter { $0.status == .observed && $0.recordID == nil }
-        if let range = LiveMatch.candidateRange(incomingPublished),
-           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE status = 'live')") == true
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE status = 'live')") == true,
+           let range = LiveMatch.candidateRange(incomingPublished)
         {
             live = try Self.read(db, status: "status = 'live'", range)
         }

@@ -7,10 +7,39 @@ import PostgresNIO
 // `upsertEvents(_:checkpoint:)` is here as the one write of events (the checkpoint is `ImportCheckpointStore`'s).
 extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     public func upsertEvents(_ events: [BridgeEventDTO], checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
+        try await upsertEvents(events, EventBatch(events), copy: nil, checkpoint: checkpoint)
+    }
+
+    /// The batch's arrays and, for a plain batch, its rows in COPY's text, made before the write: an import makes
+    /// them for the next batch while this one is written.
+    public func stageEvents(_ events: [BridgeEventDTO]) -> StagedEvents {
+        guard let batch = try? EventBatch(events) else { return StagedEvents(events: events) }
+        let copy = batch.isPlain
+            ? stride(from: 0, to: batch.count, by: EventBatch.copyPiece).map {
+                batch.copyText($0..<min($0 + EventBatch.copyPiece, batch.count))
+            }
+            : nil
+        return StagedEvents(events: events, payload: StagedBatch(batch: batch, copy: copy))
+    }
+
+    public func upsertEvents(_ staged: StagedEvents, checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
+        guard let prepared = staged.payload as? StagedBatch else {
+            return try await upsertEvents(staged.events, checkpoint: checkpoint)
+        }
+        return try await upsertEvents(staged.events, prepared.batch, copy: prepared.copy, checkpoint: checkpoint)
+    }
+
+    /// What `stageEvents` prepares.
+    struct StagedBatch: @unchecked Sendable { // ByteBuffer is Sendable; the batch holds values only
+        let batch: EventBatch
+        let copy: [ByteBuffer]?
+    }
+
+    private func upsertEvents(_ events: [BridgeEventDTO], _ batch: EventBatch, copy: [ByteBuffer]?,
+                              checkpoint: ImportCheckpoint?) async throws -> UpsertCounts {
         guard !events.isEmpty || checkpoint != nil else { return UpsertCounts() }
-        let batch = try EventBatch(events)
         return try await transaction("save events") { connection in
-            let counts = try await upsert(events, batch, connection)
+            let counts = try await upsert(events, batch, copy: copy, connection)
             if var checkpoint {
                 checkpoint.counts = checkpoint.counts + counts
                 let state = String(decoding: try JSONEncoder.sorted.encode(checkpoint), as: UTF8.self)
@@ -25,8 +54,8 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
 
     /// The upsert of `events` inside a transaction: the events, their changes in the log, the history version and the
     /// alerts' outbox.
-    func upsert(_ events: [BridgeEventDTO], _ batch: EventBatch, _ connection: PostgresConnection) async throws
-        -> UpsertCounts
+    func upsert(_ events: [BridgeEventDTO], _ batch: EventBatch, copy: [ByteBuffer]? = nil,
+                _ connection: PostgresConnection) async throws -> UpsertCounts
     {
         guard !events.isEmpty else { return UpsertCounts() }
         if let orphan = try await unknownBridge(batch.bridgeIDs, connection) {
@@ -44,7 +73,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
         if batch.isPlain && !matching.hasIncomingLive {
             // The live openings the published rows replace go first; their replacements are then logged as such.
             let replacing = try await matching.replaceMatched(events, connection)
-            counts = try await upsertPlain(batch, replacing: replacing, connection)
+            counts = try await upsertPlain(batch, copy: copy, replacing: replacing, connection)
             if !replacing.isEmpty {
                 var relabelled: Int64 = 0
                 for try await count in try await connection.query("""
@@ -87,14 +116,22 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     ///
     /// Changes are logged as `BulkChangeTally` says: the openings of `replacing` (published rows that replace live
     /// ones, relabelled `replaced` after) always one by one.
-    private func upsertPlain(_ batch: EventBatch, replacing: [(bridgeID: String, openedMS: Int64)],
+    private func upsertPlain(_ batch: EventBatch, copy: [ByteBuffer]?, replacing: [(bridgeID: String, openedMS: Int64)],
                              _ connection: PostgresConnection) async throws -> UpsertCounts {
         guard let first = batch.openedMS.min(), let last = batch.openedMS.max() else { return UpsertCounts() }
         let tallyStart = BulkChangeTally(now: Date())
         let recentFromMS = try Self.milliseconds(tallyStart.recentFrom)
+        // A stored opening strictly inside the batch's range may conflict; one at its first or last instant only when
+        // its key is the batch's (consecutive batches of a time-ordered file share an instant when two bridges open
+        // at once, and a range check alone would send the second batch down the slow path).
+        let edges = batch.openedMS.indices.filter { batch.openedMS[$0] == first || batch.openedMS[$0] == last }
         var overlaps = true
         for try await found in try await connection.query("""
-            SELECT EXISTS (SELECT 1 FROM events WHERE opened_ms BETWEEN \(first) AND \(last))
+            SELECT EXISTS (SELECT 1 FROM events WHERE opened_ms > \(first) AND opened_ms < \(last))
+                OR EXISTS (SELECT 1 FROM events AS e
+                           JOIN unnest(\(edges.map { batch.events[$0].bridgeID })::text[],
+                                       \(edges.map { batch.openedMS[$0] })::int8[]) AS k (bridge_id, opened_ms)
+                             ON e.bridge_id = k.bridge_id AND e.opened_ms = k.opened_ms)
             """, logger: logger).decode(Bool.self) { overlaps = found }
         if !overlaps {
             // Nothing stored can conflict, so the rows go in as COPY, PostgreSQL's bulk path (no speculative insertion,
@@ -105,8 +142,12 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
             do {
                 // In pieces, so that the server reads one while the next is written.
                 try await connection.copyFrom(table: "events", columns: EventBatch.columns, logger: logger) { writer in
-                    for start in stride(from: 0, to: batch.count, by: EventBatch.copyPiece) {
-                        try await writer.write(batch.copyText(start..<min(start + EventBatch.copyPiece, batch.count)))
+                    if let copy {
+                        for piece in copy { try await writer.write(piece) }
+                    } else {
+                        for start in stride(from: 0, to: batch.count, by: EventBatch.copyPiece) {
+                            try await writer.write(batch.copyText(start..<min(start + EventBatch.copyPiece, batch.count)))
+                        }
                     }
                 }
                 try await connection.query("RELEASE SAVEPOINT plain_insert", logger: logger)
@@ -473,23 +514,33 @@ struct EventBatch {
     let isPlain: Bool
     var count: Int { events.count }
 
-    private struct Key: Hashable {
-        var milliseconds: Int64
-        var bridgeID: String
-    }
-
     /// Refuses a batch with an instant no store keeps (`StoredInstant`).
     init(_ events: [BridgeEventDTO]) throws {
         self.events = events
         openedMS = try events.map { try PostgresBridgeStore.milliseconds($0.openedAt) }
         closedMS = try events.map { try $0.closedAt.map { try PostgresBridgeStore.milliseconds($0) } }
-        var keys = Set<Key>(minimumCapacity: events.count)
-        var bridges = Set<String>()
+        // A key as one integer: the instant times 64 plus the bridge's place among the batch's bridges (a batch
+        // names a handful; a String's hash per event cost more than the rest of the check).
+        var bridges: [String] = []
+        var keys = Set<Int64>(minimumCapacity: events.count)
         var plain = true
-        for (event, opened) in zip(events, openedMS) {
-            bridges.insert(event.bridgeID)
-            if plain, event.recordID != nil || !keys.insert(Key(milliseconds: opened, bridgeID: event.bridgeID)).inserted {
-                plain = false
+        let instants = openedMS
+        events.withUnsafeBufferPointer { all in
+            for index in all.indices {
+                let event = all.baseAddress! + index
+                let place: Int
+                if let found = bridges.firstIndex(of: event.pointee.bridgeID) {
+                    place = found
+                } else {
+                    place = bridges.count
+                    bridges.append(event.pointee.bridgeID)
+                }
+                // More than 64 bridges in one batch: the row-by-row path, which needs no key set.
+                guard plain else { continue }
+                if event.pointee.recordID != nil || place >= 64
+                    || !keys.insert(instants[index] &* 64 &+ Int64(place)).inserted {
+                    plain = false
+                }
             }
         }
         bridgeIDs = bridges.sorted()
@@ -511,6 +562,11 @@ struct EventBatch {
         func null() { bytes.append(contentsOf: [0x5C, 0x4E]) } // \N
         func text(_ value: String?) {
             guard let value else { return null() }
+            // Most texts need no escape: copied whole.
+            if !value.utf8.contains(where: { $0 == 0x5C || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) {
+                bytes.append(contentsOf: value.utf8)
+                return
+            }
             for byte in value.utf8 {
                 switch byte {
                 case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
@@ -532,31 +588,43 @@ struct EventBatch {
             } while magnitude > 0
             bytes[first...].reverse() // written units first
         }
+        // A bridge's coordinates repeat from row to row: each distinct value is written as text once.
+        var reals: [(value: Double, text: [UInt8])] = []
         func real(_ value: Double?) {
             guard let value else { return null() }
-            bytes.append(contentsOf: value.description.utf8) // the shortest text that reads back exactly
+            if let known = reals.first(where: { $0.value == value && $0.value.sign == value.sign }) {
+                return bytes.append(contentsOf: known.text)
+            }
+            let text = Array(value.description.utf8) // the shortest text that reads back exactly
+            if reals.count < 32 { reals.append((value, text)) }
+            bytes.append(contentsOf: text)
         }
-        for ((event, opened), closed) in zip(zip(events[rows], openedMS[rows]), closedMS[rows]) {
-            text(event.bridgeID)
-            bytes.append(0x09)
-            integer(opened)
-            bytes.append(0x09)
-            text(event.bridgeName)
-            bytes.append(0x09)
-            text(event.openLocal)
-            bytes.append(0x09)
-            integer(closed)
-            bytes.append(0x09)
-            text(event.closeLocal)
-            bytes.append(0x09)
-            integer(event.minutesOpen.map(Int64.init))
-            bytes.append(0x09)
-            real(event.latitude)
-            bytes.append(0x09)
-            real(event.longitude)
-            bytes.append(0x09)
-            text(event.status == .observed ? nil : event.status.rawValue)
-            bytes.append(0x0A)
+        // Each event read where it lies: a copy would retain and release each of its strings.
+        events.withUnsafeBufferPointer { all in
+            for index in rows {
+                let event = all.baseAddress! + index
+                let (opened, closed) = (openedMS[index], closedMS[index])
+                text(event.pointee.bridgeID)
+                bytes.append(0x09)
+                integer(opened)
+                bytes.append(0x09)
+                text(event.pointee.bridgeName)
+                bytes.append(0x09)
+                text(event.pointee.openLocal)
+                bytes.append(0x09)
+                integer(closed)
+                bytes.append(0x09)
+                text(event.pointee.closeLocal)
+                bytes.append(0x09)
+                integer(event.pointee.minutesOpen.map(Int64.init))
+                bytes.append(0x09)
+                real(event.pointee.latitude)
+                bytes.append(0x09)
+                real(event.pointee.longitude)
+                bytes.append(0x09)
+                text(event.pointee.status == .observed ? nil : event.pointee.status.rawValue)
+                bytes.append(0x0A)
+            }
         }
         return ByteBuffer(bytes: bytes)
     }

@@ -146,8 +146,10 @@ extension ConfigSchema {
                   help: "an incremental sync re-reads this much before the newest stored opening"),
         ConfigKey("sync.rejects_path", .text, default: .null, nullable: true,
                   help: "append every rejected row to this NDJSON file (as --rejects does); null keeps only counts"),
-        ConfigKey("import.batch_size", .integer(1...1_000_000), default: .integer(10_000),
-                  help: "rows validated and written per transaction (and per checkpoint) by `bridget import`"),
+        ConfigKey("import.batch_size", .integer(1...1_000_000), default: .null, nullable: true,
+                  help: "rows validated and written per transaction (and per checkpoint) by `bridget import`; "
+                      + "null: the store's (10,000 for SQLite; 25,000 for PostgreSQL, where each transaction costs "
+                      + "a dozen round trips)"),
         ConfigKey("import.rejects_path", .text, default: .null, nullable: true,
                   help: "append every rejected row to this NDJSON file (as --rejects does); null keeps only counts"),
         ConfigKey("analysis.merge_gap_minutes", .number(0...60), default: .number(2),

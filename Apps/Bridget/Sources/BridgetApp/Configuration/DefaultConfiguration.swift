@@ -73,7 +73,8 @@ sync:
   rejects_path: null        # append every rejected row to this NDJSON file (as --rejects does)
 
 import:
-  batch_size: 10000         # rows validated and written per transaction (and per checkpoint) by `bridget import`
+  batch_size: null          # rows validated and written per transaction (and per checkpoint) by `bridget import`;
+                            # null: the store's (10,000 for SQLite, 25,000 for PostgreSQL)
   rejects_path: null        # append every rejected row to this NDJSON file (as --rejects does)
 
 analysis:

@@ -105,6 +105,9 @@ package struct ImportReport: Sendable, Codable, Equatable {
 /// batches of `batchSize` rows, each in one transaction together with a checkpoint of where the batch ended in
 /// the file. Three stages overlap: reading the next batch, validating the one before, and writing the one before that.
 package struct ImportPipeline: Sendable {
+    /// A batch validated, and its valid events as the store staged them.
+    typealias Validated = (outcome: ObservationValidator.Outcome, staged: StagedEvents)
+
     package let processor: any BackgroundProcessing
     package let store: any BridgeStore
     package let batchSize: Int
@@ -168,7 +171,8 @@ package struct ImportPipeline: Sendable {
         var pending: [UInt8] = []
         var inFlight: Task<UpsertCounts, any Error>?
         // The batch being validated while the next is read: reading, validating and writing overlap.
-        var validating: (task: Task<ObservationValidator.Outcome, any Error>, rows: Int, end: RowPosition, lines: [Int])?
+        // Validating ends with the store's staging of the valid events (its encoding of them, made off the writer).
+        var validating: (task: Task<Validated, any Error>, rows: Int, end: RowPosition, lines: [Int])?
         var totals = checkpoint.counts
         let startCounts = checkpoint.counts
         var interrupted = false
@@ -184,8 +188,8 @@ package struct ImportPipeline: Sendable {
         }
 
         /// Waits for a validated batch and the write before it, then starts its write with its checkpoint.
-        func write(_ batch: (task: Task<ObservationValidator.Outcome, any Error>, rows: Int, end: RowPosition, lines: [Int])) async throws {
-            let processed = try await batch.task.value
+        func write(_ batch: (task: Task<Validated, any Error>, rows: Int, end: RowPosition, lines: [Int])) async throws {
+            let (processed, staged) = try await batch.task.value
             try rejects?.record(processed.rejected, run: runID) { rejection in
                 RejectedRowOrigin(file: source.label, line: batch.lines[rejection.index])
             }
@@ -201,8 +205,8 @@ package struct ImportPipeline: Sendable {
             record.fetched += batch.rows
             record.rejections.merge(processed.rejectionCounts)
             // Not a child task: Ctrl-C lets the batch in flight commit, then stops reading.
-            let (store, events, saved) = (self.store, processed.events, source.path == nil ? nil : checkpoint)
-            inFlight = Task { try await store.upsertEvents(events, checkpoint: saved) }
+            let (store, saved) = (self.store, source.path == nil ? nil : checkpoint)
+            inFlight = Task { try await store.upsertEvents(staged, checkpoint: saved) }
             progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset, resumedRows: resumedRows,
                               resumedBytes: resumedBytes))
         }
@@ -239,11 +243,13 @@ package struct ImportPipeline: Sendable {
                 }
                 if finished, syntaxError == nil { batcher.flush() }
                 for batch in batcher.takeReady() {
-                    let (processor, rows) = (self.processor, batch.rows)
+                    let (processor, store, rows) = (self.processor, self.store, batch.rows)
                     // Reading the rows as observations is part of validating them: off the reading stage.
-                    let next = Task {
+                    let next = Task { () -> Validated in
                         var reader = SocrataObservationReader()
-                        return try await processor.validate(reader.observations(rows), catalog: judged, clock: .seattle)
+                        let outcome = try await processor.validate(reader.observations(rows), catalog: judged,
+                                                                   clock: .seattle)
+                        return (outcome, store.stageEvents(outcome.events))
                     }
                     if let previous = validating { try await write(previous) }
                     validating = (next, batch.rows.count, batch.end, batch.lines)
