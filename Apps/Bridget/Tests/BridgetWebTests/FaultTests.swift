@@ -46,8 +46,11 @@ struct FaultTests {
     func postgresGone() async throws {
         let relay = try PostgresUnderTest.relay()
         defer { relay.cut() }
-        let fixture = try await WebFixture.make(days: 7, environment: PostgresUnderTest.environment,
-                                                storeYAML: PostgresUnderTest.storeYAML(through: relay))
+        // The deadline `bridget serve` has by default (the fixture's is a hang detector): without it a request waits
+        // in the pool until the pool gives up, which is a minute of failed connections.
+        let fixture = try await WebFixture.make(
+            days: 7, environment: PostgresUnderTest.environment.merging(["BRIDGET_SERVE_STORE_TIMEOUT_SECONDS": "3"]) { $1 },
+            storeYAML: PostgresUnderTest.storeYAML(through: relay))
         defer { fixture.remove() }
         try await fixture.withClient { client in
             #expect(try await client.execute(uri: "/v1/stats", method: .get).status == .ok)

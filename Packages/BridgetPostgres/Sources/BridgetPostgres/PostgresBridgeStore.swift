@@ -19,11 +19,15 @@ import Synchronization
 public final class PostgresBridgeStore: Sendable {
     /// Where the store is.
     public let settings: PostgresStoreSettings
-    let client: PostgresClient
     let logger: Logger
     /// Who holds this store's sync lock in this process, while it does: written into the sync runs started meanwhile.
     let heldSyncLock = Mutex<HeldSyncLock?>(nil)
-    private let running: Task<Void, Never>
+    /// The pool and the task that runs it, replaced by a new one when PostgreSQL is back after the pool gave up
+    /// (`revive()`), and whether a probe for that is under way.
+    private let pool: Mutex<(client: PostgresClient, running: Task<Void, Never>, probing: Bool,
+                             lastProbe: ContinuousClock.Instant?)>
+    private let clientConfiguration: PostgresClient.Configuration
+    private let tlsChoice: TLSChoice
 
     /// Connects, checks that the schema is Bridget's (or empty) and not newer than this version, and applies the
     /// migrations it lacks (one process at a time: the others wait).
@@ -52,12 +56,46 @@ public final class PostgresBridgeStore: Sendable {
         configuration.options.connectTimeout = settings.connectTimeout
         configuration.options.additionalStartupParameters = Self.startupParameters(settings)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
-        running = Task { await client.run() }
+        clientConfiguration = configuration
+        tlsChoice = tls
+        pool = Mutex((client, Task { await client.run() }, false, nil))
     }
 
     deinit {
-        running.cancel()
+        pool.withLock { $0.running.cancel() }
+    }
+
+    /// After the pool gave up connecting (its circuit breaker: each failed attempt waits 1.25 times longer, up to a
+    /// minute), asks PostgreSQL directly, at most once a second and beside the request that failed; once it answers,
+    /// a new pool takes the old one's place, so the store is back within about a second of the server rather than
+    /// at the old pool's next attempt. The old pool had no connection left to lose.
+    private func revive() {
+        let now = ContinuousClock.now
+        let probe = pool.withLock { pool -> Bool in
+            guard !pool.probing, pool.lastProbe.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
+            pool.probing = true
+            pool.lastProbe = now
+            return true
+        }
+        guard probe else { return }
+        let (settings, tls, logger, configuration) = (settings, tlsChoice, logger, clientConfiguration)
+        Task { [weak self] in
+            let answered = (try? await Self.connect(settings, tls: tls, logger: logger)).map { connection in
+                Task { try? await connection.close() }
+                return true
+            } ?? false
+            guard let self else { return }
+            let replaced = self.pool.withLock { pool -> Task<Void, Never>? in
+                pool.probing = false
+                guard answered else { return nil }
+                let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
+                let old = pool.running
+                pool.client = fresh
+                pool.running = Task { await fresh.run() }
+                return old
+            }
+            replaced?.cancel()
+        }
     }
 
     /// What every connection sets as it starts: the schema, the application's name, the statement timeout.
@@ -116,9 +154,11 @@ public final class PostgresBridgeStore: Sendable {
 
     /// Runs `body` on a connection of the pool, its failures as `PostgresStoreError`.
     func withConnection<T: Sendable>(_ action: String, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let client = pool.withLock { $0.client }
         do {
             return try await client.withConnection { connection in try await body(connection) }
         } catch {
+            if Self.isPoolFailure(error) { revive() }
             throw Self.storeError(error, settings: settings, action: action)
         }
     }
@@ -146,6 +186,12 @@ public final class PostgresBridgeStore: Sendable {
             for try await row in try await connection.query(query, logger: logger) { rows.append(row.makeRandomAccess()) }
             return rows
         }
+    }
+
+    /// Whether the pool itself failed the request (no connection could be made), not a query or a caller: its type
+    /// lives in an underscored module of postgres-nio, so it is told by name.
+    static func isPoolFailure(_ error: any Error) -> Bool {
+        String(describing: type(of: error)) == "ConnectionPoolError" && !"\(error)".contains("requestCancelled")
     }
 
     /// A failure of PostgreSQL or the connection while doing `action` as a `PostgresStoreError`; any other error (a
