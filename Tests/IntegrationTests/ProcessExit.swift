@@ -24,11 +24,12 @@ extension Process {
     }
 }
 
-/// Turns for child processes: at most one per core runs at a time. Waiting for one no longer holds a thread, so
+/// Turns for child processes: at most two per core run at a time. Waiting for one no longer holds a thread, so
 /// nothing else bounds how many the suite's tests start together, and dozens at once on two cores made the tests
-/// that bound a duration (a refresher's shutdown, a config file's check) fail on load alone.
+/// that bound a duration (a refresher's shutdown, a config file's check) fail on load alone; one per core left the
+/// cores idle while a turn's process waited (on a server, a timeout, a child of its own).
 actor ProcessTurns {
-    static let shared = ProcessTurns(count: max(ProcessInfo.processInfo.activeProcessorCount, 2))
+    static let shared = ProcessTurns(count: 2 * max(ProcessInfo.processInfo.activeProcessorCount, 2))
 
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []

@@ -126,12 +126,7 @@ public struct BulkChangeDTO: Sendable, Codable, Equatable, Hashable {
             throw DecodingError.dataCorruptedError(forKey: .kind, in: container, debugDescription: "not a bulk summary")
         }
         sequence = try container.decode(Int64.self, forKey: .sequence)
-        if let text = try? container.decode(String.self, forKey: .recordedAt),
-           let date = OpeningChangeDTO.date(millisecondText: text) {
-            recordedAt = date
-        } else {
-            recordedAt = try container.decode(Date.self, forKey: .recordedAt)
-        }
+        recordedAt = try OpeningChangeDTO.decodeRecordedAt(container, .recordedAt)
         var counts: [OpeningChangeKind: Int] = [:]
         for (name, count) in try container.decode([String: Int].self, forKey: .counts) {
             guard let kind = OpeningChangeKind(rawValue: name), count >= 0 else {

@@ -74,11 +74,7 @@ public struct OpeningChangeDTO: Sendable, Codable, Equatable, Hashable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         sequence = try container.decode(Int64.self, forKey: .sequence)
-        if let text = try? container.decode(String.self, forKey: .recordedAt), let date = Self.date(millisecondText: text) {
-            recordedAt = date
-        } else {
-            recordedAt = try container.decode(Date.self, forKey: .recordedAt)
-        }
+        recordedAt = try Self.decodeRecordedAt(container, .recordedAt)
         kind = try container.decode(OpeningChangeKind.self, forKey: .kind)
         bridgeID = try container.decode(String.self, forKey: .bridgeID)
         openedAt = try container.decode(Date.self, forKey: .openedAt)
@@ -94,6 +90,15 @@ public struct OpeningChangeDTO: Sendable, Codable, Equatable, Hashable {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
         let fraction = Int(milliseconds - seconds * 1000)
         return FloatingTimestamp(wallClockSeconds: seconds).localText + "." + String(fraction + 1000).dropFirst() + "Z"
+    }
+
+    /// A log entry's `recordedAt`: the millisecond text `encode(to:)` writes, or a date as the decoder's strategy
+    /// reads one.
+    static func decodeRecordedAt<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Date {
+        if let text = try? container.decode(String.self, forKey: key), let date = date(millisecondText: text) {
+            return date
+        }
+        return try container.decode(Date.self, forKey: key)
     }
 
     /// A `…Z` instant with or without a fraction (`InstantText`); `nil` for anything else.

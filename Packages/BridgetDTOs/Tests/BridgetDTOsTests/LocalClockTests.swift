@@ -158,4 +158,31 @@ struct OpeningChangeCodingTests {
         decoder.dateDecodingStrategy = .iso8601
         #expect(try decoder.decode(OpeningChangeDTO.self, from: Data(json.utf8)) == change)
     }
+
+    @Test("an entry is an opening's change or a bulk summary, told apart by its kind; a summary that counts an unknown kind or a negative number is refused")
+    func entries() throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = .sortedKeys
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let summary = BulkChangeDTO(sequence: 9, recordedAt: Date(timeIntervalSince1970: 1_780_315_200.5),
+                                    counts: [.new: 150, .closed: 3], bridgeIDs: ["2", "3"],
+                                    openedFrom: Date(timeIntervalSince1970: 1_700_000_000),
+                                    openedThrough: Date(timeIntervalSince1970: 1_710_000_000), historyVersion: 4)
+        let json = String(decoding: try encoder.encode(ChangeLogEntryDTO.bulk(summary)), as: UTF8.self)
+        #expect(json.contains(#""kind":"bulk""#) && json.contains(#""counts":{"closed":3,"new":150}"#)
+                && json.contains(#""total":153"#) && json.contains(#""recordedAt":"2026-06-01T12:00:00.500Z""#), "\(json)")
+        let entry = try decoder.decode(ChangeLogEntryDTO.self, from: Data(json.utf8))
+        #expect(entry == .bulk(summary) && entry.opening == nil && entry.bridgeIDs == ["2", "3"] && entry.kindName == "bulk")
+        let change = OpeningChangeDTO(sequence: 10, recordedAt: Date(timeIntervalSince1970: 1_780_315_201), kind: .new,
+                                      bridgeID: "3", openedAt: Date(timeIntervalSince1970: 1_780_315_000), closedAt: nil,
+                                      status: .observed, recordID: nil, recordVersion: nil)
+        let opening = try decoder.decode(ChangeLogEntryDTO.self, from: encoder.encode(ChangeLogEntryDTO.opening(change)))
+        #expect(opening.opening == change && opening.sequence == 10 && opening.bridgeIDs == ["3"])
+        for bad in [json.replacingOccurrences(of: #""new":150"#, with: #""moved":150"#),
+                    json.replacingOccurrences(of: #""new":150"#, with: #""new":-1"#)] {
+            #expect(throws: DecodingError.self, "\(bad)") { try decoder.decode(ChangeLogEntryDTO.self, from: Data(bad.utf8)) }
+        }
+    }
 }
