@@ -45,6 +45,10 @@ struct BulkChangesTests {
         defer { server.terminate() }
         let stream = try StreamClient(port: try #require(server.base.port), lastEventID: "0")
         defer { stream.hangUp() }
+        // A client of Ballard's only: the summaries count Ballard, Fremont's openings do not.
+        let ballardStream = try StreamClient(port: try #require(server.base.port), path: "/v1/stream?bridge=2",
+                                             lastEventID: "0")
+        defer { ballardStream.hangUp() }
         // Two followers: NDJSON, and the table a person reads.
         var followers: [(process: Process, out: String, err: String)] = []
         for format in ["json", "table"] {
@@ -132,5 +136,15 @@ struct BulkChangesTests {
         #expect(lines.first?.contains(firstLine) == true, "\(lines.first ?? "")")
         #expect(lines.first?.contains("read them again: bridget events --since 2024-01-01 --until 2024-") == true)
         #expect(lines.last?.contains("new") == true && lines.last?.contains("Fremont") == true)
+
+        // Ballard's stream: the three summaries, then, skipping Fremont's openings, Ballard's own next opening.
+        let ballardRow = Self.row(Self.bridges[1], LocalClock.seattle.reading(for: now.addingTimeInterval(-1_800)).localText)
+        let ballardFile = try bridget.write("ballard.ndjson", ballardRow + "\n")
+        #expect(try await bridget.run(["import", ballardFile, "--config", config]).status == 0)
+        let ballardEvents = await ballardStream.next(4)
+        #expect(ballardEvents.map(\.event) == ["bulk", "bulk", "bulk", "change"])
+        #expect(ballardEvents.prefix(3).map(\.id) == summaries.map { "\($0.sequence)" })
+        let ballardChange = try decodeJSON(ChangeLogEntryDTO.self, try #require(ballardEvents.last).data)
+        #expect(ballardChange.bridgeIDs == ["2"] && ballardChange.sequence == logged.last.map { $0.sequence + 1 })
     }
 }
