@@ -29,15 +29,27 @@ struct LiveMatchingSQL {
     var isEmpty: Bool { live.isEmpty && published.isEmpty }
 
     init(_ db: Database, _ events: [BridgeEventDTO]) throws {
-        // The store is asked first (one probe of the partial index): with no live opening stored, as in an import,
-        // the batch is not walked for its range.
-        let incomingPublished = events.lazy.filter { $0.status == .observed && $0.recordID == nil }
-        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE status = 'live')") == true,
-           let range = LiveMatch.candidateRange(incomingPublished)
+        // One walk reading each event in place says what the batch holds (a lazy filter copied every event, its
+        // strings retained and released, twice); then the store is asked (one probe of the partial index) before the
+        // published events' range is walked: an import, with no live opening stored, walks no further.
+        var holdsLive = false
+        var holdsPublished = false
+        events.withUnsafeBufferPointer { all in
+            for index in all.indices where !(holdsLive && holdsPublished) {
+                switch all[index].status {
+                case .live: holdsLive = true
+                case .observed where all[index].recordID == nil: holdsPublished = true
+                default: break
+                }
+            }
+        }
+        if holdsPublished,
+           try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM events WHERE status = 'live')") == true,
+           let range = LiveMatch.candidateRange(events.lazy.filter { $0.status == .observed && $0.recordID == nil })
         {
             live = try Self.read(db, status: "status = 'live'", range)
         }
-        if let range = LiveMatch.candidateRange(events.lazy.filter { $0.status == .live }) {
+        if holdsLive, let range = LiveMatch.candidateRange(events.lazy.filter { $0.status == .live }) {
             published = try Self.read(db, status: "status IS NULL AND record_id IS NULL", range)
         }
     }
