@@ -168,6 +168,28 @@ struct SQLiteBridgeStoreTests {
         }
     }
 
+    @Test("a bulk summary that does not read back whole (not JSON, a count of no kind, a negative count) is reported as damage, and pages nobody",
+          arguments: ["not json", #"{"counts":{"moved":5},"bridgeIDs":["3"],"openedFromMS":0,"openedThroughMS":1,"historyVersion":1}"#,
+                      #"{"counts":{"new":-5},"bridgeIDs":["3"],"openedFromMS":0,"openedThroughMS":1,"historyVersion":1}"#])
+    func damagedSummary(_ summary: String) async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let store = try await Self.store(at: path, with: [StoreFixture.event(minute: 0)])
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO change_log (recorded_ms, kind, summary) VALUES (0, 'bulk', ?)",
+                           arguments: [summary])
+        }
+        try queue.close()
+        await #expect(throws: StoreError.self) { try await store.changes(after: 0, bridgeIDs: nil, limit: 10) }
+        // Alerts read openings' entries only: with an alert to match, a write after it is stored and matched as ever.
+        try await store.saveAlert(AlertRuleDTO(
+            name: "fremont", bridgeIDs: [StoreFixture.fremont.id], timeZone: "UTC",
+            destination: AlertDestination(kind: .webhook, url: "https://example.org/hook")))
+        let after = try await store.upsertEvents([StoreFixture.event(minute: 30)])
+        #expect(after.inserted == 1)
+        #expect(try await store.changes(after: 2, bridgeIDs: nil, limit: 10).compactMap(\.opening).count == 1)
+    }
+
     @Test("bulk writes are copied from the log into the file in the background, not left to a commit")
     func backgroundCheckpoint() async throws {
         let path = TemporaryFolder().path + "/store.sqlite"

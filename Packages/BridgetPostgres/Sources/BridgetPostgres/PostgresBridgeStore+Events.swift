@@ -30,7 +30,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
     }
 
     /// What `stageEvents` prepares.
-    struct StagedBatch: @unchecked Sendable { // ByteBuffer is Sendable; the batch holds values only
+    struct StagedBatch: Sendable {
         let batch: EventBatch
         let copy: [ByteBuffer]?
     }
@@ -503,7 +503,7 @@ extension PostgresBridgeStore: EventStore, ImportCheckpointStore {
 
 /// A batch of events as the plain paths send it (COPY's text, or the upsert's arrays), and what decides whether it
 /// may take them.
-struct EventBatch {
+struct EventBatch: Sendable {
     let events: [BridgeEventDTO]
     /// Each event's opening instant in milliseconds, in order.
     let openedMS: [Int64]

@@ -67,8 +67,8 @@ public final class PostgresBridgeStore: Sendable {
 
     /// After the pool gave up connecting (its circuit breaker: each failed attempt waits 1.25 times longer, up to a
     /// minute), asks PostgreSQL directly, at most once a second and beside the request that failed; once it answers,
-    /// a new pool takes the old one's place, so the store is back within about a second of the server rather than
-    /// at the old pool's next attempt. The old pool had no connection left to lose.
+    /// a new pool takes the old one's place, rather than waiting for the old pool's next attempt. The old pool had no
+    /// connection left to lose.
     private func revive() {
         let now = ContinuousClock.now
         let probe = pool.withLock { pool -> Bool in
