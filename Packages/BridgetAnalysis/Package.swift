@@ -11,12 +11,16 @@ let package = Package(
     // Clock and Duration.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [.library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"])],
-    dependencies: [.package(path: "../BridgetDTOs")],
+    // BridgetReadmeCheck: test support only (the README example check).
+    dependencies: [.package(path: "../BridgetDTOs"), .package(path: "../BridgetReadmeCheck")],
     targets: [
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
         .testTarget(
             name: "BridgetAnalysisTests",
-            dependencies: ["BridgetAnalysis", .product(name: "BridgetDTOs", package: "BridgetDTOs")],
+            dependencies: [
+                "BridgetAnalysis", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
+            ],
             swiftSettings: strictSettings
         ),
     ]

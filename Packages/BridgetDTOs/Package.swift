@@ -11,8 +11,14 @@ let package = Package(
     // Clock and Duration.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [.library(name: "BridgetDTOs", targets: ["BridgetDTOs"])],
+    // Test support: the README example check.
+    dependencies: [.package(path: "../BridgetReadmeCheck")],
     targets: [
         .target(name: "BridgetDTOs", swiftSettings: strictSettings),
-        .testTarget(name: "BridgetDTOsTests", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BridgetDTOsTests",
+            dependencies: ["BridgetDTOs", .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck")],
+            swiftSettings: strictSettings
+        ),
     ]
 )

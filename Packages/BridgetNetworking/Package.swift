@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "BridgetNetworkingTesting", targets: ["BridgetNetworkingTesting"]),
     ],
     dependencies: [
+        // Test support only: the README example check.
+        .package(path: "../BridgetReadmeCheck"),
         .package(path: "../BridgetDTOs"),
         .package(path: "../BridgetCaching"),
     ],
@@ -36,6 +38,7 @@ let package = Package(
         .testTarget(
             name: "BridgetNetworkingTests",
             dependencies: [
+                .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
                 "BridgetNetworking", "BridgetNetworkingTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
             ],
             resources: [.copy("Fixtures")],

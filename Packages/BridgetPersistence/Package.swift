@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
     ],
     dependencies: [
+        // Test support only: the README example check.
+        .package(path: "../BridgetReadmeCheck"),
         .package(path: "../BridgetDTOs"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
@@ -38,6 +40,7 @@ let package = Package(
         .testTarget(
             name: "BridgetPersistenceTests",
             dependencies: [
+                .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
                 "BridgetPersistence", "BridgetPersistenceTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "BridgetPostgres", targets: ["BridgetPostgres"]),
     ],
     dependencies: [
+        // Test support only: the README example check.
+        .package(path: "../BridgetReadmeCheck"),
         .package(path: "../BridgetDTOs"),
         .package(path: "../BridgetPersistence"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -39,6 +41,7 @@ let package = Package(
         .testTarget(
             name: "BridgetPostgresTests",
             dependencies: [
+                .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
                 "BridgetPostgres",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),

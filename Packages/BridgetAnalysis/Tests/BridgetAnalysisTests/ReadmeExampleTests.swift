@@ -1,5 +1,6 @@
 import BridgetAnalysis
 import BridgetDTOs
+import BridgetReadmeCheck
 import Foundation
 import Testing
 
@@ -15,18 +16,8 @@ struct ReadmeExampleTests {
         let forecast = try #require(chance)
         #expect(forecast > 0.5 && forecast < 1)
 
-        let readme = try String(contentsOfFile: Self.packageFolder + "/README.md", encoding: .utf8)
-        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
-            .components(separatedBy: "```").first)
-        let code = block.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") // after the imports
-        let same = source.contains("\n" + code)
-        #expect(same, "README.md's example and fremontForecast below differ: change both")
+        #expect(ReadmeCheck.mismatch(testFile: #filePath, function: "fremontForecast") == nil)
     }
-
-    /// Packages/BridgetAnalysis, from this file's path.
-    static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
 }
 
 // README.md's example, as it is there.

@@ -1,4 +1,5 @@
 import BridgetCaching
+import BridgetReadmeCheck
 import Foundation
 import Testing
 
@@ -16,18 +17,8 @@ struct ReadmeExampleTests {
         #expect(statistics == CacheStatistics(hits: 2, misses: 1, evictions: 1, expirations: 0, count: 2))
         #expect(body == "[]")
 
-        let readme = try String(contentsOfFile: Self.packageFolder + "/README.md", encoding: .utf8)
-        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
-            .components(separatedBy: "```").first)
-        let code = block.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") // after the imports
-        let same = source.contains("\n" + code)
-        #expect(same, "README.md's example and cacheTour below differ: change both")
+        #expect(ReadmeCheck.mismatch(testFile: #filePath, function: "cacheTour") == nil)
     }
-
-    /// Packages/BridgetCaching, from this file's path.
-    static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
 }
 
 // README.md's example, as it is there.

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetReadmeCheck
 import Foundation
 import Testing
 
@@ -14,18 +15,16 @@ struct ReadmeExampleTests {
         #expect(display == "2025-06-03 17:40 PDT")
         #expect(autumnInstants == 2)
 
-        let readme = try String(contentsOfFile: Self.packageFolder + "/README.md", encoding: .utf8)
-        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
-            .components(separatedBy: "```").first)
-        let code = block.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") // after the imports
-        let same = source.contains("\n" + code)
-        #expect(same, "README.md's example and fremontAtRushHour below differ: change both")
+        #expect(ReadmeCheck.mismatch(testFile: #filePath, function: "fremontAtRushHour") == nil)
     }
 
-    /// Packages/BridgetDTOs, from this file's path.
-    static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    @Test("the README check fails on an example that is not in the test, and on a README without one")
+    func checkCanFail() {
+        let readme = "# X\n\n```swift\nimport X\n\nlet answer = 42\n```\n"
+        #expect(ReadmeCheck.mismatch(readme: readme, source: "// nothing\n", function: "f") != nil)
+        #expect(ReadmeCheck.mismatch(readme: readme, source: "func f() {\nlet answer = 42\n}", function: "f") == nil)
+        #expect(ReadmeCheck.mismatch(readme: "# no code", source: "", function: "f") != nil)
+    }
 }
 
 // README.md's example, as it is there.

@@ -1,5 +1,6 @@
 import BridgetDTOs
 import BridgetPersistence
+import BridgetReadmeCheck
 import Foundation
 import Testing
 
@@ -15,18 +16,8 @@ struct ReadmeExampleTests {
         #expect(openings.map(\.bridgeName) == ["Fremont"])
         #expect(openings.first?.durationMinutes == 7)
 
-        let readme = try String(contentsOfFile: Self.packageFolder + "/README.md", encoding: .utf8)
-        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
-            .components(separatedBy: "```").first)
-        let code = block.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") // after the imports
-        let same = source.contains("\n" + code)
-        #expect(same, "README.md's example and fremontOpenings below differ: change both")
+        #expect(ReadmeCheck.mismatch(testFile: #filePath, function: "fremontOpenings") == nil)
     }
-
-    /// Packages/BridgetPersistence, from this file's path.
-    static let packageFolder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
 }
 
 // README.md's example, as it is there.

@@ -1,6 +1,7 @@
 import BridgetDTOs
 import BridgetPersistence
 import BridgetPostgres
+import BridgetReadmeCheck
 import Foundation
 import Testing
 
@@ -16,14 +17,7 @@ struct ReadmeExampleTests {
         #expect(again == UpsertCounts(unchanged: 1))
         #expect(count == 1)
 
-        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().path
-        let readme = try String(contentsOfFile: folder + "/README.md", encoding: .utf8)
-        let source = try String(contentsOfFile: #filePath, encoding: .utf8)
-        let block = try #require(readme.components(separatedBy: "```swift\n").dropFirst().first?
-            .components(separatedBy: "```").first)
-        let code = block.components(separatedBy: "\n\n").dropFirst().joined(separator: "\n\n") // after the imports
-        #expect(source.contains("\n" + code), "README.md's example and fremontOnPostgres below differ: change both")
+        #expect(ReadmeCheck.mismatch(testFile: #filePath, function: "fremontOnPostgres") == nil)
     }
 }
 
