@@ -32,10 +32,13 @@ let package = Package(
         .library(name: "BridgetCharts", targets: ["BridgetCharts"]),
         .library(name: "BridgetPostgres", targets: ["BridgetPostgres"]),
     ],
-    // Each trait adds one concern's SwiftNIO dependency (minutes to build cold), so the plain `bridget` a newcomer
-    // builds stays quick: `swift build --traits Server,Postgres`. Scripts/test builds and tests with both.
+    // One trait a concern, each adding its SwiftNIO dependencies (minutes to build cold), so the plain `bridget` a
+    // newcomer builds stays quick: `swift build --traits Server,Alerts,Postgres`. The executable's composition root
+    // registers the server and alert delivery the build has; the assembly makes the PostgreSQL store. Scripts/test
+    // builds and tests with all three.
     traits: [
         .trait(name: "Server", description: "bridget serve: the HTTP API and pages (Hummingbird, swift-prometheus)"),
+        .trait(name: "Alerts", description: "alert delivery by serve and watch: signed webhooks, ntfy (swift-crypto, async-http-client)"),
         .trait(name: "Postgres", description: "store.kind postgres: a store several hosts share (postgres-nio)"),
     ],
     dependencies: [
@@ -54,7 +57,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
-        // Alerts' webhook signatures (HMAC-SHA256), with the server.
+        // Alerts' webhook signatures (HMAC-SHA256), with trait `Alerts`.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // Alerts' deliveries: deadlines, bounded answers, no redirects, the connection to the address checked.
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -66,6 +69,9 @@ let package = Package(
     ],
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
+        // Test support of the packages: the README example check.
+        .target(name: "BridgetReadmeCheck", path: "Packages/BridgetReadmeCheck/Sources/BridgetReadmeCheck",
+                swiftSettings: strictSettings),
         .target(name: "BridgetDTOs", path: "Packages/BridgetDTOs/Sources/BridgetDTOs", swiftSettings: strictSettings),
         .target(name: "BridgetCharts", path: "Packages/BridgetCharts/Sources/BridgetCharts", swiftSettings: strictSettings),
         .target(name: "BridgetCaching", path: "Packages/BridgetCaching/Sources/BridgetCaching",
@@ -113,7 +119,7 @@ let package = Package(
         ),
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
                 swiftSettings: strictSettings),
-        // The app (also in Apps/Bridget/Package.swift), by layer: core, pages, web, commands, executable.
+        // The app (also in Apps/Bridget/Package.swift), by layer: core, pages, alerts, web, commands, executable.
         // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
         .target(name: "CBridgetMemory", path: "Apps/Bridget/Sources/CBridgetMemory"),
         .target(
@@ -135,7 +141,7 @@ let package = Package(
             path: "Apps/Bridget/Sources/BridgetPages",
             swiftSettings: strictSettings
         ),
-        // Alert delivery (webhooks signed with swift-crypto, ntfy), inside serve and watch of a server build.
+        // Alert delivery (webhooks signed with swift-crypto, ntfy): serve and watch send with trait `Alerts`.
         .target(
             name: "BridgetAlerts",
             dependencies: [
@@ -149,7 +155,7 @@ let package = Package(
         .target(
             name: "BridgetWeb",
             dependencies: [
-                "BridgetApp", "CBridgetMemory", "BridgetPages", "BridgetAlerts", "BridgetDTOs", "BridgetCaching",
+                "BridgetApp", "CBridgetMemory", "BridgetPages", "BridgetDTOs", "BridgetCaching",
                 "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -167,17 +173,20 @@ let package = Package(
         .target(
             name: "BridgetCLI",
             dependencies: [
-                "BridgetApp", "BridgetPages", .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
-                .target(name: "BridgetAlerts", condition: .when(traits: ["Server"])),
-                "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetApp", "BridgetPages", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Apps/Bridget/Sources/BridgetCLI",
             swiftSettings: strictSettings
         ),
+        // The composition root: the commands, and the parts the build's traits add.
         .executableTarget(
             name: "bridget",
-            dependencies: ["BridgetCLI", "BridgetPersistence"],
+            dependencies: [
+                "BridgetCLI", "BridgetApp", "BridgetPersistence",
+                .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
+                .target(name: "BridgetAlerts", condition: .when(traits: ["Alerts"])),
+            ],
             path: "Apps/Bridget/Sources/bridget",
             swiftSettings: strictSettings
         ),
@@ -202,7 +211,7 @@ let package = Package(
         // One test target per package's own Tests/ folder, so one build runs them all.
         .testTarget(
             name: "DTOsPackageTests",
-            dependencies: ["BridgetDTOs"],
+            dependencies: ["BridgetDTOs", "BridgetReadmeCheck"],
             path: "Packages/BridgetDTOs/Tests/BridgetDTOsTests",
             swiftSettings: strictSettings
         ),
@@ -214,13 +223,13 @@ let package = Package(
         ),
         .testTarget(
             name: "CachingPackageTests",
-            dependencies: ["BridgetCaching"],
+            dependencies: ["BridgetCaching", "BridgetReadmeCheck"],
             path: "Packages/BridgetCaching/Tests/BridgetCachingTests",
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "NetworkingPackageTests",
-            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting", "BridgetDTOs"],
+            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting", "BridgetDTOs", "BridgetReadmeCheck"],
             path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
@@ -228,7 +237,7 @@ let package = Package(
         .testTarget(
             name: "PersistencePackageTests",
             dependencies: [
-                "BridgetPersistence", "BridgetPersistenceTesting", "BridgetDTOs",
+                "BridgetPersistence", "BridgetPersistenceTesting", "BridgetDTOs", "BridgetReadmeCheck",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",
@@ -238,7 +247,7 @@ let package = Package(
         .testTarget(
             name: "PostgresPackageTests",
             dependencies: [
-                "BridgetPostgres", "BridgetDTOs", "BridgetPersistence", "BridgetPersistenceTesting",
+                "BridgetPostgres", "BridgetDTOs", "BridgetPersistence", "BridgetPersistenceTesting", "BridgetReadmeCheck",
                 .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Packages/BridgetPostgres/Tests/BridgetPostgresTests",
@@ -246,7 +255,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnalysisPackageTests",
-            dependencies: ["BridgetAnalysis", "BridgetDTOs"],
+            dependencies: ["BridgetAnalysis", "BridgetDTOs", "BridgetReadmeCheck"],
             path: "Packages/BridgetAnalysis/Tests/BridgetAnalysisTests",
             swiftSettings: strictSettings
         ),

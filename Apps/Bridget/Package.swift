@@ -1,11 +1,12 @@
 // swift-tools-version:6.1
 // The app: `bridget`, in layers, each a target of its own; no layer imports one above it.
 //
-//   BridgetApp     the core: configuration, composition root, pipelines, refresher, answers, the error table
+//   BridgetApp     the core: configuration, the store's assembly, pipelines, refresher, answers, the error table
 //   BridgetPages   the pages: view models and their templates (`bridget report`, the server's `/`)
+//   BridgetAlerts  alert delivery: signed webhooks, ntfy (trait `Alerts`)
 //   BridgetWeb     the HTTP server: router, controllers, problems (trait `Server`)
 //   BridgetCLI     the commands (swift-argument-parser)
-//   bridget        the executable
+//   bridget        the executable: the composition root, registering the parts the traits built
 //
 // `swift test --package-path Apps/Bridget` runs the app's tests; the root manifest builds the same targets with the
 // packages (Scripts/test.d/manifests checks that the two agree).
@@ -22,7 +23,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [.executable(name: "bridget", targets: ["bridget"])],
     traits: [
-        .trait(name: "Server", description: "bridget serve: the HTTP API and pages (Hummingbird, swift-metrics)"),
+        .trait(name: "Server", description: "bridget serve: the HTTP API and pages (Hummingbird, swift-prometheus)"),
+        .trait(name: "Alerts", description: "alert delivery by serve and watch: signed webhooks, ntfy (swift-crypto, async-http-client)"),
         .trait(name: "Postgres", description: "store.kind postgres: a store several hosts share (postgres-nio)"),
     ],
     dependencies: [
@@ -95,7 +97,6 @@ let package = Package(
             dependencies: [
                 "BridgetApp", "CBridgetMemory",
                 "BridgetPages",
-                "BridgetAlerts",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
@@ -119,8 +120,6 @@ let package = Package(
             dependencies: [
                 "BridgetApp",
                 "BridgetPages",
-                .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
-                .target(name: "BridgetAlerts", condition: .when(traits: ["Server"])),
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetNetworking", package: "BridgetNetworking"),
@@ -132,7 +131,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "bridget",
-            dependencies: ["BridgetCLI", .product(name: "BridgetPersistence", package: "BridgetPersistence")],
+            dependencies: [
+                "BridgetCLI", "BridgetApp", .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
+                .target(name: "BridgetAlerts", condition: .when(traits: ["Alerts"])),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

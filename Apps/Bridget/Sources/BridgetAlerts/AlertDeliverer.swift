@@ -113,7 +113,12 @@ package final class AlertDeliverer: Sendable {
 
     /// The lease a claim takes: long enough for one attempt (the name's resolution, then the post under its
     /// deadline) and its record; a holder killed mid-way leaves its messages to others after it.
-    package var lease: TimeInterval { settings.timeout * 2 + DestinationPolicy.resolutionTimeout + 5 }
+    package var lease: TimeInterval { Self.lease(settings) }
+
+    /// The lease of a deliverer with `settings`.
+    package static func lease(_ settings: Settings) -> TimeInterval {
+        settings.timeout * 2 + DestinationPolicy.resolutionTimeout + 5
+    }
 
     /// One pass: claims the due messages and attempts each; how many were claimed.
     @discardableResult

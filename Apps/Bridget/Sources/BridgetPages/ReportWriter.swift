@@ -22,9 +22,8 @@ package struct ReportWriter: Sendable {
         for page in pages where !previous.contains(page.path) {
             let target = folder.appendingPathComponent(page.path)
             if files.fileExists(atPath: target.path) {
-                throw BridgetError.data(
-                    "report-foreign", "\(target.path) exists and was not written by bridget report; nothing was written",
-                    hint: "choose another --out, or move that file away", exitCode: 73)
+                throw BridgetError(.dataReportForeign, "\(target.path) exists and was not written by bridget report; nothing was written",
+                    hint: "choose another --out, or move that file away")
             }
         }
         let parent = folder.deletingLastPathComponent()
@@ -38,9 +37,9 @@ package struct ReportWriter: Sendable {
             }
             try files.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
-            throw BridgetError.data("report-write", "cannot write the report beside \(folder.path): "
+            throw BridgetError(.dataReportWrite, "cannot write the report beside \(folder.path): "
                                     + error.localizedDescription + "; nothing was written",
-                                    hint: "choose a folder you can write with --out", exitCode: 73)
+                                    hint: "choose a folder you can write with --out")
         }
         // Into place, file by file (a rename in one file system), then the pages of the last report not made again.
         let paths = Set(pages.map(\.path))
@@ -61,9 +60,8 @@ package struct ReportWriter: Sendable {
                 .write(to: folder.appendingPathComponent(Self.manifestName), options: .atomic)
             return (pages.count, removed)
         } catch {
-            throw BridgetError.data("report-write", "cannot move the report into \(folder.path): "
-                                    + error.localizedDescription, hint: "choose a folder you can write with --out",
-                                    exitCode: 73)
+            throw BridgetError(.dataReportWrite, "cannot move the report into \(folder.path): "
+                                    + error.localizedDescription, hint: "choose a folder you can write with --out")
         }
     }
 

@@ -1,4 +1,3 @@
-import BridgetAlerts
 import BridgetApp
 import Foundation
 import Hummingbird
@@ -16,26 +15,28 @@ import Glibc
 /// running sync's batch finish for `serve.drain_seconds` at most (the sync records itself `cancelled`); at that limit
 /// the process ends whatever is still running, saying how many requests it cut, and exits 0.
 ///
-/// Handlers read the store through a `ServedStore`: each call under `serve.store_timeout_seconds`, an outage
-/// answered at once for a second after it is found, and a store file that another file replaced reopened.
+/// Handlers read the store through a `ReopeningStore` guarded by a `ServingGuard`: each call under
+/// `serve.store_timeout_seconds`, an outage answered at once for a second after it is found, and a store file that
+/// another file replaced reopened.
 package struct BridgetServer: Sendable {
     package let context: AppContext
 
     package init(context: AppContext) { self.context = context }
 
-    /// Opens the store and serves until a stop signal. `host` and `port` override `serve.host` and `serve.port`.
-    package func run(host: String?, port: Int?) async throws {
+    /// Opens the store and serves until a stop signal. `host` and `port` override `serve.host` and `serve.port`;
+    /// `alerts` sends the alerts' messages (without it, they wait in the outbox, and the log says so).
+    package func run(host: String?, port: Int?, alerts: (any AlertDeliveryPart)?) async throws {
         let configuration = context.configuration
         let host = host ?? configuration.serve.host
         let port = port ?? configuration.serve.port
         guard !host.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw BridgetError.validation("serve-host", "the address to listen on is empty",
+            throw BridgetError(.inputServeHost, "the address to listen on is empty",
                                           hint: "give --host 127.0.0.1 (or serve.host in the config)")
         }
         var logger = Logger(label: "bridget.serve")
         logger.logLevel = .info
-        let served = try await context.openServedStore()
-        let store = served.withDeadline(.seconds(configuration.serve.storeTimeout))
+        let served = try await context.openReopeningStore()
+        let store = served.guarded(by: ServingGuard(deadline: .seconds(configuration.serve.storeTimeout), name: served.name))
         Self.raiseOpenFileLimit(for: configuration.serve.maximumConnections, logger: logger)
         let registry = PrometheusCollectorRegistry()
         let versions = HistoryVersionMemo(lifetime: .seconds(1))
@@ -57,14 +58,17 @@ package struct BridgetServer: Sendable {
             .init(service: app), .init(service: web.changes, successTerminationBehavior: .ignore),
         ]
         // Alerts' messages, from the store without the handlers' deadline (an attempt takes its own).
-        let deliverer = AlertDeliverer(
-            store: served, settings: AlertDeliverer.Settings(configuration.alerts), holder: BridgetAssembly.processIdentity,
-            environment: context.environment, clock: context.clock,
-            beforePass: { [context] now in try await ForecastAlerts(context: context, store: served).enqueueDue(now: now) },
-            log: { [logger] line in logger.info("\(line)") })
-        // Messages are enqueued in the transactions of the changes: the hub's sight of new changes wakes the sender.
-        web.changes.onChanges { deliverer.nudge() }
-        services.append(.init(service: AlertService(deliverer: deliverer), successTerminationBehavior: .ignore))
+        if let alerts {
+            let sender = alerts.sender(context: context, store: served) { [logger] line in logger.info("\(line)") }
+            // Messages are enqueued in the transactions of the changes: the hub's sight of new changes wakes the sender.
+            web.changes.onChanges { sender.nudge() }
+            services.append(.init(service: AlertService(sender: sender), successTerminationBehavior: .ignore))
+        } else {
+            logger.notice("""
+                alerts: this bridget was built without the Alerts trait, so alert messages wait in the outbox for a \
+                serve or watch built with it
+                """)
+        }
         // Seattle now: the live state feed, polled by one host of those sharing the store.
         if let poller = try await LiveStatePoller.make(
             context: context, store: served, log: RefreshService.logging(logger), observe: Self.liveMetrics(registry))
@@ -85,9 +89,8 @@ package struct BridgetServer: Sendable {
             try await ServiceGroup(configuration: group).run()
         } catch where !listening.withLock({ $0 }) && !(error is BridgetError) {
             // The socket could not be opened (a port in use, an unknown host): say so, not NIO's words alone.
-            throw BridgetError(.network, code: "serve.listen", "cannot listen on \(host):\(port): \(error)",
-                               hint: "choose another --port (0 picks a free one) or --host, or stop what uses it",
-                               exitCode: 69)
+            throw BridgetError(.serveListen, "cannot listen on \(host):\(port): \(error)",
+                               hint: "choose another --port (0 picks a free one) or --host, or stop what uses it")
         }
     }
 
@@ -101,7 +104,7 @@ package struct BridgetServer: Sendable {
         logger.notice("\(signal): draining for at most \(drain)")
         guard (try? await Task.sleep(for: drain + .seconds(1))) != nil else { return }
         logger.warning("drain limit reached: stopping with \(inFlight.value) request(s) unanswered")
-        exit(0)
+        exit(ErrorTable.ok)
     }
 
     /// Raises the soft limit of open files to what `connections` need (to the hard limit at most), and says when the
@@ -173,11 +176,20 @@ struct LiveStateService: Service {
     }
 }
 
-/// The alert deliverer as a service of the server: it sends until the server shuts down.
+/// The alerts' sender as a service of the server: it sends until the server shuts down.
 struct AlertService: Service {
-    let deliverer: AlertDeliverer
+    let sender: any AlertSender
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await deliverer.run() }
+        await cancelWhenGracefulShutdown { await sender.run() }
+    }
+}
+
+/// The server as the composition root registers it in a build with the `Server` trait.
+package struct WebServer: ServerPart {
+    package init() {}
+
+    package func serve(context: AppContext, host: String?, port: Int?, alerts: (any AlertDeliveryPart)?) async throws {
+        try await BridgetServer(context: context).run(host: host, port: port, alerts: alerts)
     }
 }

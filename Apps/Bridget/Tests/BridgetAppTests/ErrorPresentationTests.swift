@@ -12,14 +12,16 @@ import Testing
 struct ErrorPresentationTests {
     @Test("the CLI's own errors carry their category, code, exit status and hint")
     func bridgetError() throws {
-        let error = BridgetError.configuration("unknown-key", "bridget.yaml:3: unknown key", hint: "fix it")
+        let error = BridgetError(.configInvalid, "bridget.yaml:3: unknown key", hint: "fix it")
         #expect(error.exitCode == 78)
-        #expect(error.code == "config.unknown-key")
+        #expect(error.code == "config.invalid" && error.category == .configuration)
         #expect(error.description == "bridget.yaml:3: unknown key\nhint: fix it")
-        #expect(BridgetError.data("store-io", "disk full", exitCode: 74).exitCode == 74)
-        #expect(BridgetError.network("timeout", "slow").exitCode == 69)
+        #expect(BridgetError(.dataRoutesRead, "cannot read").exitCode == 74)
+        #expect(BridgetError(.dataRoutesFile, "not a route").exitCode == 65)
+        #expect(BridgetError(.dataRoutesWrite, "cannot write").exitCode == 73)
+        #expect(BridgetError(.alertUndelivered, "refused").exitCode == 69)
         let shown = try #require(ErrorPresentation(error))
-        #expect(shown.code == "config.unknown-key" && shown.message == "bridget.yaml:3: unknown key"
+        #expect(shown.code == "config.invalid" && shown.message == "bridget.yaml:3: unknown key"
                     && shown.hint == "fix it" && shown.exitCode == 78)
         #expect(shown.description == error.description)
     }

@@ -209,15 +209,46 @@ struct ErrorTableTests {
         #expect(noModel.disposition.httpStatus == 409 && noModel.disposition.problemType == "no-model")
     }
 
+    @Test("every code has a row and every row a code: the app's codes, the packages' and cancellation")
+    func codesAndRowsAgree() {
+        let appCodes = Set(ErrorCode.allCases.map(\.rawValue))
+        let packageCodes = Set(Self.samples.map(\.0))
+        for code in ErrorCode.allCases {
+            #expect(ErrorTable.rows[code.rawValue] != nil, "\(code.rawValue) has no row in ErrorTable.rows")
+        }
+        for code in ErrorTable.rows.keys.sorted() {
+            #expect(appCodes.contains(code) || packageCodes.contains(code), "the row \(code) is no error's code")
+        }
+        // A code is one kind: the app's never shadow a package's.
+        #expect(appCodes.isDisjoint(with: packageCodes))
+        // Every exit status a row gives is one --help lists, and --help lists none that no row or command gives.
+        let listed = Set(ErrorTable.exitStatuses.map(\.status))
+        let given = Set(ErrorTable.rows.values.map(\.exitCode) + [ErrorTable.unknown.exitCode])
+        #expect(given.isSubset(of: listed), "exit statuses without a line in --help: \(given.subtracting(listed).sorted())")
+        #expect(listed.subtracting(given) == [ErrorTable.ok, ErrorTable.checkFailed])
+        #expect(ErrorTable.exitStatusLines().joined(separator: " ").hasPrefix("0 ok, 1 doctor found a problem, 64 bad"))
+    }
+
+    @Test("the web's own problems and Hummingbird's statuses come from the table")
+    func webRows() {
+        #expect(ErrorTable.disposition(of: .webBadParameter).httpStatus == 400)
+        #expect(ErrorTable.disposition(of: .webUnauthorized).httpStatus == 401)
+        #expect(ErrorTable.disposition(of: .webStreamFull).retryAfter == 10)
+        #expect(ErrorTable.disposition(httpStatus: 404, reason: "Not Found").problemType == "not-found")
+        #expect(ErrorTable.disposition(httpStatus: 405, reason: "Method Not Allowed").problemType == "method-not-allowed")
+        #expect(ErrorTable.disposition(httpStatus: 418, reason: "I'm a teapot").problemType == "http-418")
+        #expect(ErrorTable.disposition(of: .inputUnknownRoute) == ErrorTable.disposition(code: "input.unknown-route"))
+    }
+
     @Test("the app's own errors keep their exit status; input errors are 400s naming the parameter, unknown names 404s")
     func appErrors() throws {
-        let bad = BridgetError.validation("bad-time", "at 'x' is not a time", parameter: "at")
+        let bad = BridgetError(.inputBadTime, "at 'x' is not a time", parameter: "at")
         #expect(ErrorPresentation(bad)?.disposition.httpStatus == 400 && ErrorPresentation(bad)?.exitCode == 64)
-        let unknownRoute = BridgetError.validation("unknown-route", "no route named 'x'")
+        let unknownRoute = BridgetError(.inputUnknownRoute, "no route named 'x'")
         #expect(ErrorPresentation(unknownRoute)?.disposition.httpStatus == 404)
-        let empty = BridgetError.data("store-empty", "no openings", exitCode: 66)
+        let empty = BridgetError(.dataStoreEmpty, "no openings")
         #expect(ErrorPresentation(empty)?.disposition.problemType == "no-history" && ErrorPresentation(empty)?.exitCode == 66)
-        let config = BridgetError.configuration("postgres-url", "not set")
+        let config = BridgetError(.configPostgresURL, "not set")
         #expect(ErrorPresentation(config)?.disposition.httpStatus == 503 && ErrorPresentation(config)?.exitCode == 78)
         struct Unknown: Error {}
         #expect(ErrorPresentation(Unknown()) == nil)

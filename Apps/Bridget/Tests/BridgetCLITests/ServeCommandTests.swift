@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetApp
 @testable import BridgetCLI
 import Testing
 
@@ -12,11 +13,15 @@ struct ServeCommandTests {
         #expect(try WatchCommand.parse(["--once"]).once)
     }
 
-    #if !Server
-    @Test("a bridget built without the Server trait exits 69 from serve, saying how to build it")
-    func withoutTheTrait() async throws {
+    @Test("a bridget whose composition registered no server exits 69 from serve, saying how to build it")
+    func withoutTheServer() async throws {
+        // The commands' tests run without the executable's composition root, so no part is registered: a build
+        // without the Server trait, whatever this test build's traits.
+        #expect(BuildParts.current.server == nil)
         let command = try ServeCommand.parse([])
-        await #expect(throws: ExitCode(69)) { try await command.run() }
+        await #expect(throws: ExitCode(ErrorTable.unavailable)) { try await command.run() }
+        let error = #expect(throws: BridgetError.self) { try BuildParts().requireServer() }
+        #expect(error?.kind == .serveMissing)
+        #expect(error?.hint?.contains("--traits Server") == true)
     }
-    #endif
 }

@@ -47,7 +47,9 @@ struct WebFixture {
         if sync { _ = try await context.assembly.makeSyncPipeline(store: store).run(full: false) }
         // The handlers read it as `bridget serve`'s do: reopened when replaced, each call under the deadline (a hang
         // detector here, 120 s, as a busy machine can hold any call for seconds; a test of the deadline sets its own).
-        let served = context.served(store).withDeadline(.seconds(context.configuration.serve.storeTimeout))
+        let reopening = context.reopening(store)
+        let served = reopening.guarded(by: ServingGuard(deadline: .seconds(context.configuration.serve.storeTimeout),
+                                                        name: reopening.name))
         return WebFixture(folder: folder, context: context, store: store, web: WebContext(app: context, store: served))
     }
 

@@ -102,8 +102,7 @@ package struct AlertRules: Sendable {
         if let routeName = request.route {
             let routes = try await context.savedRoutes(store)
             guard let route = try await routes.routes().first(where: { $0.id == routeName }) else {
-                throw BridgetError.validation("unknown-route",
-                                              "no saved route is named '\(ConfigValueType.escaped(routeName, limit: 64))'",
+                throw BridgetError(.inputUnknownRoute, "no saved route is named '\(ConfigValueType.escaped(routeName, limit: 64))'",
                                               hint: "see `bridget route list`, or name bridges instead")
             }
             for crossing in route.crossings { bridgeIDs += crossing.bridgeIDs }
@@ -113,7 +112,7 @@ package struct AlertRules: Sendable {
         var seen = Set<String>()
         bridgeIDs = bridgeIDs.filter { seen.insert($0).inserted }
         guard !bridgeIDs.isEmpty else {
-            throw BridgetError.validation("alert-no-bridges", "an alert needs a saved route or bridges to watch",
+            throw BridgetError(.inputAlertNoBridges, "an alert needs a saved route or bridges to watch",
                                           hint: "give a route (--route) or bridges (--bridge)")
         }
         let weekdays = try request.days.map { try Weekdays.parse($0, option: "days") }.map { days in
@@ -126,22 +125,22 @@ package struct AlertRules: Sendable {
             trigger = .opening
         case "forecast":
             guard request.route != nil else {
-                throw BridgetError.validation("alert-forecast-route", "a forecast alert follows a saved route",
+                throw BridgetError(.inputAlertForecastRoute, "a forecast alert follows a saved route",
                                               hint: "give --route, whose chance at the departure is checked")
             }
             guard let departure = request.departure, let (hour, minute) = TimeGrammar.timeOfDay(departure) else {
-                throw BridgetError.validation("alert-departure", "a forecast alert needs a departure time of day such as 17:40",
+                throw BridgetError(.inputAlertDeparture, "a forecast alert needs a departure time of day such as 17:40",
                                               hint: "give --departure HH:MM")
             }
             let threshold = request.threshold ?? 0.3
             guard (0...1).contains(threshold) else {
-                throw BridgetError.validation("alert-threshold", "the threshold \(threshold) is not a chance from 0 to 1",
+                throw BridgetError(.inputAlertThreshold, "the threshold \(threshold) is not a chance from 0 to 1",
                                               hint: "give --threshold 0.3 for 30%")
             }
             let lead = try TimeGrammar.minutes(request.lead ?? "30m", option: "lead")
             trigger = .forecast(departureMinute: hour * 60 + minute, threshold: threshold, leadMinutes: lead)
         case let other:
-            throw BridgetError.validation("alert-trigger", "'\(other)' is not a trigger", hint: "use opening or forecast")
+            throw BridgetError(.inputAlertTrigger, "'\(other)' is not a trigger", hint: "use opening or forecast")
         }
         let destination: AlertDestination
         switch (request.webhook, request.ntfy) {
@@ -150,12 +149,12 @@ package struct AlertRules: Sendable {
             destination = AlertDestination(kind: .webhook, url: url, secretEnvironment: request.secretEnv)
         case (nil, let url?):
             guard request.secretEnv == nil else {
-                throw BridgetError.validation("alert-secret-env", "an ntfy topic is not signed: a secret goes with a webhook",
+                throw BridgetError(.inputAlertSecretEnv, "an ntfy topic is not signed: a secret goes with a webhook",
                                               hint: "leave out the secret, or use a webhook")
             }
             destination = AlertDestination(kind: .ntfy, url: url)
         default:
-            throw BridgetError.validation("alert-destination", "an alert needs one destination: a webhook or an ntfy topic",
+            throw BridgetError(.inputAlertDestination, "an alert needs one destination: a webhook or an ntfy topic",
                                           hint: "give --webhook URL (with --secret-env VAR) or --ntfy URL")
         }
         do {
@@ -165,7 +164,7 @@ package struct AlertRules: Sendable {
             // the addresses again.
             context.note("\(refusal.description); the destination is checked again before each message")
         } catch let refusal as DestinationPolicy.Refusal {
-            throw BridgetError.validation("alert-destination", refusal.description,
+            throw BridgetError(.inputAlertDestination, refusal.description,
                                           hint: "use an https URL on the internet (alerts.allow_private opens loopback and private addresses)")
         }
         return AlertRuleDTO(name: name, route: request.route, bridgeIDs: bridgeIDs, weekdays: weekdays, window: window,
@@ -176,9 +175,7 @@ package struct AlertRules: Sendable {
     /// set here may be where messages are sent: each attempt reads it again.
     private func checkSecret(_ variable: String) throws {
         guard WebhookSecrets.isSecretName(variable) else {
-            throw BridgetError.validation(
-                "alert-secret-env",
-                "'\(ConfigValueType.escaped(variable, limit: 64))' is not a secret's variable: a webhook's secret is read "
+            throw BridgetError(.inputAlertSecretEnv, "'\(ConfigValueType.escaped(variable, limit: 64))' is not a secret's variable: a webhook's secret is read "
                     + "only from variables named \(WebhookSecrets.prefix)<NAME>",
                 hint: "put the secret in \(WebhookSecrets.prefix)COMMUTE (environment or alerts.secrets_file) and name that")
         }
@@ -188,7 +185,7 @@ package struct AlertRules: Sendable {
         } catch let problem as WebhookSecrets.Problem where problem.isMissing {
             context.note("\(problem.description) here; each message reads it again where it is sent")
         } catch let problem as WebhookSecrets.Problem {
-            throw BridgetError.validation("alert-secret", problem.description,
+            throw BridgetError(.inputAlertSecret, problem.description,
                                           hint: "a secret of 24 bytes or more: `openssl rand -base64 32`, prefixed whsec_")
         }
     }
@@ -197,7 +194,7 @@ package struct AlertRules: Sendable {
     package static func checkName(_ name: String) throws {
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
         guard (1...64).contains(name.count), name.unicodeScalars.allSatisfy(allowed.contains), !name.hasPrefix(".") else {
-            throw BridgetError.validation("alert-name", "'\(ConfigValueType.escaped(name, limit: 64))' is not an alert name",
+            throw BridgetError(.inputAlertName, "'\(ConfigValueType.escaped(name, limit: 64))' is not an alert name",
                                           hint: "use 1 to 64 letters, digits, '-', '_' or '.' (not first)")
         }
     }
@@ -210,12 +207,12 @@ package struct AlertRules: Sendable {
         guard text.utf8.count <= 40, parts.count == 2, let start = TimeGrammar.timeOfDay(parts[0]),
               let end = TimeGrammar.timeOfDay(parts[1])
         else {
-            throw BridgetError.validation("alert-window", "'\(ConfigValueType.escaped(text, limit: 40))' is not a window of the day",
+            throw BridgetError(.inputAlertWindow, "'\(ConfigValueType.escaped(text, limit: 40))' is not a window of the day",
                                           hint: "write two local times such as 07:00-09:30 (22:00-02:00 crosses midnight)")
         }
         let window = ClosedMinuteWindow(start: start.0 * 60 + start.1, end: end.0 * 60 + end.1)
         guard window.start != window.end else {
-            throw BridgetError.validation("alert-window", "'\(ConfigValueType.escaped(text, limit: 40))' starts and ends at the same time",
+            throw BridgetError(.inputAlertWindow, "'\(ConfigValueType.escaped(text, limit: 40))' starts and ends at the same time",
                                           hint: "leave out --between for the whole day, or give two different times")
         }
         return window

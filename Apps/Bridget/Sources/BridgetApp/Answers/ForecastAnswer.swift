@@ -46,7 +46,7 @@ package struct Forecasts: Sendable {
     /// `bridge`'s model in `book`, or `no-history` when none of its openings is stored.
     package static func model(of bridge: BridgeInfoDTO, in book: ForecastBook) async throws -> OpeningModelDTO {
         guard let model = try await book.model(bridge.id), model.openings > 0 else {
-            throw BridgetError.validation("no-history", "no openings of \(bridge.name) are stored",
+            throw BridgetError(.inputNoHistory, "no openings of \(bridge.name) are stored",
                                           hint: "run `bridget sync` first")
         }
         return model

@@ -66,8 +66,7 @@ package struct RouteAnswers: Sendable {
         let name = name.trimmingCharacters(in: .whitespaces)
         guard let route = try await routes.route(named: name) else {
             let known = try await routes.routes().map(\.id)
-            throw BridgetError.validation(
-                "unknown-route", "no route named '\(name)'"
+            throw BridgetError(.inputUnknownRoute, "no route named '\(name)'"
                     + (known.isEmpty ? "; none are saved" : "; saved: " + known.joined(separator: ", ")),
                 hint: "see `bridget route list`")
         }
@@ -152,14 +151,14 @@ package struct RouteAnswers: Sendable {
             guard let (hour, minute) = TimeGrammar.timeOfDay(text),
                   let reading = FloatingTimestamp(day + "T" + String(format: "%02d:%02d:00.000", hour, minute))
             else {
-                throw BridgetError.validation("bad-time", "\(name) '\(text)' is not a time of day",
+                throw BridgetError(.inputBadTime, "\(name) '\(text)' is not a time of day",
                                               hint: "write H:MM or HH:MM, e.g. 7:00 or 16:30", parameter: name)
             }
             return reading
         }
         let times = (try reading(between.0, names.from), try reading(between.1, names.to))
         guard times.0 <= times.1 else {
-            throw BridgetError.validation("bad-range", "the departure range \(between.0) to \(between.1) ends before it "
+            throw BridgetError(.inputBadRange, "the departure range \(between.0) to \(between.1) ends before it "
                                           + "starts", parameter: names.to)
         }
         return (day, times)

@@ -9,8 +9,7 @@ extension BridgetAssembly {
     func postgresURL() throws -> String {
         let settings = configuration.postgres
         guard let url = settings.url, !url.isEmpty else {
-            throw BridgetError.configuration(
-                "postgres-url", "store.kind is postgres, but store.postgres.url is not set",
+            throw BridgetError(.configPostgresURL, "store.kind is postgres, but store.postgres.url is not set",
                 hint: "set store.postgres.url (or BRIDGET_STORE_POSTGRES_URL) to postgres://USER@HOST:PORT/DATABASE, "
                     + "and the password in $\(settings.passwordVariable)")
         }
@@ -58,8 +57,7 @@ extension BridgetAssembly {
             } else {
                 "store.postgres.url (\(settings.urlSource))"
             }
-            throw BridgetError.configuration(
-                "postgres-settings", "\(place): \(error.description)",
+            throw BridgetError(.configPostgresSettings, "\(place): \(error.description)",
                 hint: "a URL such as postgres://bridget@db.example:5432/bridget, with the password in "
                     + "$\(settings.passwordVariable)")
         }
@@ -93,8 +91,7 @@ extension BridgetAssembly {
     /// Without the Postgres trait there is no PostgreSQL store: what to build instead.
     func makePostgresStore() async throws -> any BridgeStore {
         _ = try postgresURL()
-        throw BridgetError.configuration(
-            "postgres-unavailable", "store.kind is postgres, but this bridget was built without PostgreSQL support",
+        throw BridgetError(.configPostgresUnavailable, "store.kind is postgres, but this bridget was built without PostgreSQL support",
             hint: "build it with the Postgres trait: swift build --traits Postgres --product bridget")
     }
 }

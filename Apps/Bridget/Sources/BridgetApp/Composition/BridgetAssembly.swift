@@ -46,7 +46,7 @@ package struct BridgetAssembly: Sendable {
                 return NDWProvider(source: .file(ndw.source), client: nil, maximumBytes: ndw.maximumBytes)
             }
             guard let url = URL(string: ndw.source), url.host != nil else {
-                throw BridgetError.configuration("ndw-source", "provider.ndw.source '\(ndw.source)' is not a URL")
+                throw BridgetError(.configNDWSource, "provider.ndw.source '\(ndw.source)' is not a URL")
             }
             let settings = FeedClient.Settings(
                 timeout: ndw.timeout, maximumBodyBytes: ndw.maximumBytes, retry: RetryPolicy(),
@@ -66,7 +66,7 @@ package struct BridgetAssembly: Sendable {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               url.host != nil
         else {
-            throw BridgetError.configuration("state-url", "provider.live.state_url '\(text)' is not an http(s) URL")
+            throw BridgetError(.configStateURL, "provider.live.state_url '\(text)' is not an http(s) URL")
         }
         var ids = Set(try await store?.bridges().map(\.id) ?? [])
         if ids.isEmpty { ids = Set(BridgeCatalog.seattle.bridges.map(\.id)) }
@@ -87,7 +87,7 @@ package struct BridgetAssembly: Sendable {
     package func makeQuery() throws -> SocrataQuery {
         let live = configuration.live
         guard let url = URL(string: live.baseURL) else {
-            throw BridgetError.configuration("base-url", "provider.live.base_url '\(live.baseURL)' is not a URL")
+            throw BridgetError(.configBaseURL, "provider.live.base_url '\(live.baseURL)' is not a URL")
         }
         return try SocrataQuery(baseURL: url, dataset: live.dataset)
     }
@@ -102,14 +102,13 @@ package struct BridgetAssembly: Sendable {
         let live = configuration.live
         // About 330 bytes a row on the wire; a page that cannot fit the limit would fail on every sync.
         guard live.pageSize * 400 <= live.maximumPageBytes else {
-            throw BridgetError.configuration(
-                "page-size", "provider.live.page_size \(live.pageSize) rows can exceed provider.live.max_page_bytes "
+            throw BridgetError(.configPageSize, "provider.live.page_size \(live.pageSize) rows can exceed provider.live.max_page_bytes "
                     + "\(live.maximumPageBytes) (rows are up to ~400 bytes)",
                 hint: "use a page_size of at most \(live.maximumPageBytes / 400)")
         }
         try checkTokenTransport()
         guard let policy = CachePolicy(name: configuration.cache.policy, maxAge: configuration.cache.maximumAge) else {
-            throw BridgetError.configuration("cache-policy", "unknown cache.policy '\(configuration.cache.policy)'")
+            throw BridgetError(.configCachePolicy, "unknown cache.policy '\(configuration.cache.policy)'")
         }
         let settings = FeedClient.Settings(
             timeout: live.timeout, maximumBodyBytes: live.maximumPageBytes,
@@ -128,8 +127,7 @@ package struct BridgetAssembly: Sendable {
         guard configuration.provider == .live, configuration.appToken != nil, let url = URL(string: live.baseURL),
               url.scheme?.lowercased() == "http", !Self.isLoopback(host: url.host ?? "")
         else { return }
-        throw BridgetError.configuration(
-            "insecure-token", "provider.live.base_url '\(live.baseURL)' is plain http, and an app token is set "
+        throw BridgetError(.configInsecureToken, "provider.live.base_url '\(live.baseURL)' is plain http, and an app token is set "
                 + "($\(live.appTokenVariable)): the token would cross the network unencrypted",
             hint: "use an https:// base_url, or unset $\(live.appTokenVariable)")
     }

@@ -5,12 +5,12 @@ extension ConfigurationLoader {
     /// Reads a configuration file as UTF-8 text, or says which file and why not (the system's reason, a folder,
     /// the first byte that is not UTF-8 and where it is).
     package static func read(_ path: String, hint: String) throws -> String {
-        func unreadable(_ reason: String, code: String = "unreadable") -> BridgetError {
-            BridgetError.configuration(code, "cannot read the configuration file \(path): \(reason)", hint: hint)
+        func unreadable(_ reason: String, code: ErrorCode = .configUnreadable) -> BridgetError {
+            BridgetError(code, "cannot read the configuration file \(path): \(reason)", hint: hint)
         }
         let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            let code = errno == ENOENT ? "file-not-found" : "unreadable"
+            let code: ErrorCode = errno == ENOENT ? .configFileNotFound : .configUnreadable
             throw unreadable(String(cString: strerror(errno)), code: code)
         }
         defer { SystemCall.close(descriptor) }
@@ -30,8 +30,7 @@ extension ConfigurationLoader {
             bytes += chunk[..<count]
         }
         if let text = String(validating: bytes, as: UTF8.self) { return text }
-        throw BridgetError.configuration(
-            "not-utf8", "the configuration file \(path) is not UTF-8 text: " + Self.firstInvalidUTF8(in: bytes),
+        throw BridgetError(.configNotUTF8, "the configuration file \(path) is not UTF-8 text: " + Self.firstInvalidUTF8(in: bytes),
             hint: "save it as UTF-8")
     }
 

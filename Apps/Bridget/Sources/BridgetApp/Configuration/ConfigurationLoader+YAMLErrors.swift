@@ -9,8 +9,7 @@ extension ConfigurationLoader {
         switch error {
         case .scanner(_, let problem, let mark, _), .parser(_, let problem, let mark, _),
              .composer(_, let problem, let mark, _):
-            return BridgetError.configuration(
-                "malformed-yaml", "\(origin): malformed YAML: line \(mark.line), column \(mark.column): "
+            return BridgetError(.configMalformedYAML, "\(origin): malformed YAML: line \(mark.line), column \(mark.column): "
                     + ConfigValueType.escaped(problem, limit: 200) + "\n" + excerpt(of: yaml, around: mark.line))
         case .duplicatedKeysInMapping(let duplicates, let context):
             // Yams names the first of the duplicated keys (in sorted order) and where it first appears.
@@ -29,13 +28,13 @@ extension ConfigurationLoader {
                 line = first
                 message = "\(origin):\(first): duplicate key \(ConfigValueType.quoted(name)) in this mapping"
             }
-            return BridgetError.configuration("duplicate-key", message + more + "\n" + excerpt(of: yaml, around: line),
+            return BridgetError(.configDuplicateKey, message + more + "\n" + excerpt(of: yaml, around: line),
                                               hint: hint)
         case .reader(let problem, _, _, _):
-            return BridgetError.configuration("malformed-yaml", "\(origin): malformed YAML: "
+            return BridgetError(.configMalformedYAML, "\(origin): malformed YAML: "
                 + ConfigValueType.escaped(problem, limit: 200))
         default:
-            return BridgetError.configuration("malformed-yaml", "\(origin): malformed YAML: "
+            return BridgetError(.configMalformedYAML, "\(origin): malformed YAML: "
                 + ConfigValueType.escaped(String(describing: error), limit: 200))
         }
     }

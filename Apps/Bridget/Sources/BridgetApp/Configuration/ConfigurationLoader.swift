@@ -77,8 +77,7 @@ package struct ConfigurationLoader: Sendable {
                          + (suggestion(for: name, among: Array(known)).map { " (did you mean \($0)?)" } ?? ""))
         }
         guard problems.isEmpty else {
-            throw BridgetError.configuration(
-                "invalid", "invalid configuration:\n" + problems.report,
+            throw BridgetError(.configInvalid, "invalid configuration:\n" + problems.report,
                 hint: "`bridget config show` lists every key, its type and its default")
         }
         return ResolvedConfiguration(origin: origin, schema: schema, values: values)

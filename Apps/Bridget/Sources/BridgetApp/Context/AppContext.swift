@@ -21,8 +21,7 @@ package struct AppContext: Sendable {
         now: @escaping @Sendable () -> Date = { Date() }, notes: @escaping @Sendable (String) -> Void
     ) throws -> AppContext {
         guard LocalClock.seattle.zone.identifier == "America/Los_Angeles" else {
-            throw BridgetError.processing(
-                "time-zone", "this system has no America/Los_Angeles time zone data, so Seattle times cannot be converted",
+            throw BridgetError(.processingTimeZone, "this system has no America/Los_Angeles time zone data, so Seattle times cannot be converted",
                 hint: "install the tzdata package")
         }
         let configuration = try ConfigurationLoader(environment: environment).load(explicitPath: configPath)
@@ -50,17 +49,16 @@ package struct AppContext: Sendable {
         return store
     }
 
-    /// The store as a long-running process serves it (`ServedStore`): reopened when another file replaces its file;
-    /// without a deadline until `withDeadline` gives one (`serve.store_timeout_seconds`, for requests).
-    package func openServedStore() async throws -> ServedStore {
-        served(try await openStoreForReading())
+    /// The store as a long-running process holds it (`ReopeningStore`): reopened when another file replaces its
+    /// file; each call as it is until `guarded(by:)` gives a guard (the server's deadline, for requests).
+    package func openReopeningStore() async throws -> ReopeningStore {
+        reopening(try await openStoreForReading())
     }
 
-    /// `store`, opened from this context's configuration, as a long-running process serves it.
-    package func served(_ store: any BridgeStore) -> ServedStore {
+    /// `store`, opened from this context's configuration, as a long-running process holds it.
+    package func reopening(_ store: any BridgeStore) -> ReopeningStore {
         let assembly = self.assembly
-        return ServedStore(store: store, name: "the store at \(assembly.storeDescription)", deadline: nil,
-                           note: assembly.notes) {
+        return ReopeningStore(store: store, name: "the store at \(assembly.storeDescription)", note: assembly.notes) {
             try await assembly.makeStore(forReading: true)
         }
     }
@@ -74,10 +72,9 @@ package struct AppContext: Sendable {
 
     /// "The store is empty: run `bridget sync`" (exit 66, no input), for `question`.
     package func storeEmpty(for question: String) -> BridgetError {
-        BridgetError.data(
-            "store-empty", "the store at \(assembly.storeDescription) holds no openings yet, so \(question) has "
+        BridgetError(.dataStoreEmpty, "the store at \(assembly.storeDescription) holds no openings yet, so \(question) has "
                 + "nothing to go on",
-            hint: "run `bridget sync` (or `bridget import FILE`) first", exitCode: 66)
+            hint: "run `bridget sync` (or `bridget import FILE`) first")
     }
 
     /// The stored catalog (the embedded Seattle one before any sync), as bridge names are resolved against it.
@@ -95,7 +92,7 @@ package struct AppContext: Sendable {
     package func bridge(named text: String, in catalog: BridgeCatalog) throws -> BridgeInfoDTO {
         guard let bridge = catalog.resolve(text) else {
             let names = catalog.bridges.map { "\($0.name) (\($0.id))" }.joined(separator: ", ")
-            throw BridgetError.validation("unknown-bridge", "no bridge named '\(text)'", hint: "known bridges: \(names)")
+            throw BridgetError(.inputUnknownBridge, "no bridge named '\(text)'", hint: "known bridges: \(names)")
         }
         return bridge
     }

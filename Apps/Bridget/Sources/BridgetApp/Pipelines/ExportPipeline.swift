@@ -73,8 +73,8 @@ package final class ExportSink: Sendable {
         let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
         guard FileManager.default.createFile(atPath: partial, contents: nil), let handle = FileHandle(forWritingAtPath: partial)
         else {
-            throw BridgetError.data("export-open", "cannot write \(out): \(String(cString: strerror(errno)))",
-                                    hint: "check that its folder exists and is writable", exitCode: 73)
+            throw BridgetError(.dataExportOpen, "cannot write \(out): \(String(cString: strerror(errno)))",
+                                    hint: "check that its folder exists and is writable")
         }
         self.target = url.path
         self.temporary = partial
@@ -86,8 +86,7 @@ package final class ExportSink: Sendable {
         do {
             try handle.write(contentsOf: Data(bytes))
         } catch {
-            throw BridgetError.data("export-write", "cannot write \(target ?? "standard output"): \(error.localizedDescription)",
-                                    exitCode: 74)
+            throw BridgetError(.dataExportWrite, "cannot write \(target ?? "standard output"): \(error.localizedDescription)")
         }
     }
 
@@ -98,13 +97,12 @@ package final class ExportSink: Sendable {
             try handle.synchronize()
             try handle.close()
             guard rename(temporary, target) == 0 else { // atomic: the old file, or the whole new one
-                throw BridgetError.data("export-write", "cannot rename \(temporary) to \(target): \(String(cString: strerror(errno)))",
-                                        exitCode: 74)
+                throw BridgetError(.dataExportWrite, "cannot rename \(temporary) to \(target): \(String(cString: strerror(errno)))")
             }
         } catch let error as BridgetError {
             throw error
         } catch {
-            throw BridgetError.data("export-write", "cannot finish \(target): \(error.localizedDescription)", exitCode: 74)
+            throw BridgetError(.dataExportWrite, "cannot finish \(target): \(error.localizedDescription)")
         }
     }
 

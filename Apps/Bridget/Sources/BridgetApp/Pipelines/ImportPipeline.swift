@@ -37,7 +37,7 @@ package struct ImportSource: Sendable {
     package static func open(_ argument: String, format explicit: RowFileFormat?) throws -> ImportSource {
         if argument == "-" {
             guard let explicit else {
-                throw BridgetError.validation("import-format", "reading standard input needs --format csv|ndjson|json")
+                throw BridgetError(.inputImportFormat, "reading standard input needs --format csv|ndjson|json")
             }
             return ImportSource(label: "standard input", path: nil, descriptor: STDIN_FILENO, format: explicit, size: nil,
                                 identity: nil)
@@ -46,24 +46,22 @@ package struct ImportSource: Sendable {
         let path = URL(fileURLWithPath: argument).standardizedFileURL.resolvingSymlinksInPath().path
         let descriptor = SystemCall.open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw BridgetError.data("import-open", "cannot read \(argument): \(String(cString: strerror(errno)))",
-                                    exitCode: 66)
+            throw BridgetError(.dataImportOpen, "cannot read \(argument): \(String(cString: strerror(errno)))")
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let reason = String(cString: strerror(errno))
             SystemCall.close(descriptor)
-            throw BridgetError.data("import-open", "cannot read \(argument): \(reason)", exitCode: 66)
+            throw BridgetError(.dataImportOpen, "cannot read \(argument): \(reason)")
         }
         guard (status.st_mode & S_IFMT) != S_IFDIR else {
             SystemCall.close(descriptor)
-            throw BridgetError.data("import-open", "\(argument) is a folder, not a file",
-                                    hint: "name a .csv, .ndjson or .json file inside it", exitCode: 66)
+            throw BridgetError(.dataImportOpen, "\(argument) is a folder, not a file",
+                                    hint: "name a .csv, .ndjson or .json file inside it")
         }
         guard let format = explicit ?? RowFileFormat(fileName: argument) else {
             SystemCall.close(descriptor)
-            throw BridgetError.validation(
-                "import-format", "cannot tell the format of \(argument) from its name",
+            throw BridgetError(.inputImportFormat, "cannot tell the format of \(argument) from its name",
                 hint: "name it .csv, .ndjson or .json, or pass --format csv|ndjson|json")
         }
         let isRegular = (status.st_mode & S_IFMT) == S_IFREG
@@ -182,8 +180,7 @@ package struct ImportPipeline: Sendable {
                 let count = buffer.withUnsafeMutableBytes { SystemCall.read(source.descriptor, $0.baseAddress, $0.count) }
                 if count >= 0 { return count }
                 if errno == EINTR { continue }
-                throw BridgetError.data("import-read", "cannot read \(source.label): \(String(cString: strerror(errno)))",
-                                        exitCode: 74)
+                throw BridgetError(.dataImportRead, "cannot read \(source.label): \(String(cString: strerror(errno)))")
             }
         }
 
@@ -220,7 +217,7 @@ package struct ImportPipeline: Sendable {
                 }
                 reader.resume(at: RowPosition(offset: checkpoint.offset, line: checkpoint.line))
                 guard lseek(source.descriptor, off_t(checkpoint.offset), SEEK_SET) == checkpoint.offset else {
-                    throw BridgetError.data("import-read", "cannot seek in \(source.label)", exitCode: 74)
+                    throw BridgetError(.dataImportRead, "cannot seek in \(source.label)")
                 }
             }
             var finished = false
@@ -259,10 +256,9 @@ package struct ImportPipeline: Sendable {
                     validating = nil
                     if let inFlight { totals = totals + (try await inFlight.value) }
                     inFlight = nil
-                    throw BridgetError.data(
-                        "import-syntax", "\(source.label) line \(syntaxError.line): \(syntaxError.message)",
+                    throw BridgetError(.dataImportSyntax, "\(source.label) line \(syntaxError.line): \(syntaxError.message)",
                         hint: "the \(checkpoint.rowsRead.groupedDigits) rows before its batch are stored; "
-                            + "fix the file and import it again", exitCode: 65)
+                            + "fix the file and import it again")
                 }
             }
             // The last batch read, or on Ctrl-C the batch already read and validated, is written too.

@@ -58,14 +58,14 @@ package final class RejectedRowLog: Sendable {
         if let path {
             var isFolder: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
-                throw BridgetError.validation("rejects-path", "the rejects file \(path) is a folder, not a file")
+                throw BridgetError(.inputRejectsPath, "the rejects file \(path) is a folder, not a file")
             }
             if !FileManager.default.fileExists(atPath: path), !FileManager.default.createFile(atPath: path, contents: nil) {
-                throw BridgetError.data("rejects-path", "cannot create the rejects file \(path)",
-                                        hint: "check that its folder exists and can be written", exitCode: 74)
+                throw BridgetError(.dataRejectsPath, "cannot create the rejects file \(path)",
+                                        hint: "check that its folder exists and can be written")
             }
             guard let opened = FileHandle(forWritingAtPath: path) else {
-                throw BridgetError.data("rejects-path", "cannot write the rejects file \(path)", exitCode: 74)
+                throw BridgetError(.dataRejectsPath, "cannot write the rejects file \(path)")
             }
             opened.seekToEndOfFile()
             handle = opened
@@ -98,7 +98,7 @@ package final class RejectedRowLog: Sendable {
                 do {
                     try handle.write(contentsOf: lines)
                 } catch {
-                    throw BridgetError.data("rejects-write", "cannot write the rejects file \(path ?? ""): \(error)", exitCode: 74)
+                    throw BridgetError(.dataRejectsWrite, "cannot write the rejects file \(path ?? ""): \(error)")
                 }
                 state.written += entries.count
             }

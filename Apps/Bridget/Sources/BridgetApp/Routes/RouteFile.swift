@@ -38,15 +38,14 @@ package final class RouteFile: RouteStore {
             do {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             } catch {
-                throw BridgetError.data("routes-write", "cannot create the routes folder \(folder.path): "
+                throw BridgetError(.dataRoutesWrite, "cannot create the routes folder \(folder.path): "
                                         + error.localizedDescription,
-                                        hint: "routes.path in the config chooses where routes are kept", exitCode: 73)
+                                        hint: "routes.path in the config chooses where routes are kept")
             }
             do {
                 return try SystemCall.withExclusiveLock(on: target + ".lock", body)
             } catch let error as POSIXError {
-                throw BridgetError.data("routes-write", "cannot lock the routes file \(path): \(error.localizedDescription)",
-                                        exitCode: 73)
+                throw BridgetError(.dataRoutesWrite, "cannot lock the routes file \(path): \(error.localizedDescription)")
             }
         }
     }
@@ -161,23 +160,23 @@ package final class RouteFile: RouteStore {
         do {
             document = try YAMLDecoder().decode(Document.self, from: text.isEmpty ? "routes: []" : text)
         } catch {
-            throw BridgetError.data("routes-file", "\(origin) is not a routes file: \(Self.reason(error))",
+            throw BridgetError(.dataRoutesFile, "\(origin) is not a routes file: \(Self.reason(error))",
                                     hint: "it holds `routes:`, a list of `name`, `favorite` and `crossings` "
-                                        + "(`bridges`: ids, `minutes`); `bridget route export` shows one", exitCode: 65)
+                                        + "(`bridges`: ids, `minutes`); `bridget route export` shows one")
         }
         var seen = Set<String>()
         return try document.routes.map { entry in
             let name = entry.name.trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty, seen.insert(name).inserted else {
-                throw BridgetError.data("routes-file", "\(origin) names the route '\(entry.name)' "
-                                        + (name.isEmpty ? "(an empty name)" : "twice"), exitCode: 65)
+                throw BridgetError(.dataRoutesFile, "\(origin) names the route '\(entry.name)' "
+                                        + (name.isEmpty ? "(an empty name)" : "twice"))
             }
             guard !entry.crossings.isEmpty,
                   entry.crossings.allSatisfy({ !$0.bridges.isEmpty && $0.minutes.isFinite && (0...1_440).contains($0.minutes) }),
                   zip(entry.crossings, entry.crossings.dropFirst()).allSatisfy({ $0.minutes <= $1.minutes })
             else {
-                throw BridgetError.data("routes-file", "\(origin): route '\(name)' needs crossings with bridges and "
-                                        + "minutes from 0 to 1440, in travel order", exitCode: 65)
+                throw BridgetError(.dataRoutesFile, "\(origin): route '\(name)' needs crossings with bridges and "
+                                        + "minutes from 0 to 1440, in travel order")
             }
             return RouteDTO(id: name, crossings: entry.crossings.map {
                 RouteCrossingDTO(bridgeIDs: $0.bridges, minutesFromStart: $0.minutes)
@@ -201,7 +200,7 @@ package final class RouteFile: RouteStore {
     private func read() throws -> [RouteDTO] {
         guard let data = FileManager.default.contents(atPath: path) else {
             if exists {
-                throw BridgetError.data("routes-file", "cannot read the routes file \(path)", exitCode: 74)
+                throw BridgetError(.dataRoutesRead, "cannot read the routes file \(path)")
             }
             return []
         }
@@ -219,8 +218,8 @@ package final class RouteFile: RouteStore {
         do {
             try SystemCall.replaceFile(at: target, with: Data(text.utf8), temporaryPrefix: "routes")
         } catch {
-            throw BridgetError.data("routes-write", "cannot write the routes file \(path): \(error.localizedDescription)",
-                                    hint: "routes.path in the config chooses where routes are kept", exitCode: 73)
+            throw BridgetError(.dataRoutesWrite, "cannot write the routes file \(path): \(error.localizedDescription)",
+                                    hint: "routes.path in the config chooses where routes are kept")
         }
     }
 }

@@ -54,7 +54,7 @@ package struct RuleDocument: Codable, Sendable, Equatable {
         -> [RuleDeviationDTO]
     {
         guard text.utf8.count <= RuleCheck.maximumDocumentBytes else {
-            throw BridgetError.data("rules-file", "\(origin) is larger than \(RuleCheck.maximumDocumentBytes) bytes",
+            throw BridgetError(.dataRulesFile, "\(origin) is larger than \(RuleCheck.maximumDocumentBytes) bytes",
                                     hint: "a rules file holds dated deviations only")
         }
         let document: RuleDocument
@@ -62,7 +62,7 @@ package struct RuleDocument: Codable, Sendable, Equatable {
             document = text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
                 ? RuleDocument([]) : try YAMLDecoder().decode(RuleDocument.self, from: text)
         } catch {
-            throw BridgetError.data("rules-file", "\(origin) is not a rules document: \(Self.describe(error))",
+            throw BridgetError(.dataRulesFile, "\(origin) is not a rules document: \(Self.describe(error))",
                                     hint: "see `bridget rules --help` for its shape")
         }
         var seen = Set<String>()
@@ -71,7 +71,7 @@ package struct RuleDocument: Codable, Sendable, Equatable {
                 id: entry.id, bridges: entry.bridges, from: entry.from, until: entry.until, reason: entry.reason,
                 source: entry.source, catalog: catalog, origin: "\(origin), deviation \(index + 1)")
             guard seen.insert(deviation.id).inserted else {
-                throw BridgetError.data("rules-file", "\(origin) holds the id \(deviation.id) twice")
+                throw BridgetError(.dataRulesFile, "\(origin) holds the id \(deviation.id) twice")
             }
             return deviation
         }
@@ -107,7 +107,7 @@ package enum RuleCheck {
                                   source: String?, catalog: BridgeCatalog, origin: String) throws -> RuleDeviationDTO
     {
         func invalid(_ message: String, parameter: String? = nil) -> BridgetError {
-            BridgetError.validation("invalid-rule", "\(origin): \(message)", parameter: parameter)
+            BridgetError(.inputInvalidRule, "\(origin): \(message)", parameter: parameter)
         }
         let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyz0123456789-")
         guard (1...64).contains(id.count), id.unicodeScalars.allSatisfy(allowed.contains) else {
@@ -186,7 +186,7 @@ package final class RuleFile: SavedRules {
     private func read() throws -> [RuleDeviationDTO] {
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
-                throw BridgetError.data("rules-file", "cannot read the rules file \(path)", exitCode: 74)
+                throw BridgetError(.dataRulesRead, "cannot read the rules file \(path)")
             }
             return []
         }
@@ -209,8 +209,8 @@ package final class RuleFile: SavedRules {
             } catch let error as BridgetError {
                 throw error
             } catch {
-                throw BridgetError.data("rules-write", "cannot write the rules file \(path): \(error.localizedDescription)",
-                                        hint: "rules.path in the config chooses where rules are kept", exitCode: 73)
+                throw BridgetError(.dataRulesWrite, "cannot write the rules file \(path): \(error.localizedDescription)",
+                                        hint: "rules.path in the config chooses where rules are kept")
             }
         }
     }

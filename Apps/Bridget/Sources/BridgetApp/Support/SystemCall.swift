@@ -64,13 +64,6 @@ package enum SystemCall {
         #endif
     }
 
-    /// The columns of the terminal `descriptor` is, or `nil` (not a terminal, or it does not say).
-    package static func terminalColumns(_ descriptor: Int32) -> Int? {
-        var size = winsize()
-        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
-    }
-
     /// Holds an exclusive `flock(2)` on the file at `path` (created when missing) while `body` runs: other processes
     /// that take the same lock wait. Throws `POSIXError` when the file cannot be opened or locked.
     package static func withExclusiveLock<T>(on path: String, _ body: () throws -> T) throws -> T {
@@ -81,22 +74,6 @@ package enum SystemCall {
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
-    }
-
-    /// Takes an exclusive `flock(2)` on the file at `path` (created when missing) without waiting: the descriptor
-    /// holding it (close it to let go; the system lets go when the process ends, however it ends), or `nil` when
-    /// another process holds it. Throws `POSIXError` when the file cannot be opened.
-    package static func tryExclusiveLock(on path: String) throws -> Int32? {
-        let descriptor = try openLockFile(path)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let failure = errno
-            guard failure == EINTR else {
-                close(descriptor)
-                if failure == EWOULDBLOCK { return nil }
-                throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO)
-            }
-        }
-        return descriptor
     }
 
     /// A lock file opened for reading and writing, created (mode 0644) when missing.

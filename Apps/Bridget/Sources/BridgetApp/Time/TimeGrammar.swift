@@ -53,13 +53,13 @@ package struct TimeGrammar: Sendable {
     private func resolving(_ text: String, option: String, direction: Direction) throws -> Resolved {
         let trimmed = text.trimmedOfSpaces
         guard let resolved = try parse(trimmed, option: option, direction: direction) else {
-            throw BridgetError.validation("bad-time", "\(option) '\(text)' is not a time", hint: Self.formsHint)
+            throw BridgetError(.inputBadTime, "\(option) '\(text)' is not a time", hint: Self.formsHint)
         }
         // The years of the local reading (2999-12-31 23:59 in Seattle is already 3000 in UTC), and instants a day
         // past them either way, so any zone's 1900 and 2999 are in.
         let bounds = Date(timeIntervalSince1970: -2_209_075_200)...Date(timeIntervalSince1970: 32_503_766_400)
         guard bounds.contains(resolved.instant), (1900...2999).contains(resolved.reading.year) else {
-            throw BridgetError.validation("bad-time", "\(option) '\(text)' is outside the years 1900 to 2999")
+            throw BridgetError(.inputBadTime, "\(option) '\(text)' is outside the years 1900 to 2999")
         }
         return resolved
     }
@@ -99,23 +99,20 @@ package struct TimeGrammar: Sendable {
                 return Resolved(instant: match, reading: reading, note: nil)
             }
             if zone.allSatisfy(\.isLetter), zone.count >= 3, clock.instants(for: reading).isEmpty {
-                throw BridgetError.validation(
-                    "bad-time", "\(option) '\(text)': \(Self.shown(reading)) does not exist in \(clock.zone.identifier) "
+                throw BridgetError(.inputBadTime, "\(option) '\(text)': \(Self.shown(reading)) does not exist in \(clock.zone.identifier) "
                         + "(the clocks skip it that day)",
                     hint: "leave the zone out to mean the time just after the gap, or pick another time")
             }
             let known = Set(candidates.map { clock.abbreviation(at: $0) })
             if zone.allSatisfy(\.isLetter), zone.count >= 3 {
-                throw BridgetError.validation(
-                    "bad-time", "\(option) '\(text)' names \(zone), but the clock there reads "
+                throw BridgetError(.inputBadTime, "\(option) '\(text)' names \(zone), but the clock there reads "
                         + known.sorted().joined(separator: " or ") + " at that time",
                     hint: "write \(known.sorted().joined(separator: " or ")), or leave the zone out")
             }
         }
         if let reading = Self.localReading(text) { return local(reading) }
         if let offset = Self.utcOffset(text), !(offset.minutes.map { (-12 * 60...14 * 60).contains($0) } ?? false) {
-            throw BridgetError.validation(
-                "bad-time", "\(option) '\(text)' has a UTC offset of \(offset.text); offsets run from -12:00 to +14:00")
+            throw BridgetError(.inputBadTime, "\(option) '\(text)' has a UTC offset of \(offset.text); offsets run from -12:00 to +14:00")
         }
         // `2026-10-01T17:40Z`: ISO 8601 allows the seconds to be left out.
         let withSeconds = Self.minutePrecisionInstant(text).map { [$0] } ?? []
@@ -231,7 +228,7 @@ package struct TimeGrammar: Sendable {
             else if trimmed.hasSuffix("m") { Int(trimmed.dropLast()) }
             else { Int(trimmed) }
         guard let value, (1...1_440).contains(value) else {
-            throw BridgetError.validation("bad-duration", "\(option) '\(text)' is not a duration from 1m to 24h",
+            throw BridgetError(.inputBadDuration, "\(option) '\(text)' is not a duration from 1m to 24h",
                                           hint: "use minutes (20m, 45) or hours (1h)", parameter: option)
         }
         return value

@@ -15,7 +15,7 @@ package enum Weekdays {
         var days = Set<Int>()
         let parts = lowered.split(separator: ",", omittingEmptySubsequences: false)
         guard !parts.isEmpty, !parts.contains(where: \.isEmpty) else {
-            throw BridgetError.validation("bad-days", "\(option) '\(text)' names no weekday",
+            throw BridgetError(.inputBadDays, "\(option) '\(text)' names no weekday",
                                           hint: "write mon-fri, sat,sun, mon,wed,fri, weekdays, weekends or daily")
         }
         for part in parts {
@@ -23,7 +23,7 @@ package enum Weekdays {
             guard (1...2).contains(ends.count), let from = names.firstIndex(of: ends[0]),
                   let to = names.firstIndex(of: ends[ends.count - 1])
             else {
-                throw BridgetError.validation("bad-days", "\(option) '\(text)' is not a list of weekdays",
+                throw BridgetError(.inputBadDays, "\(option) '\(text)' is not a list of weekdays",
                                               hint: "write mon-fri, sat,sun, mon,wed,fri, weekdays, weekends or daily")
             }
             var day = from

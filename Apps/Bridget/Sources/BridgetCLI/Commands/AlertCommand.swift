@@ -3,9 +3,6 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-#if Server
-import BridgetAlerts
-#endif
 
 /// `bridget alert`: subscriptions that send a message when a bridge on a route opens or is announced.
 struct AlertCommand: AsyncParsableCommand {
@@ -21,7 +18,7 @@ struct AlertCommand: AsyncParsableCommand {
             a variable named BRIDGET_ALERT_SECRET_<NAME> (the environment, or alerts.secrets_file): whsec_ and \
             base64, 24 bytes or more; two secrets separated by a space sign with both while you rotate.
             A message is written to the store's outbox in the same transaction as the change that triggers it, and \
-            sent by `bridget serve` or `bridget watch` (a build with the Server trait): retried with backoff for \
+            sent by `bridget serve` or `bridget watch` (a build with the Alerts trait): retried with backoff for \
             alerts.retry_hours, honouring 429 and 503 Retry-After within that time. A receiver answering 410 Gone \
             (or 404 three times in a row) turns the alert off (`alert show` says so; `alert add` again turns it \
             on). Each message carries a stable id a receiver drops repeats by. `alert log` shows every attempt.
@@ -68,13 +65,7 @@ struct AlertCommand: AsyncParsableCommand {
                     route: route, bridges: bridge.isEmpty ? nil : bridge, days: days, between: between, trigger: trigger,
                     departure: departure, threshold: threshold, lead: lead, webhook: webhook, secretEnv: secretEnv,
                     ntfy: ntfy)
-                let rule = try await AlertRules(context: context, store: store).rule(named: name, request)
-                let maximum = context.configuration.alerts.maximumAlerts
-                if case .refused(let count) = try await store.saveAlert(rule, maximum: maximum) {
-                    throw BridgetError.validation("alert-limit", "the store keeps \(count) alerts, the most it may "
-                                                  + "(alerts.max_alerts \(maximum)); \(rule.name) was not saved",
-                                                  hint: "remove one with `bridget alert remove`, or raise alerts.max_alerts")
-                }
+                let rule = try await AlertRules(context: context, store: store).save(named: name, request)
                 let notes = ["", "Saved alert \(rule.name): messages wait in the store's outbox until `bridget serve` or "
                              + "`bridget watch` sends them."]
                 try AlertCommand.write([AlertOutput(rule)], format: output.format, notes: notes)
@@ -115,7 +106,7 @@ struct AlertCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try global.context()
                 let store = try await context.openStoreForReading()
-                let rule = try await AlertCommand.rule(name, in: store)
+                let rule = try await AlertRules(context: context, store: store).existing(named: name)
                 let messages = try await store.outboxMessages(alert: name, limit: 20)
                 let time = context.clock
                 let rows = messages.map { message in
@@ -141,8 +132,7 @@ struct AlertCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore()
-                guard try await store.removeAlert(named: name) else { throw AlertCommand.unknown(name) }
+                try await AlertRules(context: context, store: try await context.assembly.makeStore()).remove(named: name)
                 Terminal.note("removed alert \(name)")
             }
         }
@@ -158,46 +148,17 @@ struct AlertCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore()
-                let rule = try await AlertCommand.rule(name, in: store)
-                let now = context.assembly.now()
-                let bridgeID = rule.bridgeIDs.first ?? ""
-                let bridge = try await store.bridges().first { $0.id == bridgeID }
-                let message = AlertMessageDTO(
-                    id: "\(rule.name):test-\(Int(now.timeIntervalSince1970 * 1000))", alert: rule.name, type: "test",
-                    bridgeID: bridgeID, bridgeName: bridge?.displayName ?? bridgeID, openedAt: now.addingTimeInterval(600),
-                    closedAt: now.addingTimeInterval(900), status: .planned, sequence: nil, chance: nil, createdAt: now)
-                _ = try await store.enqueueAlertMessage(message, at: now)
-                #if Server
-                let deliverer = AlertDeliverer(
-                    store: store, settings: AlertDeliverer.Settings(context.configuration.alerts),
-                    holder: BridgetAssembly.processIdentity, environment: context.environment, clock: context.clock,
-                    log: { _ in })
-                // Claimed before it is sent, as a server claims it: whichever claims first sends it, once.
-                guard let entry = try await store.claimMessage(eventID: message.id, holder: BridgetAssembly.processIdentity,
-                                                               now: now, leaseUntil: now.addingTimeInterval(deliverer.lease))
-                else {
-                    Terminal.note("a running server took \(message.id) first and sends it: `bridget alert log \(rule.name)` "
-                                  + "shows the attempt")
-                    return
+                let alerts = AlertRules(context: context, store: try await context.assembly.makeStore())
+                switch try await alerts.sendTest(named: name, delivery: BuildParts.current.alerts) {
+                case .delivered(let id, let destination, let status):
+                    Terminal.note("delivered \(id) to \(destination) (HTTP \(status))")
+                case .takenByServer(let id):
+                    Terminal.note("a running server took \(id) first and sends it: `bridget alert log \(name)` shows the "
+                                  + "attempt")
+                case .queued(let id):
+                    Terminal.note("put \(id) in the outbox: a `bridget serve` or `bridget watch` built with the Alerts "
+                                  + "trait sends it (this build does not send)")
                 }
-                let outcome = await deliverer.deliver(entry, rule: rule)
-                switch outcome {
-                case .delivered(let status):
-                    Terminal.note("delivered \(message.id) to \(DestinationPolicy.redacted(rule.destination.url)) (HTTP \(status))")
-                case .gone(let status):
-                    throw BridgetError(.network, code: "alert.gone",
-                                       "the destination answered HTTP \(status): it is gone, and the alert is turned off",
-                                       hint: "give the alert another destination with `bridget alert add`", exitCode: 69)
-                case .retry(_, let detail, _), .expired(let detail):
-                    throw BridgetError(.network, code: "alert.undelivered", "the test message was not delivered: \(detail)",
-                                       hint: "check the URL, the receiver and the secret's variable; `bridget alert log "
-                                           + "\(rule.name)` shows the attempt (the outbox retries it)", exitCode: 69)
-                }
-                #else
-                Terminal.note("put \(message.id) in the outbox: a `bridget serve` or `bridget watch` built with the Server "
-                              + "trait sends it (this build does not send)")
-                #endif
             }
         }
     }
@@ -214,7 +175,7 @@ struct AlertCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try global.context()
                 let store = try await context.openStoreForReading()
-                if let name { _ = try await AlertCommand.rule(name, in: store) }
+                if let name { _ = try await AlertRules(context: context, store: store).existing(named: name) }
                 let attempts = try await store.alertAttempts(alert: name, limit: max(limit, 1))
                 let time = context.clock
                 let rows = attempts.map { attempt in
@@ -227,16 +188,6 @@ struct AlertCommand: AsyncParsableCommand {
                     notes: attempts.isEmpty ? ["", "No attempt yet."] : [])
             }
         }
-    }
-
-    static func rule(_ name: String, in store: any BridgeStore) async throws -> AlertRuleDTO {
-        guard let rule = try await store.alerts().first(where: { $0.name == name }) else { throw unknown(name) }
-        return rule
-    }
-
-    static func unknown(_ name: String) -> BridgetError {
-        BridgetError.validation("unknown-alert", "no alert is named '\(ConfigValueType.escaped(name, limit: 64))'",
-                                hint: "see `bridget alert list`")
     }
 
     static func summary(_ alert: AlertOutput) -> String {

@@ -53,7 +53,7 @@ struct BacktestCommand: AsyncParsableCommand {
                 LocalDay(containing: try grammar.instant(text, option: option, direction: .back), time: grammar.clock)
             }
             guard testUntil == nil || history.until == nil else {
-                throw BridgetError.validation("bad-range", "--until and --test-until are the same option; give one")
+                throw BridgetError(.inputBadRange, "--until and --test-until are the same option; give one")
             }
             var scope = try await history.scope(context, store: store)
             let test = try (testUntil.map { try day($0, "--test-until") }) ?? scope.before.map {
@@ -68,8 +68,7 @@ struct BacktestCommand: AsyncParsableCommand {
             if let trainUntil {
                 train = try day(trainUntil, "--train-until")
                 guard train.number <= lastStored else {
-                    throw BridgetError.validation(
-                        "bad-range", "--train-until \(trainUntil) is after the stored history (\(LocalDay(number: firstDay)) to "
+                    throw BridgetError(.inputBadRange, "--train-until \(trainUntil) is after the stored history (\(LocalDay(number: firstDay)) to "
                             + "\(LocalDay(number: lastStored))): nothing is left to test",
                         hint: "choose a day within the history, or leave --train-until out to test on its last quarter")
                 }

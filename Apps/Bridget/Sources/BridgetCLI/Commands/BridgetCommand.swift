@@ -24,12 +24,7 @@ public struct BridgetCommand: AsyncParsableCommand {
             the zone; JSON carries ISO 8601 instants.
 
             Exit status:
-              0 ok, 1 doctor found a problem, 64 bad argument,
-              65 bad data, 66 no input (or an empty store),
-              69 source unreachable, 73 cannot create output,
-              74 store or cache I/O, 75 store busy,
-              78 bad configuration, 130 interrupted
-            """,
+            """ + ErrorTable.exitStatusLines().map { "\n  " + $0 }.joined(),
         version: "bridget \(BridgetVersion.current)",
         subcommands: [SyncCommand.self, ImportCommand.self, ExportCommand.self, BridgesCommand.self, StatusCommand.self,
                       EventsCommand.self, StatsCommand.self,
@@ -50,7 +45,7 @@ public struct BridgetCommand: AsyncParsableCommand {
             let given = arguments ?? Array(CommandLine.arguments.dropFirst())
             if let unknown = unknownCommand(in: hoistingLeadingConfig(given)) {
                 FileHandle.standardError.write(Data(("error: " + unknown + "\n").utf8))
-                Foundation.exit(64)
+                Foundation.exit(ErrorTable.usage)
             }
             var command = try parseAsRoot(hoistingLeadingConfig(given))
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -141,6 +141,6 @@ struct DoctorCommand: AsyncParsableCommand {
              Cell(check.detail + (check.hint.map { " (hint: \($0))" } ?? ""))]
         }
         try OutputWriter(format: output.format).write(checks, tabular: Tabular(columns: ["status", "check", "detail"], rows: rows))
-        if checks.contains(where: { !$0.ok }) { throw ExitCode(1) }
+        if checks.contains(where: { !$0.ok }) { throw ExitCode(ErrorTable.checkFailed) }
     }
 }

@@ -52,8 +52,7 @@ struct HistoryOptions: ParsableArguments {
             scope.before = resolved.instant
         }
         if let from = scope.from, let before = scope.before, from >= before {
-            throw BridgetError.validation(
-                "bad-range", "--since \(since ?? "") is not before --until \(until ?? ""): the range is empty",
+            throw BridgetError(.inputBadRange, "--since \(since ?? "") is not before --until \(until ?? ""): the range is empty",
                 hint: "--until is exclusive: --since 2026-10-01 --until 2026-10-02 is the whole of October 1")
         }
         return scope

@@ -67,7 +67,7 @@ struct ImportCommand: AsyncParsableCommand {
             rejectOptions.report(rejects, rejected: report.rejected)
             if !report.completed {
                 Terminal.error("interrupted after \(report.rowsRead) rows; run the same command again to continue")
-                throw ExitCode(130)
+                throw ExitCode(ErrorTable.interrupted)
             }
         }
     }

@@ -38,29 +38,13 @@ struct RouteCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let name = self.name.trimmingCharacters(in: .whitespaces)
-                guard !name.isEmpty else {
-                    throw BridgetError.validation("empty-route-name", "the route name is empty",
-                                                  hint: "e.g. bridget route add commute --via \"Fremont/Ballard@8\"")
-                }
-                guard !via.isEmpty else { throw BridgetError.validation("no-crossing", "give at least one --via crossing") }
                 // Every crossing is checked before the store is opened: a typo creates nothing.
                 let written = try via.map(Self.crossing)
                 let context = try global.context()
-                let store = try await context.assembly.makeStore()
-                var crossings: [RouteCrossingDTO] = []
-                for (names, minutes) in written {
-                    var ids: [String] = []
-                    for name in names { ids.append(try await context.bridge(named: name, in: store).id) }
-                    crossings.append(RouteCrossingDTO(bridgeIDs: ids, minutesFromStart: minutes))
-                }
-                guard zip(crossings, crossings.dropFirst()).allSatisfy({ $0.minutesFromStart <= $1.minutesFromStart }) else {
-                    throw BridgetError.validation("bad-order", "crossings must be given in travel order (minutes rising)")
-                }
-                let file = try await context.savedRoutes(store)
-                try await file.saveRoute(RouteDTO(id: name, crossings: crossings, isFavorite: favorite))
-                print("saved route \(name.terminalSafe) with \(crossings.count) crossings")
-                Terminal.note("routes are kept in \(file.location)")
+                let book = RouteBook(context: context, store: try await context.assembly.makeStore())
+                let (route, location) = try await book.add(name, crossings: written, favorite: favorite)
+                print("saved route \(route.id.terminalSafe) with \(route.crossings.count) crossings")
+                Terminal.note("routes are kept in \(location)")
             }
         }
 
@@ -70,13 +54,13 @@ struct RouteCommand: AsyncParsableCommand {
             guard parts.count == 2, let minutes = Double(parts[1].trimmingCharacters(in: .whitespaces)),
                   minutes.isFinite, (0...1_440).contains(minutes)
             else {
-                throw BridgetError.validation("bad-crossing", "--via '\(text)' is not BRIDGES@MINUTES (0 to 1440 minutes)",
+                throw BridgetError(.inputBadCrossing, "--via '\(text)' is not BRIDGES@MINUTES (0 to 1440 minutes)",
                                               hint: "e.g. --via \"Fremont/Ballard@8\"")
             }
             let names = parts[0].split(separator: "/", omittingEmptySubsequences: false)
                 .map { $0.trimmingCharacters(in: .whitespaces) }
             guard !names.contains(where: \.isEmpty) else {
-                throw BridgetError.validation("bad-crossing", "--via '\(text)' has an empty bridge name",
+                throw BridgetError(.inputBadCrossing, "--via '\(text)' has an empty bridge name",
                                               hint: "separate bridge names with one '/', e.g. --via \"Fremont/Ballard@8\"")
             }
             return (names, minutes)
@@ -152,12 +136,9 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.savedRoutes(try await context.assembly.makeStore(forReading: true))
-                let name = self.name.trimmingCharacters(in: .whitespaces)
-                guard try await store.removeRoute(named: name) else {
-                    throw BridgetError.validation("unknown-route", "no route named '\(name)'", hint: "see `bridget route list`")
-                }
-                print("removed route \(name.terminalSafe)")
+                let book = RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
+                let name = try await book.remove(self.name)
+                                print("removed route \(name.terminalSafe)")
             }
         }
     }
@@ -172,10 +153,9 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.savedRoutes(try await context.assembly.makeStore(forReading: true))
-                let route = try await RouteAnswers.route(name, in: store)
-                try await store.saveRoute(RouteDTO(id: route.id, crossings: route.crossings, isFavorite: !off))
-                print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
+                try await RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
+                    .mark(name, favorite: !off)
+                                print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
             }
         }
     }
@@ -270,7 +250,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard range.between.count == 2 else {
-                    throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 16:00 18:30")
+                    throw BridgetError(.inputBadRange, "--between takes two times, e.g. --between 16:00 18:30")
                 }
                 let stepMinutes = try TimeGrammar.minutes(range.step, option: "--step")
                 let context = try global.context()
@@ -338,68 +318,19 @@ struct RouteCommand: AsyncParsableCommand {
         @Argument(help: "The second route's name.") var second: String
         @OptionGroup var range: DepartureRange
 
-        struct Row: Encodable {
-            let departure: String
-            let delays: [String: Double]
-            /// The better route's name, or `nil` for a tie (closer than 10 seconds).
-            let better: String?
-        }
-
         func run() async throws {
             try await reportingErrors {
                 guard range.between.count == 2 else {
-                    throw BridgetError.validation("bad-range", "--between takes two times, e.g. --between 7:00 9:00")
-                }
-                guard first != second else {
-                    throw BridgetError.validation("same-route", "compare two different routes (both are '\(first)')")
+                    throw BridgetError(.inputBadRange, "--between takes two times, e.g. --between 7:00 9:00")
                 }
                 let stepMinutes = try TimeGrammar.minutes(range.step, option: "--step")
                 let context = try global.context()
                 let store = try await context.openStoreForReading()
-                try await context.requireHistory(store, for: "route scoring")
-                let file = try await context.savedRoutes(store)
-                let routes = [try await RouteAnswers.route(first, in: file), try await RouteAnswers.route(second, in: file)]
                 let time = context.clock
-                let (day, times) = try RouteAnswers(context: context, store: store)
-                    .departures(between: (range.between[0], range.between[1]), date: range.date)
-                var rows: [Row] = []
-                for route in routes {
-                    let scorer = try await RouteAnswers(context: context, store: store)
-                        .scorer(for: route, departure: time.openingInstant(for: times.0))
-                    let scores = try scorer.bestTimes(route, from: times.0, to: times.1, stepMinutes: stepMinutes)
-                        .sorted { $0.departure < $1.departure }
-                    if rows.isEmpty {
-                        rows = scores.map { Row(departure: $0.departure, delays: [route.id: $0.totalExpectedDelayMinutes],
-                                                better: nil) }
-                    } else {
-                        rows = zip(rows, scores).map { row, score in
-                            var delays = row.delays
-                            delays[route.id] = score.totalExpectedDelayMinutes
-                            return Row(departure: row.departure, delays: delays, better: nil)
-                        }
-                    }
-                }
-                let clockNotes = RouteAnswers.clockNotes(rows.map(\.departure), day: day, clock: time)
-                rows = rows.filter { !clockNotes.skipped.contains($0.departure) }
-                    .map { row in
-                        let (a, b) = (row.delays[first] ?? 0, row.delays[second] ?? 0)
-                        let better: String? = abs(a - b) * 60 < 10 ? nil : (a < b ? first : second)
-                        return Row(departure: row.departure, delays: row.delays, better: better)
-                    }
-                // Runs of the same verdict, for the sentence.
-                var runs: [(verdict: String?, from: String, to: String)] = []
-                for row in rows {
-                    let clock = String(row.departure.dropFirst(11).prefix(5))
-                    if let last = runs.last, last.verdict == row.better {
-                        runs[runs.count - 1].to = clock
-                    } else {
-                        runs.append((row.better, clock, clock))
-                    }
-                }
-                let sentence = runs.map { run in
-                    let span = run.from == run.to ? "at \(run.from)" : "from \(run.from) to \(run.to)"
-                    return (run.verdict.map { "\($0) is better" } ?? "they tie") + " " + span
-                }.joined(separator: "; ")
+                let comparison = try await RouteComparison.compare(
+                    first, second, between: (range.between[0], range.between[1]), date: range.date,
+                    stepMinutes: stepMinutes, context: context, store: store)
+                let (day, rows, sentence) = (comparison.day, comparison.rows, comparison.sentence)
                 let table = rows.map { row in
                     [Cell(String(row.departure.dropFirst(11).prefix(5))), Cell(row.delays[first] ?? 0, decimals: 2),
                      Cell(row.delays[second] ?? 0, decimals: 2), Cell(row.better ?? "tie")]
@@ -417,7 +348,7 @@ struct RouteCommand: AsyncParsableCommand {
                                      }
                                  }),
                     notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")]
-                        + clockNotes.notes)
+                        + comparison.clockNotes.notes)
             }
         }
     }
@@ -460,8 +391,7 @@ struct RouteCommand: AsyncParsableCommand {
                     do {
                         try Data(text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
                     } catch {
-                        throw BridgetError.data("export-write", "cannot write \(out): \(error.localizedDescription)",
-                                                exitCode: 73)
+                        throw BridgetError(.dataExportOpen, "cannot write \(out): \(error.localizedDescription)")
                     }
                     Terminal.writeError("Exported \(routes.count) routes to \(out).\n")
                 }
@@ -494,47 +424,21 @@ struct RouteCommand: AsyncParsableCommand {
             try await reportingErrors {
                 if fromStore {
                     let context = try global.context()
-                    let store = try await context.assembly.makeStore(forReading: true)
-                    let routes = try await store.routes()
-                    let routeFile = try await context.routeFile(migratingFrom: store)
-                    let added = try routeFile.merge(routes, from: context.assembly.storeDescription)
-                    print("imported \(routes.count) routes from the store at \(context.assembly.storeDescription) "
-                          + "(\(added) new, \(routes.count - added) replaced) into \(routeFile.path)")
+                    let imported = try await RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
+                        .importFromStore()
+                    print("imported \(imported.count) routes from the store at \(context.assembly.storeDescription) "
+                          + "(\(imported.added) new, \(imported.count - imported.added) replaced) into \(imported.location)")
                     return
                 }
                 let file = self.file ?? "-"
-                let data: Data?
-                if file == "-" {
-                    data = FileHandle.standardInput.readDataToEndOfFile()
-                } else {
-                    data = FileManager.default.contents(atPath: file)
-                }
-                guard let data else {
-                    throw BridgetError.data("import-open", "cannot read \(file)", exitCode: 66)
-                }
-                let origin = file == "-" ? "standard input" : file
-                let routes = try RouteFile.routes(fromYAML: String(decoding: data, as: UTF8.self), origin: origin)
+                let data: Data? = file == "-" ? FileHandle.standardInput.readDataToEndOfFile()
+                    : FileManager.default.contents(atPath: file)
+                guard let data else { throw BridgetError(.dataImportOpen, "cannot read \(file)") }
                 let context = try global.context()
-                let store = try await context.assembly.makeStore(forReading: true)
-                // Every bridge must be known: a typo in a shared file is refused, not saved.
-                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
-                // Bridges by id, or by name as `route add` takes them (stored as ids).
-                let resolved = try routes.map { route in
-                    RouteDTO(id: route.id, crossings: try route.crossings.map { crossing in
-                        RouteCrossingDTO(bridgeIDs: try crossing.bridgeIDs.map { text in
-                            guard let bridge = catalog.bridge(id: text) ?? catalog.resolve(text) else {
-                                throw BridgetError.validation(
-                                    "unknown-bridge", "\(origin): route '\(route.id)' names bridge '\(text)', which is "
-                                        + "not in the catalog", hint: "`bridget bridges` lists the ids and names")
-                            }
-                            return bridge.id
-                        }, minutesFromStart: crossing.minutesFromStart)
-                    }, isFavorite: route.isFavorite)
-                }
-                let routeFile = try await context.savedRoutes(store)
-                let added = try await routeFile.merge(resolved)
-                print("imported \(resolved.count) routes (\(added) new, \(resolved.count - added) replaced) into "
-                      + routeFile.location)
+                let imported = try await RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
+                    .importYAML(String(decoding: data, as: UTF8.self), origin: file == "-" ? "standard input" : file)
+                print("imported \(imported.count) routes (\(imported.added) new, \(imported.count - imported.added) replaced) "
+                      + "into " + imported.location)
             }
         }
     }
@@ -552,33 +456,25 @@ struct RouteCommand: AsyncParsableCommand {
                 """)
         @OptionGroup var global: GlobalOptions
 
-        enum Place: String, CaseIterable, ExpressibleByArgument { case store, file }
-
-        @Option(name: .long, help: "Where the routes go: store or file.") var to: Place
+        @Option(name: .long, help: "Where the routes go: store or file.") var to: RouteBook.Place
 
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore()
-                let file = try await context.routeFile(migratingFrom: store)
-                let stored = StoreRoutes(store: store, location: "the store at \(context.assembly.storeDescription)")
-                let (from, into): (any SavedRoutes, any SavedRoutes) = switch to {
-                case .store: (file, stored)
-                case .file: (stored, file)
-                }
-                let routes = try await from.routes()
-                let added = try await into.merge(routes)
-                print("copied \(routes.count) routes from \(from.location) to \(into.location) (\(added) new, "
-                      + "\(routes.count - added) replaced)")
-                if context.configuration.routesInStore != (to == .store) {
+                let moved = try await RouteBook(context: context, store: try await context.assembly.makeStore()).move(to: to)
+                print("copied \(moved.count) routes from \(moved.from) to \(moved.into) (\(moved.added) new, "
+                      + "\(moved.count - moved.added) replaced)")
+                if moved.readElsewhere {
                     Terminal.note("routes.storage is \(context.configuration.routeStorage.rawValue): bridget reads routes "
                                   + "from \(context.configuration.routesInStore ? "the store" : "the file"); set it to "
-                                  + "\(to.rawValue) to read them from \(into.location)")
+                                  + "\(to.rawValue) to read them from \(moved.into)")
                 }
             }
         }
     }
 }
+
+extension RouteBook.Place: ExpressibleByArgument {}
 
 private func describe(_ route: RouteDTO, catalog: BridgeCatalog) -> String {
     route.crossings.map { crossing in

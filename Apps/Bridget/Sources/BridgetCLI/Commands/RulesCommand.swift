@@ -147,7 +147,7 @@ struct RulesCommand: AsyncParsableCommand {
                 let (store, catalog) = try await RulesCommand.open(context, writing: true)
                 let saved = context.savedRules(store, catalog: catalog)
                 guard try await saved.remove(id: id) else {
-                    throw BridgetError.validation("unknown-rule", "no deviation '\(id.prefix(64))' is kept in \(saved.location)",
+                    throw BridgetError(.inputUnknownRule, "no deviation '\(id.prefix(64))' is kept in \(saved.location)",
                                                   hint: "see `bridget rules list`")
                 }
                 print("removed \(id.terminalSafe)")
@@ -167,10 +167,10 @@ struct RulesCommand: AsyncParsableCommand {
                 let context = try global.context()
                 let (store, catalog) = try await RulesCommand.open(context, writing: true)
                 guard let data = FileManager.default.contents(atPath: file) else {
-                    throw BridgetError.data("rules-file", "cannot read \(file)", exitCode: 66)
+                    throw BridgetError(.dataRulesOpen, "cannot read \(file)")
                 }
                 guard data.count <= RuleCheck.maximumDocumentBytes else {
-                    throw BridgetError.data("rules-file", "\(file) is larger than \(RuleCheck.maximumDocumentBytes) bytes")
+                    throw BridgetError(.dataRulesFile, "\(file) is larger than \(RuleCheck.maximumDocumentBytes) bytes")
                 }
                 let incoming = try RuleDocument.deviations(fromYAML: String(decoding: data, as: UTF8.self),
                                                            catalog: catalog, origin: file)

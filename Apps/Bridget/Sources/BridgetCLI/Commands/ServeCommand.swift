@@ -2,7 +2,8 @@ import ArgumentParser
 import BridgetApp
 import Foundation
 
-/// `bridget serve`: the HTTP API and the pages over the configured store (the BridgetWeb layer, trait `Server`).
+/// `bridget serve`: the HTTP API and the pages over the configured store (the build's `ServerPart`, BridgetWeb with
+/// trait `Server`).
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -22,8 +23,8 @@ struct ServeCommand: AsyncParsableCommand {
             flight and a running sync's batch finish (serve.drain_seconds) and exits 0.
               bridget serve --port 8080
               BRIDGET_API_TOKEN=secret bridget serve
-            This command exists in a bridget built with the Server trait: \
-            swift build --traits Server --product bridget.
+            This command exists in a bridget built with the Server trait (and sends alerts with the Alerts \
+            trait): swift build --traits Server,Alerts --product bridget.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -41,29 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (global, host, port) = (global, host, port)
-        try await Self.serve(global: global, host: host, port: port)
-    }
-}
-
-// The one place the command line knows the HTTP layer, which comes with the Server trait (Hummingbird is SwiftNIO,
-// minutes to build cold), so the plain build stays quick: without it, `serve` says how to get it.
-#if Server
-import BridgetWeb
-
-extension ServeCommand {
-    static func serve(global: GlobalOptions, host: String?, port: Int?) async throws {
         try await reportingErrors {
-            try await BridgetServer(context: try global.context()).run(host: host, port: port)
+            let server = try BuildParts.current.requireServer()
+            try await server.serve(context: try global.context(), host: host, port: port, alerts: BuildParts.current.alerts)
         }
     }
 }
-#else
-extension ServeCommand {
-    static func serve(global: GlobalOptions, host: String?, port: Int?) async throws {
-        Terminal.error("this bridget was built without the server; build it with the Server trait: "
-                       + "swift build --traits Server --product bridget")
-        throw ExitCode(69)
-    }
-}
-#endif

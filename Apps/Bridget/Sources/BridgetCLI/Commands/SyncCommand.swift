@@ -53,7 +53,7 @@ struct SyncCommand: AsyncParsableCommand {
             rejectOptions.report(rejects, rejected: report.rejected)
             if !report.completed {
                 Terminal.error("interrupted after \(report.fetched) rows; the committed batches are kept and the next sync resumes")
-                throw ExitCode(130)
+                throw ExitCode(ErrorTable.interrupted)
             }
         }
     }

@@ -1,7 +1,4 @@
 import ArgumentParser
-#if Server
-import BridgetAlerts
-#endif
 import BridgetApp
 import Foundation
 
@@ -45,46 +42,21 @@ struct WatchCommand: AsyncParsableCommand {
                               + "\(report.rejected) rejected) in run \(report.runID)")
                 if !report.completed {
                     Terminal.error("interrupted after \(report.fetched) rows; the committed batches are kept and the next sync resumes")
-                    throw ExitCode(130)
+                    throw ExitCode(ErrorTable.interrupted)
                 }
                 return
             }
             // A store file replaced under a long-running watch (a restore) is reopened, not written to where no one reads.
-            let refresh = try RefreshRunner(context: context, store: context.served(store), log: Self.log)
-            Self.log(.init(level: .info, message: "watch: \(refresh.refresher.schedule.description) into "
+            let watch = try await StoreWatch(context: context, store: store, alerts: BuildParts.current.alerts, log: Self.log)
+            Self.log(.init(level: .info, message: "watch: \(watch.refresh.refresher.schedule.description) into "
                            + context.assembly.storeDescription))
             let names = [SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGHUP: "SIGHUP"]
             let drain = Duration.seconds(configuration.serve.drainSeconds)
-            // Seattle now: the live state feed, polled beside the syncs (by one host of those sharing the store).
-            let poller = try await LiveStatePoller.make(context: context, store: context.served(store), log: Self.log)
             try await cancelling(on: [SIGTERM, SIGINT, SIGHUP], saying: { number in
                 Self.line(.init(level: .notice, message: "\(names[number] ?? "a signal"): stopping; a running sync "
                                 + "commits its batch in flight (at most \(configuration.serve.drainSeconds) s)"))
             }, drain: drain) {
-                #if Server
-                // Alerts' messages are sent while the store is kept fresh; the watch ends when either ends.
-                let deliverer = AlertDeliverer(
-                    store: context.served(store), settings: AlertDeliverer.Settings(configuration.alerts),
-                    holder: BridgetAssembly.processIdentity, environment: context.environment, clock: context.clock,
-                    beforePass: { now in try await ForecastAlerts(context: context, store: store).enqueueDue(now: now) },
-                    log: { Self.log(.init(level: .info, message: $0)) })
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await refresh.run() }
-                    group.addTask { await deliverer.run() }
-                    if let poller { group.addTask { await poller.run() } }
-                    try await group.next()
-                    group.cancelAll()
-                }
-                #else
-                Self.log(.init(level: .notice, message: "alerts: this bridget was built without the Server trait, so "
-                               + "alert messages wait in the outbox for a serve or watch built with it"))
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await refresh.run() }
-                    if let poller { group.addTask { await poller.run() } }
-                    try await group.next()
-                    group.cancelAll()
-                }
-                #endif
+                try await watch.run()
             }
         }
     }

@@ -195,7 +195,14 @@ struct OutputWriter: Sendable {
     static func terminalWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
         guard isatty(STDOUT_FILENO) == 1 else { return nil }
         if let text = environment["COLUMNS"], let columns = Int(text), columns > 0 { return columns }
-        return SystemCall.terminalColumns(STDOUT_FILENO)
+        return terminalColumns(STDOUT_FILENO)
+    }
+
+    /// The columns of the terminal `descriptor` is, or `nil` (not a terminal, or it does not say).
+    static func terminalColumns(_ descriptor: Int32) -> Int? {
+        var size = winsize()
+        guard ioctl(descriptor, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
     }
 
     /// The answer's JSON, as the server sends it too.

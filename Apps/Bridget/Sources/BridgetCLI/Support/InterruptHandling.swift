@@ -1,3 +1,4 @@
+import BridgetApp
 import Dispatch
 import Foundation
 
@@ -24,7 +25,7 @@ func cancelling<T: Sendable>(on signals: [Int32], saying: @escaping @Sendable (I
                 let seconds = Double(drain.components.seconds) + Double(drain.components.attoseconds) / 1e18 + 1
                 DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
                     Terminal.writeError("drain limit reached: stopping now\n")
-                    exit(0)
+                    exit(ErrorTable.ok)
                 }
             }
         }

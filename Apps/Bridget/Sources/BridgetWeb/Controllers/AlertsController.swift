@@ -65,7 +65,7 @@ struct AlertsController {
         case .created: existed = false
         case .replaced: existed = true
         case .refused:
-            throw Problem(status: .unprocessableContent, type: "over-limit", title: "Too many alerts",
+            throw Problem(.webTooManyAlerts,
                           detail: "this server keeps at most \(maximum) alerts (alerts.max_alerts); remove one first")
         }
         var response = try Self.json(AlertOutput(rule), status: existed ? .ok : .created)
@@ -87,7 +87,7 @@ struct AlertsController {
     }
 
     static func unknown(_ name: String) -> Problem {
-        Problem(status: .notFound, type: "unknown-alert", title: "No such alert",
+        Problem(.inputUnknownAlert,
                 detail: "no alert named '\(ConfigValueType.escaped(name, limit: 80))'")
     }
 

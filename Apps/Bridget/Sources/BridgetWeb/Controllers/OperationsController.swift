@@ -30,9 +30,7 @@ struct OperationsController {
         } catch {
             let problem = Problem.from(error)
             guard problem.status == .serviceUnavailable else {
-                throw Problem(status: .serviceUnavailable, type: "store-unavailable", title: "The store is not available",
-                              detail: "the server's store cannot answer now", headers: [.retryAfter: "5"],
-                              logged: problem.logged)
+                throw Problem(.webStoreUnavailable, detail: "the server's store cannot answer now", logged: problem.logged)
             }
             throw problem
         }

@@ -89,8 +89,7 @@ struct RoutesController {
                     + "\(maximumScored): narrow between and, or take a longer step"
                 : "\(top == 0 ? departures : top) departures × \(options) bridge options = \(answered) to answer, over "
                     + "the limit of \(maximumAnswered): ask for fewer with top (1 to \(maximumAnswered / max(options, 1)))"
-            throw Problem(status: .unprocessableContent, type: "over-limit", title: "The request asks for too much",
-                          detail: what)
+            throw Problem(.webOverLimit, detail: what)
         }
     }
 
@@ -130,7 +129,7 @@ struct RoutesController {
         let saved = try await file.routes()
         let existed = saved.contains { $0.id == name }
         guard existed || saved.count < Self.maximumRoutes else {
-            throw Problem(status: .unprocessableContent, type: "over-limit", title: "Too many routes",
+            throw Problem(.webTooManyRoutes,
                           detail: "this server keeps at most \(Self.maximumRoutes) routes; remove one first")
         }
         try await file.saveRoute(route)
@@ -153,7 +152,7 @@ struct RoutesController {
             throw Problem.tooLarge(limit)
         }
         let deadline = Duration.seconds(serve.bodyTimeout)
-        let incomplete = Problem(status: .badRequest, type: "incomplete-body", title: "The body did not arrive whole",
+        let incomplete = Problem(.webIncompleteBody,
                                  detail: "the connection ended before the request's body did")
         do {
             let buffer = try await Deadline.within(deadline, progress: nil, timeout: { BodyTimeout() }) { [request] in
@@ -171,7 +170,7 @@ struct RoutesController {
         } catch is CancellationError {
             throw CancellationError() // the server is stopping: the client is told to come back (503)
         } catch is BodyTimeout {
-            throw Problem(status: .requestTimeout, type: "request-timeout", title: "The body took too long",
+            throw Problem(.webRequestTimeout,
                           detail: "the request's body did not arrive within \(serve.bodyTimeout) s (serve.body_timeout_seconds)",
                           headers: [.connection: "close"])
         } catch {
@@ -241,7 +240,7 @@ struct RoutesController {
         try authorize(request)
         let name = try routeName(name)
         guard try await web.routeFile().removeRoute(named: name) else {
-            throw Problem(status: .notFound, type: "unknown-route", title: "No such route", detail: "no route named '\(name)'")
+            throw Problem(.inputUnknownRoute, detail: "no route named '\(name)'")
         }
         return Response(status: .noContent)
     }
@@ -263,7 +262,7 @@ struct RoutesController {
     func authorize(_ request: Request) throws {
         let variable = web.app.configuration.serve.tokenVariable
         guard let expected = web.app.configuration.apiToken else {
-            throw Problem(status: .forbidden, type: "forbidden", title: "Writes are off",
+            throw Problem(.webForbidden,
                           detail: "this server has no write token: set $\(variable) (serve.token_env) where it runs")
         }
         let given = request.headers[.authorization] ?? ""
@@ -271,7 +270,7 @@ struct RoutesController {
         guard given.count > prefix.count, given.prefix(prefix.count).lowercased() == prefix,
               Self.constantTimeEqual(Array(given.utf8.dropFirst(prefix.count)), Array(expected.utf8))
         else {
-            throw Problem(status: .unauthorized, type: "unauthorized", title: "A bearer token is needed",
+            throw Problem(.webUnauthorized,
                           detail: "send Authorization: Bearer <the token in $\(variable)>",
                           headers: [.wwwAuthenticate: #"Bearer realm="bridget""#])
         }

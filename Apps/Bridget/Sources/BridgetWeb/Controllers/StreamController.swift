@@ -57,12 +57,10 @@ struct StreamController {
             case .address(let maximum):
                 "the server streams to \(maximum) clients at most from one address (stream.max_clients_per_address)"
             }
-            throw Problem(status: .serviceUnavailable, type: "stream-full", title: "Too many stream clients",
-                          detail: detail, headers: [.retryAfter: "10"])
+            throw Problem(.webStreamFull, detail: detail)
         }
         guard let (client, joinedAt) = try await web.changes.subscribe(bridgeIDs: wanted) else {
-            throw Problem(status: .serviceUnavailable, type: "shutting-down", title: "The server is stopping",
-                          detail: "the server is stopping; connect again", headers: [.retryAfter: "5"])
+            throw Problem(.webShuttingDown, detail: "the server is stopping; connect again")
         }
         let bounds: ChangeLogBounds
         do {

@@ -173,8 +173,7 @@ package final class ChangeHub: Service, Sendable {
                 return (client, cursor)
             }
             guard ContinuousClock.now < deadline else {
-                throw Problem(status: .serviceUnavailable, type: "store-unavailable", title: "The store is not available",
-                              detail: "the change log cannot be read now", headers: [.retryAfter: "5"])
+                throw Problem(.webStoreUnavailable, detail: "the change log cannot be read now")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -126,10 +126,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         default: "the request is not HTTP/1.1 this server can read"
         }
         logger.info("- - 400 (not parsed: \(error))", metadata: ["request": .string(id)])
-        let body = ByteBuffer(string: (try? AnswerJSON.text(Problem.Body(
-            type: "https://bridget.dev/problems/bad-request", title: "The request cannot be read", status: 400,
-            detail: detail))).map { $0 + "\n" } ?? "{}\n")
-        let head = HTTPResponse(status: .badRequest, headerFields: [
+        let problem = Problem(.webBadRequest, detail: detail)
+        let body = ByteBuffer(string: problem.json)
+        let head = HTTPResponse(status: problem.status, headerFields: [
             .contentType: "application/problem+json", .contentLength: String(body.readableBytes),
             .connection: "close", .requestID: id,
         ])

@@ -17,13 +17,22 @@ package struct Problem: Error, Sendable {
     /// The problem as a page for a person (a page's error), sent as HTML in place of the JSON body.
     package var page: String?
 
-    package init(status: HTTPResponse.Status, type: String, title: String, detail: String, headers: HTTPFields = [:],
+    /// The problem of the error table's row for `code` (status, type, title, `Retry-After`), with what the client
+    /// reads (`detail`), more `headers`, and a `title` naming what the row's title speaks of (a parameter).
+    package init(_ code: ErrorCode, detail: String, title: String? = nil, headers: HTTPFields = [:],
                  logged: String? = nil) {
-        self.status = status
-        self.type = type
-        self.title = title
+        self.init(row: ErrorTable.disposition(of: code), detail: detail, title: title, headers: headers, logged: logged)
+    }
+
+    /// The problem of a row of the error table.
+    private init(row: ErrorDisposition, detail: String, title: String? = nil, headers: HTTPFields = [:],
+                 logged: String? = nil) {
+        status = HTTPResponse.Status(code: row.httpStatus)
+        type = row.problemType
+        self.title = title ?? row.title
         self.detail = detail
         self.headers = headers
+        if let seconds = row.retryAfter, self.headers[.retryAfter] == nil { self.headers[.retryAfter] = String(seconds) }
         self.logged = logged
     }
 
@@ -42,32 +51,36 @@ package struct Problem: Error, Sendable {
             fields[.contentType] = "text/html; charset=utf-8"
             return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: page)))
         }
+        fields[.contentType] = "application/problem+json"
+        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
+    }
+
+    /// The JSON body, one line.
+    package var json: String {
         let body = Body(type: "https://bridget.dev/problems/" + type, title: title, status: Int(status.code),
                         detail: detail)
-        let text = (try? AnswerJSON.text(body)) ?? "{}"
-        fields[.contentType] = "application/problem+json"
-        return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: text + "\n")))
+        return ((try? AnswerJSON.text(body)) ?? "{}") + "\n"
     }
 
     /// A 400 naming the query parameter that was wrong.
     package static func badParameter(_ name: String, _ detail: String) -> Problem {
-        Problem(status: .badRequest, type: "bad-parameter", title: "Bad query parameter '\(name)'", detail: detail)
+        Problem(.webBadParameter, detail: detail, title: parameterTitle(name))
     }
 
     /// A 400 naming the path segment that was wrong.
     package static func badPath(_ name: String, _ detail: String) -> Problem {
-        Problem(status: .badRequest, type: "bad-path", title: "Bad path segment '{\(name)}'", detail: detail)
+        let row = ErrorTable.disposition(of: .webBadPath)
+        return Problem(.webBadPath, detail: detail, title: "\(row.title) '{\(name)}'")
     }
 
     /// A 400 for a request body that is not what the endpoint takes.
     package static func badBody(_ detail: String) -> Problem {
-        Problem(status: .badRequest, type: "bad-body", title: "The request body is not valid", detail: detail)
+        Problem(.webBadBody, detail: detail)
     }
 
     /// A 413 for a body over `serve.max_body_bytes`.
     package static func tooLarge(_ limit: Int) -> Problem {
-        Problem(status: .contentTooLarge, type: "payload-too-large", title: "The request body is too large",
-                detail: "a body may hold at most \(limit) bytes (serve.max_body_bytes)")
+        Problem(.webPayloadTooLarge, detail: "a body may hold at most \(limit) bytes (serve.max_body_bytes)")
     }
 
     /// What any error thrown by a handler becomes: a problem of its own; one Hummingbird made (an unknown route, a
@@ -76,43 +89,34 @@ package struct Problem: Error, Sendable {
     package static func from(_ error: any Error) -> Problem {
         if let problem = error as? Problem { return problem }
         if let http = error as? HTTPError {
-            return Problem(status: http.status, type: Self.type(of: http.status), title: http.status.reasonPhrase,
+            return Problem(row: ErrorTable.disposition(httpStatus: Int(http.status.code), reason: http.status.reasonPhrase),
                            detail: http.body ?? http.status.reasonPhrase)
         }
         if let http = error as? any HTTPResponseError, http.status.code < 500 {
-            return Problem(status: http.status, type: Self.type(of: http.status), title: http.status.reasonPhrase,
+            return Problem(row: ErrorTable.disposition(httpStatus: Int(http.status.code), reason: http.status.reasonPhrase),
                            detail: http.status.reasonPhrase)
         }
         guard let shown = ErrorPresentation(error) else {
             let row = ErrorTable.unknown
-            return Problem(status: .init(code: row.httpStatus), type: row.problemType, title: row.title,
-                           detail: Self.detail(row.detail, shown: nil), logged: "\(error)")
+            return Problem(row: row, detail: Self.detail(row.detail, shown: nil), logged: "\(error)")
         }
         let row = shown.disposition
-        var title = row.title
+        var title: String?
         if row.problemType == "bad-parameter", let parameter = (error as? BridgetError)?.parameter {
-            title = "Bad query parameter '\(parameter.drop { $0 == "-" })'"
+            title = parameterTitle(String(parameter.drop { $0 == "-" }))
         }
-        var headers: HTTPFields = [:]
-        if let seconds = row.retryAfter { headers[.retryAfter] = String(seconds) }
-        return Problem(status: .init(code: row.httpStatus), type: row.problemType, title: title,
-                       detail: Self.detail(row.detail, shown: shown), headers: headers, logged: shown.description)
+        return Problem(row: row, detail: Self.detail(row.detail, shown: shown), title: title, logged: shown.description)
+    }
+
+    /// The title of a bad query parameter's problem, naming it.
+    static func parameterTitle(_ name: String) -> String {
+        "\(ErrorTable.disposition(of: .webBadParameter).title) '\(name)'"
     }
 
     private static func detail(_ detail: ErrorDisposition.Detail, shown: ErrorPresentation?) -> String {
         switch detail {
         case .message: shown.map { $0.message + ($0.hint.map { " (\($0))" } ?? "") } ?? ""
         case .generic(let text): text
-        }
-    }
-
-    /// The problem type of a status Hummingbird answers by itself (an unknown path, a method not allowed).
-    static func type(of status: HTTPResponse.Status) -> String {
-        switch status {
-        case .notFound: "not-found"
-        case .methodNotAllowed: "method-not-allowed"
-        case .contentTooLarge: "payload-too-large"
-        default: "http-\(status.code)"
         }
     }
 }

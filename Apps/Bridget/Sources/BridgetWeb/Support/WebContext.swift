@@ -13,7 +13,7 @@ import Synchronization
 /// refreshes, the metrics registry, and the answers already encoded.
 package struct WebContext: Sendable {
     package let app: AppContext
-    package let store: ServedStore
+    package let store: ReopeningStore
     package let registry: PrometheusCollectorRegistry
     /// The refresher's state when `serve` refreshes, for `/v1/status` and `Cache-Control`.
     package let refresh: RefreshState?
@@ -33,7 +33,7 @@ package struct WebContext: Sendable {
     /// `/metrics`' view of the stream: clients holding a slot, bytes queued to them.
     let streamGauges: (clients: Gauge, queuedBytes: Gauge)
 
-    package init(app: AppContext, store: ServedStore, registry: PrometheusCollectorRegistry = .init(),
+    package init(app: AppContext, store: ReopeningStore, registry: PrometheusCollectorRegistry = .init(),
                  refresh: RefreshState? = nil, schedule: RefreshSchedule? = nil,
                  versions: HistoryVersionMemo = HistoryVersionMemo(lifetime: .seconds(1))) {
         self.app = app
