@@ -231,39 +231,42 @@ extension StoreConformance {
         // The same opening stored again sends nothing; its version under way sends one more message.
         _ = try await store.upsertEvents([coming])
         #expect(try await store.outboxMessages(alert: nil, limit: 10).count == 1)
+        // Times from here on count from after the writes, however long they took: the store stamped the announced
+        // opening's message when it wrote it, at or before `later`.
+        let later = Date()
         // A message enqueued by hand is enqueued once.
         let test = AlertMessageDTO(id: "fremont:test-1", alert: "fremont", type: "test", bridgeID: "3",
                                    bridgeName: "Fremont", openedAt: now, closedAt: nil, status: .planned, sequence: nil,
                                    chance: nil, createdAt: now)
-        #expect(try await store.enqueueAlertMessage(test, at: now.addingTimeInterval(30)))
-        #expect(try await !store.enqueueAlertMessage(test, at: now.addingTimeInterval(30)))
+        #expect(try await store.enqueueAlertMessage(test, at: later.addingTimeInterval(30)))
+        #expect(try await !store.enqueueAlertMessage(test, at: later.addingTimeInterval(30)))
 
         // Claims: due messages go to one holder until its lease ends, the longest due first.
         #expect(try await store.claimDueMessages(holder: "a", now: now.addingTimeInterval(-1),
-                                                 leaseUntil: now.addingTimeInterval(60), limit: 10).isEmpty)
-        let claimed = try await store.claimDueMessages(holder: "a", now: now.addingTimeInterval(31),
-                                                       leaseUntil: now.addingTimeInterval(60), limit: 10)
+                                                 leaseUntil: later.addingTimeInterval(60), limit: 10).isEmpty)
+        let claimed = try await store.claimDueMessages(holder: "a", now: later.addingTimeInterval(31),
+                                                       leaseUntil: later.addingTimeInterval(60), limit: 10)
         #expect(claimed.map(\.eventID) == ["fremont:\(announced.sequence)", "fremont:test-1"])
-        #expect(try await store.claimDueMessages(holder: "b", now: now.addingTimeInterval(32),
-                                                 leaseUntil: now.addingTimeInterval(60), limit: 10).isEmpty)
-        let retaken = try await store.claimDueMessages(holder: "b", now: now.addingTimeInterval(61),
-                                                       leaseUntil: now.addingTimeInterval(120), limit: 1)
+        #expect(try await store.claimDueMessages(holder: "b", now: later.addingTimeInterval(32),
+                                                 leaseUntil: later.addingTimeInterval(60), limit: 10).isEmpty)
+        let retaken = try await store.claimDueMessages(holder: "b", now: later.addingTimeInterval(61),
+                                                       leaseUntil: later.addingTimeInterval(120), limit: 1)
         #expect(retaken.map(\.id) == [claimed[0].id], "a dead holder's message goes to the next")
 
         // Attempts set the state; a retry waits for its time; a delivered or gone message is never claimed again.
-        try await store.recordAttempt(outboxID: claimed[0].id, holder: "b", at: now.addingTimeInterval(62),
-                                      outcome: .retry(httpStatus: 503, detail: "HTTP 503", next: now.addingTimeInterval(300)))
-        try await store.recordAttempt(outboxID: claimed[1].id, holder: "a", at: now.addingTimeInterval(62),
+        try await store.recordAttempt(outboxID: claimed[0].id, holder: "b", at: later.addingTimeInterval(62),
+                                      outcome: .retry(httpStatus: 503, detail: "HTTP 503", next: later.addingTimeInterval(300)))
+        try await store.recordAttempt(outboxID: claimed[1].id, holder: "a", at: later.addingTimeInterval(62),
                                       outcome: .gone(httpStatus: 410))
-        #expect(try await store.claimDueMessages(holder: "c", now: now.addingTimeInterval(200),
-                                                 leaseUntil: now.addingTimeInterval(400), limit: 10).isEmpty)
-        let again = try await store.claimDueMessages(holder: "c", now: now.addingTimeInterval(301),
-                                                     leaseUntil: now.addingTimeInterval(400), limit: 10)
+        #expect(try await store.claimDueMessages(holder: "c", now: later.addingTimeInterval(200),
+                                                 leaseUntil: later.addingTimeInterval(400), limit: 10).isEmpty)
+        let again = try await store.claimDueMessages(holder: "c", now: later.addingTimeInterval(301),
+                                                     leaseUntil: later.addingTimeInterval(400), limit: 10)
         #expect(again.map(\.id) == [claimed[0].id] && again.first?.attempts == 1)
-        try await store.recordAttempt(outboxID: claimed[0].id, holder: "c", at: now.addingTimeInterval(302),
+        try await store.recordAttempt(outboxID: claimed[0].id, holder: "c", at: later.addingTimeInterval(302),
                                       outcome: .delivered(httpStatus: 204))
-        #expect(try await store.claimDueMessages(holder: "d", now: now.addingTimeInterval(10_000),
-                                                 leaseUntil: now.addingTimeInterval(10_060), limit: 10).isEmpty)
+        #expect(try await store.claimDueMessages(holder: "d", now: later.addingTimeInterval(10_000),
+                                                 leaseUntil: later.addingTimeInterval(10_060), limit: 10).isEmpty)
         messages = try await store.outboxMessages(alert: "fremont", limit: 10)
         #expect(messages.map(\.state) == [.gone, .delivered])
         #expect(messages.map(\.attempts) == [1, 2])
