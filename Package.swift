@@ -324,7 +324,7 @@ let package = Package(
         .testTarget(
             name: "LiveProviderTests",
             dependencies: [
-                "BridgetApp", "SocrataFixtureServer", "BridgetAnalysis", "BridgetDTOs",
+                "BridgetApp", "SocrataFixtureServer", "BridgetAnalysis", "BridgetDTOs", "BridgetTestSupport",
                 "BridgetNetworking",
                 "BridgetNetworkingTesting",
                 "BridgetCaching",

@@ -1,3 +1,4 @@
+import BridgetTestSupport
 import Foundation
 import GRDB
 import SocrataFixtureServer
@@ -124,7 +125,7 @@ struct BridgetProcess {
     /// Waits (two minutes at most: a hang detector) until `fixture` has handed out every fault queued (the last one
     /// a hang the sync now waits on) and a batch is committed; returns the rows stored then.
     func waitForHangingSync(_ fixture: SocrataFixtureServer) async throws -> Int {
-        let until = ContinuousClock.now + .seconds(120)
+        let until = ContinuousClock.now + TestTime.duration(.seconds(120))
         while ContinuousClock.now < until, fixture.pendingFaults > 0 || storedEvents() == 0 {
             try await Task.sleep(for: .milliseconds(50))
         }

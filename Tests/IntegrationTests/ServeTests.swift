@@ -212,7 +212,7 @@ struct ServeTests {
         client.sendUnfinishedPut("/v1/routes/slow", token: "t")
         // It is being answered once the server counts it (the scrape itself is the other one).
         var active = 0
-        let until = ContinuousClock.now + .seconds(120)
+        let until = ContinuousClock.now + TestTime.duration(.seconds(120))
         while active < 2, ContinuousClock.now < until {
             let (_, _, metrics) = try await server.get("/metrics")
             active = metrics.split(separator: "\n").first { $0.hasPrefix("http_server_active_requests ") }

@@ -3,6 +3,7 @@ import BridgetCaching
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
+import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
 import Testing
@@ -13,7 +14,7 @@ import Testing
 struct HostileNetworkTests {
     /// A live provider on `baseURL` (the fixture's own, or a proxy's in front of it).
     private func provider(_ fixture: LiveFixture, baseURL: URL? = nil, pageSize: Int = 100, cache: DiskCache? = nil,
-                          policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = 10,
+                          policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = TestTime.seconds(10),
                           attempts: Int = 4) throws -> LiveProvider {
         LiveProvider(client: fixture.client(cache: cache, policy: policy, token: token, timeout: timeout, attempts: attempts),
                      query: try SocrataQuery(baseURL: baseURL ?? fixture.baseURL, dataset: "gm8h-9449"), pageSize: pageSize)
@@ -151,7 +152,7 @@ struct HostileNetworkTests {
         }
         // "declared": refused on the response's head, before any of the body was taken in (the message says so; the
         // time is a hang detector: reading ten gigabytes would take far longer).
-        #expect(ContinuousClock.now - started < .seconds(120))
+        #expect(ContinuousClock.now - started < TestTime.duration(.seconds(120)))
         #expect(proxy.requests.count <= 1) // not retried
     }
 
@@ -165,22 +166,22 @@ struct HostileNetworkTests {
         defer { proxy.stop() }
         // The change check's body (about 50 bytes) at 4 bytes a second: 12 s without a deadline, while each byte
         // comes well within the session's idle timeout.
-        proxy.inject([.drip(interval: 0.25)])
+        proxy.inject([.drip(interval: TestTime.seconds(0.25))])
         let store = try fixture.store()
         let started = ContinuousClock.now
-        let report = try await fixture.pipeline(provider: try provider(fixture, baseURL: front, timeout: 2), store: store)
+        let report = try await fixture.pipeline(provider: try provider(fixture, baseURL: front, timeout: TestTime.seconds(2)), store: store)
             .run(full: true)
         #expect(report.fetched == 200)
         try await expectExact(store, fixture)
         // The client gave up on the dripped answer at its deadline, long before the last byte: the proxy's write
         // failed part way. (Its entry is logged when it stops writing; elapsed time under a loaded machine says less.)
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + TestTime.duration(.seconds(120))
         while !proxy.requests.contains(where: { $0.fault != nil }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
         let dripped = try #require(proxy.requests.first { $0.fault == .drip(interval: 0.25) })
         #expect(!dripped.completed)
-        #expect(ContinuousClock.now - started < .seconds(120)) // a hang detector
+        #expect(ContinuousClock.now - started < TestTime.duration(.seconds(120))) // a hang detector
     }
 
     // MARK: 9. Cut-off bodies are retried
@@ -274,7 +275,7 @@ struct HostileNetworkTests {
 
     /// The proxy's first request once it has finished answering it (its log entry is written at the end).
     private static func firstRequest(_ proxy: WireFaultProxy) async -> WireFaultProxy.LoggedRequest? {
-        let deadline = ContinuousClock.now + .seconds(120) // a hang detector
+        let deadline = ContinuousClock.now + TestTime.duration(.seconds(120)) // a hang detector
         while proxy.requests.isEmpty, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         return proxy.requests.first
     }

@@ -3,6 +3,7 @@ import BridgetCaching
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
+import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
 import Testing
@@ -83,9 +84,10 @@ struct LiveProviderTests {
         // A short deadline where the fault is a wait (a hanging or truncated answer ends, and is retried, soon);
         // a roomy one otherwise, so a loaded machine's slow answer is not a second fault.
         let waits = plan.hasPrefix("hang") || plan == "truncated"
-        let provider = LiveProvider(client: fixture.client(cache: nil, timeout: waits ? 2 : 120, sleeps: sleeps),
+        let provider = LiveProvider(client: fixture.client(cache: nil, timeout: waits ? TestTime.seconds(2) : 120, sleeps: sleeps),
                                     query: try fixture.query, pageSize: 100)
-        let fault = try #require(FixtureFault(plan: plan))
+        var fault = try #require(FixtureFault(plan: plan))
+        if case .hang(let seconds) = fault { fault = .hang(TestTime.seconds(seconds)) } // longer than the deadline
         fixture.server.inject([fault])
         let store = try fixture.store()
         let report = try await fixture.pipeline(provider: provider, store: store).run(full: true)
@@ -138,7 +140,7 @@ struct LiveProviderTests {
         var pages = provider.eventPages(since: nil).makeAsyncIterator()
         let first = try #require(try await pages.next())
         // The consumer has not asked for page 2 yet, but the server answers its request.
-        let deadline = ContinuousClock.now + .seconds(120) // a hang detector
+        let deadline = ContinuousClock.now + TestTime.duration(.seconds(120)) // a hang detector
         while fixture.server.requests.filter({ $0.query["$offset"] == "50" }).isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -291,7 +293,7 @@ struct LiveProviderTests {
         let task = Task { try await pipeline.run(full: true) }
         // Cancel only once the request is hanging on the server: a fixed sleep raced a loaded machine, where the
         // cancellation could land before the run had started.
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = ContinuousClock.now + TestTime.duration(.seconds(120))
         while fixture.server.pendingFaults > 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -302,7 +304,7 @@ struct LiveProviderTests {
         let report = try await task.value // an interrupted sync reports what it committed instead of throwing
         // A hang detector, not a timing: a cancellation that waited for the hang or the timeout (10 minutes each)
         // would take five times this; a prompt one on a loaded machine has taken 7 s.
-        #expect(ContinuousClock.now - cancelled < .seconds(120))
+        #expect(ContinuousClock.now - cancelled < TestTime.duration(.seconds(120)))
         #expect(!report.completed)
         #expect(report.fetched == 0)
     }

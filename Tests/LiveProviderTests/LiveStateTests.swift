@@ -3,6 +3,7 @@ import BridgetDTOs
 import BridgetNetworking
 import BridgetNetworkingTesting
 import BridgetPersistence
+import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
 import Synchronization
@@ -88,7 +89,7 @@ struct LiveStateTests {
         server.stateFeed.set("3", "Open")
         try await BridgeStateConformance.check(knownBridgeIDs: Self.ids) {
             SDOTStateFeed(url: url.appendingPathComponent(StateFeedFixture.path), knownBridgeIDs: Self.ids,
-                          transport: URLSessionTransport(timeout: 30), timeout: 30)
+                          transport: URLSessionTransport(timeout: TestTime.seconds(30)), timeout: TestTime.seconds(30))
         }
     }
 
@@ -179,8 +180,9 @@ struct LiveStateTests {
     // MARK: The poller
 
     /// A poller of the fixture's feed into `store`, as `holder`: its poll's timeout (`hangDetector`) is a hang
-    /// detector, long enough for a busy machine; the hang fault waits longer.
-    static let hangDetector: TimeInterval = 10
+    /// detector, long enough for a busy machine (and stretched for a slow build, `TestTime`); the hang fault waits
+    /// longer.
+    static let hangDetector: TimeInterval = TestTime.seconds(10)
 
     static func poller(_ url: URL, _ store: any BridgeStore, holder: String, interval: TimeInterval = 1,
                        now: @escaping @Sendable () -> Date = { Date() },

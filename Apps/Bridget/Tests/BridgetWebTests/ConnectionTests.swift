@@ -104,7 +104,7 @@ struct ConnectionTests {
             client.sendUnfinishedPut("/v1/routes/commute", token: token)
             client.hangUp()
             // The log line comes when the server notices (at once; the loop is a hang detector, not a timing).
-            let until = ContinuousClock.now + .seconds(120)
+            let until = ContinuousClock.now + TestTime.duration(.seconds(120))
             while !lines.all.contains(where: { $0.contains("PUT /v1/routes/commute") }), ContinuousClock.now < until {
                 try await Task.sleep(for: .milliseconds(50))
             }

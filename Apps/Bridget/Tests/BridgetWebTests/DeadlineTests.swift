@@ -1,4 +1,5 @@
 @testable import BridgetWeb
+import BridgetTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -51,7 +52,7 @@ struct DeadlineTests {
         // Every deadline not forgotten expires, however slow the machine: wait for them (a hang detector, not a bound).
         let expected = count - forgotten.count
         let began = ContinuousClock.now
-        while fired.counts.withLock({ $0.count }) < expected, ContinuousClock.now - began < .seconds(120) {
+        while fired.counts.withLock({ $0.count }) < expected, ContinuousClock.now - began < TestTime.duration(.seconds(120)) {
             try await Task.sleep(for: .milliseconds(5))
         }
         let counts = fired.counts.withLock { $0 }

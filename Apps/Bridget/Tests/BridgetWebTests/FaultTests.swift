@@ -2,6 +2,7 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import BridgetWeb
+import BridgetTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -49,7 +50,8 @@ struct FaultTests {
         // The deadline `bridget serve` has by default (the fixture's is a hang detector): without it a request waits
         // in the pool until the pool gives up, which is a minute of failed connections.
         let fixture = try await WebFixture.make(
-            days: 7, environment: PostgresUnderTest.environment.merging(["BRIDGET_SERVE_STORE_TIMEOUT_SECONDS": "3"]) { $1 },
+            days: 7, environment: PostgresUnderTest.environment.merging(
+                ["BRIDGET_SERVE_STORE_TIMEOUT_SECONDS": String(Int(TestTime.seconds(3)))]) { $1 },
             storeYAML: PostgresUnderTest.storeYAML(through: relay))
         defer { fixture.remove() }
         try await fixture.withClient { client in
@@ -58,7 +60,7 @@ struct FaultTests {
             try await Self.expectUnavailable(Self.paths.filter { $0 != "/v1/stats" }, client, naming: String(relay.port))
             try relay.resume()
             var recovered = false
-            let until = ContinuousClock.now + .seconds(120) // a hang detector, not a timing
+            let until = ContinuousClock.now + TestTime.duration(.seconds(120)) // a hang detector, not a timing
             while !recovered, ContinuousClock.now < until {
                 recovered = try await client.execute(uri: "/readyz", method: .get).status == .ok
                 if !recovered { try await Task.sleep(for: .milliseconds(100)) }
@@ -70,10 +72,11 @@ struct FaultTests {
 
     @Test("PostgreSQL hanging (nothing answers, new connections wait): every endpoint is a 503 with Retry-After at the store deadline, not the connect timeout; then it recovers")
     func postgresHanging() async throws {
+        let deadline = Int(TestTime.seconds(1))
         let relay = try PostgresUnderTest.relay()
         defer { relay.cut() }
         let fixture = try await WebFixture.make(
-            days: 7, environment: PostgresUnderTest.environment.merging(["BRIDGET_SERVE_STORE_TIMEOUT_SECONDS": "1"]) { $1 },
+            days: 7, environment: PostgresUnderTest.environment.merging(["BRIDGET_SERVE_STORE_TIMEOUT_SECONDS": String(deadline)]) { $1 },
             storeYAML: PostgresUnderTest.storeYAML(through: relay, connectTimeout: 600))
         defer { fixture.remove() }
         let lines = LogLines()
@@ -83,7 +86,7 @@ struct FaultTests {
             try await Self.expectUnavailable(Self.paths + Self.pages, client, naming: String(relay.port))
             // The deadline answered them (a connect timeout of 600 s could not have), and the log says which call.
             let log = lines.all.joined(separator: "\n")
-            #expect(log.contains(" within 1 s"), "\(log)")
+            #expect(log.contains(" within \(deadline) s"), "\(log)")
             relay.flow()
             #expect(try await Self.eventually { try await client.execute(uri: "/readyz", method: .get).status == .ok },
                     "the store did not come back after PostgreSQL did")
@@ -168,7 +171,7 @@ struct FaultTests {
 
     /// Whether `condition` holds within two minutes (a hang detector: it is asked again every 100 ms).
     static func eventually(_ condition: () async throws -> Bool) async throws -> Bool {
-        let until = ContinuousClock.now + .seconds(120)
+        let until = ContinuousClock.now + TestTime.duration(.seconds(120))
         while ContinuousClock.now < until {
             if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(100))
@@ -251,7 +254,8 @@ enum PostgresUnderTest {
     }
 
     /// The store section for PostgreSQL through `relay` (or straight, without one), in `schema`.
-    static func storeYAML(through relay: TCPRelay?, schema: String = schema(), connectTimeout: Int = 2) -> String {
+    static func storeYAML(through relay: TCPRelay?, schema: String = schema(),
+                          connectTimeout: Int = Int(TestTime.seconds(2))) -> String {
         let url = ProcessInfo.processInfo.environment["TEST_POSTGRES_URL"] ?? ""
         var components = URLComponents(string: url)
         if let relay {
