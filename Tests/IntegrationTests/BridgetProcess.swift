@@ -81,13 +81,7 @@ struct BridgetProcess {
     func sampleConfig(days: Int = 60, endDate: String = "2026-06-30", invalidRate: Double = 0.01,
                       mergeGapMinutes: Double = 2) throws -> String {
         try write("bridget.yaml", """
-            provider:
-              kind: sample
-              sample:
-                seed: 11
-                days: \(days)
-                end_date: \(endDate)
-                invalid_rate: \(invalidRate)
+            \(TestConfig.sampleProvider(days: days, endDate: endDate, invalidRate: invalidRate))
             store:
               path: \(home)/store.sqlite
             analysis:

@@ -96,20 +96,7 @@ struct ModelOnSampleDataTests {
 @Suite("Serial and parallel processors")
 struct ProcessorEqualityTests {
     /// A history the processors read, holding a year of sample events.
-    actor YearHistory: EventHistory {
-        let stored: [BridgeEventDTO]
-        init(_ events: [BridgeEventDTO]) { stored = events }
-        func bridges() -> [BridgeInfoDTO] { BridgeCatalog.seattle.bridges }
-        func events(bridgeID: String?) -> [BridgeEventDTO] { stored.filter { bridgeID == nil || $0.bridgeID == bridgeID } }
-        func deleteEvents(openedBefore cutoff: Date) -> Int { 0 }
-        func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
-        func foldOpeningRecords<State: Sendable>(
-            bridgeIDs: [String]?, into initial: State,
-            _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
-        ) throws -> State {
-            try fold(stored.compactMap(OpeningRecordDTO.init), bridgeIDs: bridgeIDs, into: initial, update)
-        }
-    }
+    typealias YearHistory = InMemoryHistory
 
     @Test("validation, statistics and models are equal, DST days and invalid rows included")
     func equalResults() async throws {

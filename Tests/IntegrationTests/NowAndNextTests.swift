@@ -343,15 +343,8 @@ struct SharedStoreNowTests {
     func twoHosts() async throws {
         let (url, password, _) = try PostgresExecutableTests.server()
         let schema = PostgresExecutableTests.freshSchema()
-        let setup = try await NowAndNextTests.setup(store: """
-            store:
-              kind: postgres
-              postgres:
-                url: \(url)
-                sslmode: disable
-                schema: \(schema)
-                connect_timeout_seconds: 30
-            """)
+        let setup = try await NowAndNextTests.setup(
+            store: PostgresExecutableTests.storeYAML(url: url, schema: schema))
         defer { Task { await setup.feedServer.stop() } }
         let receiver = try WebhookReceiver()
         let environment = ["PGPASSWORD": password]

@@ -1,5 +1,6 @@
 import BridgetPersistence
 import BridgetPostgres
+import BridgetTestSupport
 import Foundation
 import Testing
 
@@ -44,21 +45,22 @@ struct PostgresExecutableTests {
     static func config(_ bridget: BridgetProcess, schema: String, days: Int = 30) throws -> String {
         let (url, _, _) = try server()
         return try bridget.write("postgres.yaml", """
-            provider:
-              kind: sample
-              sample:
-                seed: 11
-                days: \(days)
-                end_date: 2026-06-30
-                invalid_rate: 0.01
-            store:
-              kind: postgres
-              postgres:
-                url: \(url)
-                sslmode: disable
-                schema: \(schema)
-                connect_timeout_seconds: 30  # generous: the suite shares two cores with Chromium and servers
+            \(TestConfig.sampleProvider(days: days))
+            \(storeYAML(url: url, schema: schema))
             """)
+    }
+
+    /// The `store:` section of the test server's PostgreSQL store in `schema`.
+    static func storeYAML(url: String, schema: String) -> String {
+        """
+        store:
+          kind: postgres
+          postgres:
+            url: \(url)
+            sslmode: disable
+            schema: \(schema)
+            connect_timeout_seconds: 30  # generous: the suite shares two cores with Chromium and servers
+        """
     }
 
     /// An answer without its `generatedAt` line.

@@ -10,6 +10,19 @@ import Glibc
 public final class RawConnection: Sendable {
     private let socket: Int32
 
+    /// Connects `socket` to 127.0.0.1:`port`; false when nothing listens there.
+    public static func connect(_ socket: Int32, toLoopbackPort port: Int) -> Bool {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        } == 0
+    }
+
     /// The longest a read waits for the server: a hang detector, not a timing.
     public static let hangDetector: Int32 = 120_000
 
@@ -20,14 +33,7 @@ public final class RawConnection: Sendable {
         if var size = receiveBuffer {
             setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard Self.connect(socket, toLoopbackPort: port) else {
             close(socket)
             throw POSIXError(.ECONNREFUSED)
         }

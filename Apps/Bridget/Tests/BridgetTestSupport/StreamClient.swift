@@ -34,14 +34,7 @@ public final class StreamClient: Sendable {
     public init(port: Int, path: String = "/v1/stream", lastEventID: String? = nil) throws {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         self.socket = socket
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
+        guard RawConnection.connect(socket, toLoopbackPort: port) else {
             Glibc.close(socket)
             throw POSIXError(.ECONNREFUSED)
         }

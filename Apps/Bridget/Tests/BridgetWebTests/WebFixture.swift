@@ -1,6 +1,7 @@
 import BridgetApp
 import BridgetPersistence
 import BridgetWeb
+import BridgetTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -25,13 +26,7 @@ struct WebFixture {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let config = folder + "/bridget.yaml"
         try """
-            provider:
-              kind: sample
-              sample:
-                seed: 11
-                days: \(days)
-                end_date: 2026-06-30
-                invalid_rate: 0.01
+            \(TestConfig.sampleProvider(days: days))
             \(storeYAML ?? "store:\n  path: \(folder)/store.sqlite")
             routes:
               path: \(folder)/routes.yaml

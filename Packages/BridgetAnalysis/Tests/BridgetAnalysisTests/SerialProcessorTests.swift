@@ -4,36 +4,7 @@ import Foundation
 import Testing
 
 /// A history held in memory: the port's simplest honest implementation.
-actor ListHistory: EventHistory {
-    private var stored: [BridgeEventDTO]
-    private let known: [BridgeInfoDTO]
-
-    init(_ events: [BridgeEventDTO], bridges: [BridgeInfoDTO] = BridgeCatalog.seattle.bridges) {
-        stored = events
-        known = bridges
-    }
-
-    func bridges() -> [BridgeInfoDTO] { known }
-
-    func events(bridgeID: String?) -> [BridgeEventDTO] {
-        stored.filter { bridgeID == nil || $0.bridgeID == bridgeID }.sorted { $0.key < $1.key }
-    }
-
-    func trafficFlows(bridgeID: String) -> [TrafficFlowDTO] { [] }
-
-    func foldOpeningRecords<State: Sendable>(
-        bridgeIDs: [String]?, into initial: State,
-        _ update: @escaping @Sendable (inout State, [OpeningRecordDTO]) throws -> Void
-    ) throws -> State {
-        try fold(stored.compactMap(OpeningRecordDTO.init), bridgeIDs: bridgeIDs, into: initial, update)
-    }
-
-    func deleteEvents(openedBefore cutoff: Date) -> Int {
-        let before = stored.count
-        stored.removeAll { $0.openedAt < cutoff }
-        return before - stored.count
-    }
-}
+typealias ListHistory = InMemoryHistory
 
 @Suite("Serial processor")
 struct SerialProcessorTests {

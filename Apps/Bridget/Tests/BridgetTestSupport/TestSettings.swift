@@ -17,3 +17,20 @@ public enum TestTime {
     /// `duration`, stretched by `scale`.
     public static func duration(_ duration: Duration) -> Duration { duration * scale }
 }
+
+/// Configuration the tests share.
+public enum TestConfig {
+    /// The `provider:` section of the sample data the tests read: seed 11, `days` days to `endDate`, a share of
+    /// invalid rows (`invalidRate`).
+    public static func sampleProvider(days: Int, endDate: String = "2026-06-30", invalidRate: Double = 0.01) -> String {
+        """
+        provider:
+          kind: sample
+          sample:
+            seed: 11
+            days: \(days)
+            end_date: \(endDate)
+            invalid_rate: \(invalidRate)
+        """
+    }
+}
