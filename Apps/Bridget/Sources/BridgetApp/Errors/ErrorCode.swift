@@ -3,7 +3,7 @@
 /// or a row no code.
 ///
 /// The prefix says the kind: `config.` the configuration, `input.` a value the user gave, `data.` a file or the
-/// store's contents, `network.` a source, `alert.` a delivery, `serve.` the server's socket, `web.` an HTTP request
+/// store's contents, `alert.` a delivery, `serve.` the server's socket, `web.` an HTTP request
 /// (its parameter, body, credentials), `processing.` a computation.
 package enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case alertGone = "alert.gone"
@@ -97,7 +97,7 @@ package enum ErrorCode: String, CaseIterable, Sendable, Codable {
         case "input", "web": .validation
         case "data": .data
         case "processing": .processing
-        default: .network // network., alert., serve.
+        default: .network // alert., serve.
         }
     }
 }

@@ -2,8 +2,8 @@ import BridgetApp
 import Dispatch
 import Foundation
 
-/// Runs work that Ctrl-C (SIGINT) or SIGTERM should cancel rather than kill: the work sees a cancelled task, the
-/// batch in flight is rolled back whole, committed batches stay, the run is recorded, and the command exits 130.
+/// Runs work that Ctrl-C (SIGINT) or SIGTERM should cancel rather than kill: the work sees a cancelled task, a batch
+/// is written whole or not at all, committed batches stay, the run is recorded, and the command exits 130.
 func cancellingOnInterrupt<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
     try await cancelling(on: [SIGINT, SIGTERM], saying: { _ in "\ninterrupted: stopping; batches already committed are kept\n" },
                          work)
