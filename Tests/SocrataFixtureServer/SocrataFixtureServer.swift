@@ -61,7 +61,7 @@ public final class SocrataFixtureServer: Sendable {
         await server.appendRoute("*") { [self] request in await self.respond(to: request) }
         let task = Task { try await server.run() }
         runner.withLock { $0 = task }
-        try await server.waitUntilListening(timeout: 10)
+        try await server.waitUntilListening(timeout: 120) // a hang detector: a loaded machine starts it late
         guard case .ip4(_, let port)? = await server.listeningAddress, let url = URL(string: "http://127.0.0.1:\(port)")
         else { throw URLError(.cannotConnectToHost) }
         let turnedOff = Self.disableNagle(onListenerAt: port)

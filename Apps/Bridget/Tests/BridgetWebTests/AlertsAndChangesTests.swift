@@ -50,7 +50,7 @@ final class ScriptedTransport: AlertTransport {
 @Suite("alerts and the change log, in process")
 struct AlertsAndChangesTests {
     static let settings = AlertDeliverer.Settings(BridgetConfiguration.AlertSettings(
-        retryWindow: 3_600, timeout: 5, backoffInitial: 10, backoffMaximum: 100, allowPrivate: true))
+        retryWindow: 3_600, timeout: TestTime.seconds(5), backoffInitial: 10, backoffMaximum: 100, allowPrivate: true))
     /// A webhook secret as Standard Webhooks writes one (24 bytes of "k").
     static let secret = "whsec_" + Data(repeating: UInt8(ascii: "k"), count: 24).base64EncodedString()
     static let secrets = ["BRIDGET_ALERT_SECRET_HOOK": secret]
@@ -144,7 +144,7 @@ struct AlertsAndChangesTests {
     func hangingReceiver() async throws {
         let receiver = try WebhookReceiver(script: [WebhookReceiver.hang])
         var settings = Self.settings
-        settings.timeout = 0.5
+        settings.timeout = TestTime.seconds(0.5)
         let now = Date()
         let deliverer = AlertDeliverer(store: InMemoryBridgeStore(), settings: settings, holder: "test", environment: [:],
                                        clock: LocalClock.seattle, now: { now }, log: { _ in })

@@ -23,7 +23,7 @@ struct PushAttackTests {
     }
 
     static func deliverer(store: any AlertStore = InMemoryBridgeStore(), transport: any AlertTransport,
-                          timeout: TimeInterval = 5, batch: Int = 20,
+                          timeout: TimeInterval = TestTime.seconds(5), batch: Int = 20,
                           environment: [String: String] = AlertsAndChangesTests.secrets,
                           resolver: @escaping @Sendable (String) throws -> [String] = DestinationPolicy.resolve,
                           now: @escaping @Sendable () -> Date = { PushAttackTests.now }) -> AlertDeliverer {
@@ -80,9 +80,11 @@ struct PushAttackTests {
     @Test("the attempt's deadline holds while a body drips or stops mid-way, and the next attempt goes through: nothing waits on a lock the cancelled request holds")
     func deadlineMidBody() async throws {
         let receiver = try WebhookReceiver()
-        receiver.reply([.drip(200, every: .milliseconds(50)), .stops(200, declared: 1_000_000, sent: Array("{".utf8))])
+        receiver.reply([.drip(200, every: TestTime.duration(.milliseconds(50))),
+                        .stops(200, declared: 1_000_000, sent: Array("{".utf8))])
         let rule = AlertsAndChangesTests.rule(url: "http://127.0.0.1:\(receiver.port)/hook")
-        let deliverer = Self.deliverer(transport: HTTPClientAlertTransport(), timeout: 0.5, now: { Date() })
+        let deliverer = Self.deliverer(transport: HTTPClientAlertTransport(), timeout: TestTime.seconds(0.5),
+                                       now: { Date() })
         for _ in 0..<2 {
             let started = ContinuousClock.now
             let outcome = await deliverer.attempt(Self.entry(createdAt: Date()), rule: rule)
