@@ -315,9 +315,9 @@ extension StoreConformance {
                                       bridgeName: "Fremont", openedAt: now, closedAt: nil, status: .planned,
                                       sequence: nil, chance: nil, createdAt: now)
         #expect(try await store.enqueueAlertMessage(pending, at: now))
-        #expect(try await store.pruneAlertMessages(finishedBefore: now.addingTimeInterval(100)) == 2)
+        #expect(try await store.pruneAlertMessages(finishedBefore: later.addingTimeInterval(100)) == 2)
         #expect(try await store.outboxMessages(alert: nil, limit: 10).map(\.eventID) == [pending.id, "fremont:\(announced.sequence)"])
-        #expect(try await store.pruneAlertMessages(finishedBefore: now.addingTimeInterval(1_000)) == 1)
+        #expect(try await store.pruneAlertMessages(finishedBefore: later.addingTimeInterval(1_000)) == 1)
         #expect(try await store.outboxMessages(alert: nil, limit: 10).map(\.eventID) == [pending.id])
         #expect(try await store.alertAttempts(alert: nil, limit: 10).isEmpty)
 
