@@ -1,3 +1,4 @@
+import BridgetTestSupport
 import Foundation
 import GRDB
 import Testing
@@ -269,7 +270,7 @@ struct ImportExportTests {
         try process.run()
         // Wait for a checkpoint past the first few batches, then kill -9: no chance to clean up.
         var killedAt = 0
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = Date().addingTimeInterval(TestTime.seconds(60)) // a hang detector
         while Date() < deadline, process.isRunning {
             if FileManager.default.fileExists(atPath: store),
                let rows = try? await DatabaseQueue(path: store).read({ db in

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
 import Synchronization
@@ -25,7 +26,7 @@ struct LiveExecutableTests {
             if !started.value.withLock({ $0 }) && server.isRunning { server.terminate() }
         }
         var output = ""
-        let deadline = Date().addingTimeInterval(120)
+        let deadline = Date().addingTimeInterval(TestTime.seconds(120)) // a hang detector
         while !output.contains("\n") && Date() < deadline {
             let chunk = pipe.fileHandleForReading.availableData
             if chunk.isEmpty { break }

@@ -160,7 +160,7 @@ struct ServeTests {
             let nextRefresh: Date?
         }
         var state: Status?
-        let end = Date().addingTimeInterval(120)
+        let end = Date().addingTimeInterval(TestTime.seconds(120)) // a hang detector
         while Date() < end {
             try await Task.sleep(for: .milliseconds(250))
             let (code, _, body) = try await again.get("/v1/status")

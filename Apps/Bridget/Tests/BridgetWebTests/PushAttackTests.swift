@@ -334,7 +334,7 @@ struct PushAttackTests {
     @Test("stream clients that never read under thousands of changes: the server closes them once their sockets stop draining for stream.stall_seconds, the bytes queued for them stay within the budget and are given back, and a client that reads gets every change")
     func sleepingClients() async throws {
         let fixture = try await WebFixture.make(environment: [
-            "BRIDGET_STREAM_STALL_SECONDS": "1", "BRIDGET_STREAM_CLIENT_BUFFER": "100", "BRIDGET_STREAM_MEMORY_MB": "1",
+            "BRIDGET_STREAM_STALL_SECONDS": String(TestTime.seconds(1)), "BRIDGET_STREAM_CLIENT_BUFFER": "100", "BRIDGET_STREAM_MEMORY_MB": "1",
             "BRIDGET_STREAM_POLL_MS": "20", "BRIDGET_STREAM_MAX_CLIENTS_PER_ADDRESS": "50",
         ])
         defer { fixture.remove() }
