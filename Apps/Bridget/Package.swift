@@ -24,7 +24,8 @@ let package = Package(
     products: [.executable(name: "bridget", targets: ["bridget"])],
     traits: [
         .trait(name: "Server", description: "bridget serve: the HTTP API and pages (Hummingbird, swift-prometheus)"),
-        .trait(name: "Alerts", description: "alert delivery by serve and watch: signed webhooks, ntfy (swift-crypto, async-http-client)"),
+        .trait(name: "Alerts",
+               description: "alert delivery by serve and watch: signed webhooks, ntfy (swift-crypto, async-http-client)"),
         .trait(name: "Postgres", description: "store.kind postgres: a store several hosts share (postgres-nio)"),
     ],
     dependencies: [

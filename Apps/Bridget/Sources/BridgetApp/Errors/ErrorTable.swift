@@ -205,12 +205,14 @@ package enum ErrorTable {
                                     detail: .generic("the server is stopping; try again shortly")),
 
         // The app's own (`ErrorCode`).
-        "config.base-url": badConfiguration, "config.cache-policy": badConfiguration, "config.duplicate-key": badConfiguration,
-        "config.file-not-found": badConfiguration, "config.insecure-token": badConfiguration, "config.invalid": badConfiguration,
-        "config.malformed-yaml": badConfiguration, "config.ndw-source": badConfiguration, "config.not-utf8": badConfiguration,
-        "config.page-size": badConfiguration, "config.postgres-settings": badConfiguration,
-        "config.postgres-unavailable": badConfiguration, "config.postgres-url": badConfiguration,
-        "config.state-url": badConfiguration, "config.unreadable": badConfiguration,
+        "config.base-url": badConfiguration, "config.cache-policy": badConfiguration,
+        "config.duplicate-key": badConfiguration, "config.file-not-found": badConfiguration,
+        "config.insecure-token": badConfiguration, "config.invalid": badConfiguration,
+        "config.malformed-yaml": badConfiguration, "config.ndw-source": badConfiguration,
+        "config.not-utf8": badConfiguration, "config.page-size": badConfiguration,
+        "config.postgres-settings": badConfiguration, "config.postgres-unavailable": badConfiguration,
+        "config.postgres-url": badConfiguration, "config.state-url": badConfiguration,
+        "config.unreadable": badConfiguration,
 
         "input.unknown-bridge": ErrorDisposition(exit: usage, http: 404, "unknown-bridge", "No such bridge"),
         "input.unknown-route": ErrorDisposition(exit: usage, http: 404, "unknown-route", "No such route"),
