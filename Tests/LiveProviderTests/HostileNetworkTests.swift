@@ -179,7 +179,7 @@ struct HostileNetworkTests {
         while !proxy.requests.contains(where: { $0.fault != nil }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        let dripped = try #require(proxy.requests.first { $0.fault == .drip(interval: 0.25) })
+        let dripped = try #require(proxy.requests.first { $0.fault == .drip(interval: TestTime.seconds(0.25)) })
         #expect(!dripped.completed)
         #expect(ContinuousClock.now - started < TestTime.duration(.seconds(120))) // a hang detector
     }
