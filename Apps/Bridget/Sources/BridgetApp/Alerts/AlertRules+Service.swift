@@ -51,11 +51,17 @@ extension AlertRules {
         let now = context.assembly.now()
         let bridgeID = rule.bridgeIDs.first ?? ""
         let bridge = try await store.bridges().first { $0.id == bridgeID }
+        // Its own id, whatever the clock says (two tests in one millisecond, or a clock a test holds still): an id
+        // already in the outbox would not be enqueued again, and its claim would fail as if a server had taken it.
+        let suffix = UUID().uuidString.prefix(8).lowercased()
         let message = AlertMessageDTO(
-            id: "\(rule.name):test-\(Int(now.timeIntervalSince1970 * 1000))", alert: rule.name, type: "test",
+            id: "\(rule.name):test-\(Int(now.timeIntervalSince1970 * 1000))-\(suffix)", alert: rule.name, type: "test",
             bridgeID: bridgeID, bridgeName: bridge?.displayName ?? bridgeID, openedAt: now.addingTimeInterval(600),
             closedAt: now.addingTimeInterval(900), status: .planned, sequence: nil, chance: nil, createdAt: now)
-        _ = try await store.enqueueAlertMessage(message, at: now)
+        guard try await store.enqueueAlertMessage(message, at: now) else {
+            throw BridgetError(.alertUndelivered, "the test message \(message.id) is already in the outbox",
+                               hint: "`bridget alert log \(rule.name)` shows its attempts")
+        }
         guard let delivery else { return .queued(id: message.id) }
         let lease = delivery.lease(context: context)
         guard let entry = try await store.claimMessage(eventID: message.id, holder: BridgetAssembly.processIdentity,
