@@ -268,8 +268,11 @@ struct ImportExportTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Wait for a checkpoint past the first few batches, then kill -9: no chance to clean up.
+        // Let the import run a few milliseconds at a time (SIGCONT, then SIGSTOP), looking at its checkpoint while it
+        // is stopped, until one is past the first few batches; then kill -9, with no chance to clean up. However fast
+        // the import or slow this loop, the import cannot end between the look and the kill.
         var killedAt = 0
+        kill(process.processIdentifier, SIGSTOP)
         let deadline = Date().addingTimeInterval(TestTime.seconds(60)) // a hang detector
         while Date() < deadline, process.isRunning {
             if FileManager.default.fileExists(atPath: store),
@@ -277,11 +280,13 @@ struct ImportExportTests {
                    try Int.fetchOne(db, sql: "SELECT json_extract(state, '$.rowsRead') FROM import_checkpoints")
                }), rows >= 300 {
                 killedAt = rows
-                kill(process.processIdentifier, SIGKILL)
                 break
             }
+            kill(process.processIdentifier, SIGCONT)
             try await Task.sleep(for: .milliseconds(2))
+            kill(process.processIdentifier, SIGSTOP)
         }
+        kill(process.processIdentifier, SIGKILL)
         await process.exited()
         #expect(killedAt >= 300, "the import finished before it could be killed")
         let resumed = try await bridget.run(["import", file, "--config", config, "--summary", "json"])

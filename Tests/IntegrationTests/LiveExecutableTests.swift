@@ -1,8 +1,8 @@
+import BridgetApp
 import BridgetDTOs
 import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
-import Synchronization
 import Testing
 
 /// `bridget` itself with `provider.kind: live` against the `socrata-fixture-server` executable, then `cached`.
@@ -20,7 +20,7 @@ struct LiveExecutableTests {
         try server.run()
         // If the server never prints its address, end it: the read below then sees end-of-file instead of waiting.
         // A server that started is left alone (a test may use it for minutes).
-        final class Started: Sendable { let value = Mutex(false) }
+        final class Started: Sendable { let value = Locked(false) }
         let started = Started()
         DispatchQueue.global().asyncAfter(deadline: .now() + 120) { // a hang detector
             if !started.value.withLock({ $0 }) && server.isRunning { server.terminate() }

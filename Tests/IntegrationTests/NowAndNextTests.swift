@@ -40,15 +40,18 @@ struct NowAndNextTests {
         func line(_ bridge: Bridge) -> Line? { bridges.first { $0.bridgeID == bridge.id } }
     }
 
-    /// The feed server, the feed's moment and the config of a store that reads it.
+    /// The feed server and the config of a store that reads it.
     struct Setup {
         let bridget: BridgetProcess
         let feedServer: SocrataFixtureServer
-        let fixture: NDWFeedFixture
         let config: String
 
-        func publish(_ records: [Record]) async throws {
-            feedServer.serve(file: try await fixture.gzip(records), at: "/brugopeningen.xml.gz", contentType: "application/x-gzip")
+        /// Publishes `records`, their windows in minutes from `moment`: by default the moment of publishing, so what
+        /// a test asks right after the sync ("opens in 10 minutes", "under way") holds however slow the machine was
+        /// before it. The same records published again keep their windows only when given the same moment.
+        func publish(_ records: [Record], moment: Date = Date()) async throws {
+            feedServer.serve(file: try await NDWFeedFixture(moment: moment).gzip(records), at: "/brugopeningen.xml.gz",
+                             contentType: "application/x-gzip")
         }
 
         func sync() async throws -> ProcessResult {
@@ -91,7 +94,7 @@ struct NowAndNextTests {
               timeout_seconds: 5
             \(extra)
             """)
-        return Setup(bridget: bridget, feedServer: server, fixture: NDWFeedFixture(moment: Date()), config: config)
+        return Setup(bridget: bridget, feedServer: server, config: config)
     }
 
     // The feed's three versions: A announced in 10 min and B in an hour; then A under way (a newer version), B moved
@@ -149,13 +152,14 @@ struct NowAndNextTests {
             try await Task.sleep(for: .milliseconds(50))
         }
 
-        try await setup.publish(Self.v2)
+        let secondMoment = Date()
+        try await setup.publish(Self.v2, moment: secondMoment)
         let second = try decodeJSON(SyncSummary.self, try await setup.sync().stdout)
         #expect(second.inserted == 1 && second.updated == 2, "\(second)")
         let now = try await setup.status()
         #expect(now.line(.a)?.state == "open" && now.line(.a)?.basis == "observed", "\(now.bridges)")
         #expect(now.line(.b)?.state == "closed", "B's next opening is 70 min away, past status.soon_minutes")
-        try await setup.publish(Self.v3)
+        try await setup.publish(Self.v3, moment: secondMoment) // A's opening as v2 had it: not a change
         let third = try await setup.sync()
         #expect(third.stdout.contains("\"withdrawn\" : 1"), "\(third.stdout)")
 
@@ -282,7 +286,7 @@ struct NowPageTests {
         defer { Task { await setup.feedServer.stop() } }
         // A under way now; B announced in 10 minutes and again in 3 hours.
         try await setup.publish([
-            NDWFeedFixture.Record(id: "1", version: 2, underWay: true, start: -2, end: 6, bridge: .a),
+            NDWFeedFixture.Record(id: "1", version: 2, underWay: true, start: -2, end: 30, bridge: .a),
             NDWFeedFixture.Record(id: "2", version: 1, underWay: false, start: 10, end: 16, bridge: .b),
             NDWFeedFixture.Record(id: "3", version: 1, underWay: false, start: 180, end: 186, bridge: .b),
         ])

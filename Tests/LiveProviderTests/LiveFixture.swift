@@ -6,7 +6,6 @@ import BridgetNetworking
 import BridgetPersistence
 import Foundation
 import SocrataFixtureServer
-import Synchronization
 
 /// A fixture server, a temporary folder with a cache and a SQLite store, and the live pipeline over them.
 struct LiveFixture {
@@ -70,7 +69,7 @@ struct LiveFixture {
 
 /// Records the waits a client asks for.
 final class SleepRecorder: Sendable {
-    private let seconds = Mutex<[TimeInterval]>([])
+    private let seconds = Locked<[TimeInterval]>([])
     func record(_ value: TimeInterval) { seconds.withLock { $0.append(value) } }
     var all: [TimeInterval] { seconds.withLock { $0 } }
 }

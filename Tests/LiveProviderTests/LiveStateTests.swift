@@ -6,7 +6,6 @@ import BridgetPersistence
 import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
-import Synchronization
 import Testing
 
 /// Seattle now: the state feed's reader, the tracker's rules, and the poller against the fixture's feed and a real
@@ -213,9 +212,9 @@ struct LiveStateTests {
     @Test("every fault of a bad day, through the poller into a SQLite store: none opens or closes an opening")
     func faultsThroughThePoller() async throws {
         try await Self.withFeedAndStore { server, url, store in
-            let lines = Mutex<[String]>([])
+            let lines = Locked<[String]>([])
             // The poller's clock moves a second a poll, whatever the machine's pace (a hang included).
-            let clock = Mutex(Date())
+            let clock = Locked(Date())
             let poller = Self.poller(url, store, holder: "test", now: {
                 clock.withLock { moment in
                     moment = moment.addingTimeInterval(0.5)
@@ -257,7 +256,7 @@ struct LiveStateTests {
         try await Self.withFeedAndStore { server, url, store in
             // The pollers' clock is the test's: the lease (5 s at 1 s polls) runs out when the test says, not when a
             // busy machine gets round to the next poll.
-            let clock = Mutex(Date())
+            let clock = Locked(Date())
             let now: @Sendable () -> Date = { clock.withLock { moment in moment } }
             func advance(_ seconds: TimeInterval) { clock.withLock { $0 = $0.addingTimeInterval(seconds) } }
             server.stateFeed.set("2", "Open")

@@ -2,7 +2,6 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// Sends the outbox's messages: each due message claimed under a lease (so with several processes one sends it, and
 /// another only after its holder died), posted with a deadline, and its attempt recorded; a failure is tried again
@@ -294,7 +293,7 @@ extension JSONDecoder {
 
 /// A wait that another task can end early: `signal()` ends the current wait, or the next one at once.
 final class Wakeup: Sendable {
-    private let state = Mutex<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let state = Locked<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
 
     func signal() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

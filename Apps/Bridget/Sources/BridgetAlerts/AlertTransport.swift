@@ -3,7 +3,6 @@ import BridgetApp
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Synchronization
 
 /// What a receiver answered: its status and headers (names lower case), and how much of its body was read.
 package struct AlertReply: Sendable, Equatable {
@@ -72,7 +71,7 @@ package final class HTTPClientAlertTransport: AlertTransport {
         var used: UInt64
     }
 
-    private let clients = Mutex<(kept: [String: Kept], uses: UInt64)>(([:], 0))
+    private let clients = Locked<(kept: [String: Kept], uses: UInt64)>(([:], 0))
 
     package init() {}
 

@@ -4,7 +4,6 @@ import Hummingbird
 import Logging
 import Prometheus
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 #if canImport(Glibc)
 import Glibc
@@ -47,7 +46,7 @@ package struct BridgetServer: Sendable {
             : nil
         let web = WebContext(app: context, store: store, registry: registry, refresh: refresh?.state,
                              schedule: refresh?.refresher.schedule, versions: versions)
-        let listening = Mutex(false)
+        let listening = Locked(false)
         let app = buildApplication(web, host: host, port: port, logger: logger) { bound in
             listening.withLock { $0 = true }
             // Standard output, one line: a script (or a test) that passed --port 0 learns the port here.

@@ -2,7 +2,6 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 import Testing
 
 /// `alert test` as the core runs it (`AlertRules.sendTest`): the message put in the outbox, claimed as a server
@@ -12,7 +11,7 @@ struct AlertTestServiceTests {
     /// A delivery part whose attempts answer `outcome`, counting them.
     final class Scripted: AlertDeliveryPart {
         let outcome: AlertAttemptOutcome
-        let attempts = Mutex(0)
+        let attempts = Locked(0)
 
         init(_ outcome: AlertAttemptOutcome) { self.outcome = outcome }
 

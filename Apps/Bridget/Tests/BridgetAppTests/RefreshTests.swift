@@ -2,7 +2,6 @@ import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 import Testing
 
 /// The refresher's schedule and loop on a clock of the test's own: each sleep jumps to the instant asked for, so a
@@ -25,11 +24,11 @@ struct RefreshTests {
     /// A clock that jumps: `sleep(until:)` records the instant and moves `now` there; after `limit` sleeps it throws
     /// `CancellationError`, which ends the refresher's loop.
     final class JumpingTimer: RefreshTimer {
-        let state: Mutex<(now: Date, sleeps: [Date])>
+        let state: Locked<(now: Date, sleeps: [Date])>
         let limit: Int
 
         init(start: Date, limit: Int) {
-            state = Mutex((start, []))
+            state = Locked((start, []))
             self.limit = limit
         }
 
@@ -105,8 +104,8 @@ struct RefreshTests {
     @Test("the refresher syncs at each scheduled Seattle instant across the spring change, one at a time")
     func refresherFollowsTheSchedule() async {
         let timer = JumpingTimer(start: Self.instant("2026-03-07T10:00:00Z"), limit: 4)
-        let syncs = Mutex<[Date]>([])
-        let running = Mutex(0)
+        let syncs = Locked<[Date]>([])
+        let running = Locked(0)
         let refresher = Refresher(
             schedule: Self.schedule(["05:30", "17:30"]), jitter: 600, backoff: RefreshBackoff(initial: 60, maximum: 3_600),
             timer: timer, random: { 0.5 },
@@ -130,8 +129,8 @@ struct RefreshTests {
     func backoff() async {
         struct Down: Error {}
         let timer = JumpingTimer(start: Self.instant("2026-06-30T12:00:00Z"), limit: 7)
-        let attempts = Mutex<[Date]>([])
-        let events = Mutex<[String]>([])
+        let attempts = Locked<[Date]>([])
+        let events = Locked<[String]>([])
         let refresher = Refresher(
             schedule: Self.schedule(["05:30", "17:30"]), jitter: 0, backoff: RefreshBackoff(initial: 60, maximum: 200),
             timer: timer,
@@ -161,8 +160,8 @@ struct RefreshTests {
     @Test("another host's sync defers this one by the first backoff delay each time, never growing, never a failure")
     func deferredToAnotherHost() async {
         let timer = JumpingTimer(start: Self.instant("2026-06-30T12:00:00Z"), limit: 5)
-        let attempts = Mutex<[Date]>([])
-        let events = Mutex<[String]>([])
+        let attempts = Locked<[Date]>([])
+        let events = Locked<[String]>([])
         let refresher = Refresher(
             schedule: Self.schedule(["05:30", "17:30"]), jitter: 0, backoff: RefreshBackoff(initial: 2, maximum: 600),
             timer: timer,
@@ -195,7 +194,7 @@ struct RefreshTests {
     func retryNoLaterThanTheSchedule() async {
         struct Down: Error {}
         let timer = JumpingTimer(start: Self.instant("2026-06-30T12:29:00Z"), limit: 2) // 05:29 PDT
-        let attempts = Mutex<[Date]>([])
+        let attempts = Locked<[Date]>([])
         let refresher = Refresher(
             schedule: Self.schedule(["05:30"]), jitter: 0, backoff: RefreshBackoff(initial: 100_000, maximum: 100_000),
             timer: timer,
@@ -211,7 +210,7 @@ struct RefreshTests {
     @Test("a sync stopped by shutdown ends the refresher; cancellation during a wait ends it at once")
     func interruptedSync() async {
         let timer = JumpingTimer(start: Self.instant("2026-06-30T12:00:00Z"), limit: 10)
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let refresher = Refresher(
             schedule: RefreshSchedule(rule: .every(60), clock: Self.seattle), jitter: 0,
             backoff: RefreshBackoff(initial: 1, maximum: 1), timer: timer,

@@ -7,7 +7,6 @@ import BridgetWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Synchronization
 import Testing
 
 /// A transport that records each post and answers from a script (then 204); a thrown error stands for a network
@@ -26,7 +25,7 @@ final class ScriptedTransport: AlertTransport {
         case failure
     }
 
-    private let state = Mutex<(posts: [Post], script: [Answer])>(([], []))
+    private let state = Locked<(posts: [Post], script: [Answer])>(([], []))
 
     init(_ script: [Answer] = []) { state.withLock { $0.script = script } }
 

@@ -1,39 +1,18 @@
-@testable import BridgetWeb
+import BridgetApp
 import BridgetTestSupport
+@testable import BridgetWeb
 import Foundation
-import Synchronization
 import Testing
 
-/// The server's deadlines (`DeadlineWatch`), proved under contention: its state is behind a `Mutex`, whose contended
-/// path on Linux (a priority-inheritance futex in the uninstrumented Synchronization library) ThreadSanitizer cannot
-/// see, so `Scripts/test --tsan` names the watch in its suppressions (Scripts/test.d/tsan.supp). These tests are the
-/// evidence the lock holds: what the sanitizer would catch, a lost or doubled update, fails them.
+/// The server's deadlines (`DeadlineWatch`), proved under contention: the watcher thread and the request tasks take
+/// its lock at once, so a lost or doubled expiry fails the test, and under `Scripts/test --tsan` the sanitizer sees
+/// every hand-over of the lock (`Locked`), so an access outside it is reported.
 @Suite("deadlines under contention")
 struct DeadlineTests {
-    @Test("a Mutex shared by threads that all contend for it loses no update")
-    func mutexExcludes() async {
-        final class Counter: Sendable { let value = Mutex(0) }
-        let counter = Counter()
-        let threads = 8, rounds = 20_000
-        await withTaskGroup(of: Void.self) { group in
-            for _ in 0..<threads {
-                group.addTask {
-                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                        Thread.detachNewThread {
-                            for _ in 0..<rounds { counter.value.withLock { $0 += 1 } }
-                            done.resume()
-                        }
-                    }
-                }
-            }
-        }
-        #expect(counter.value.withLock { $0 } == threads * rounds)
-    }
-
     @Test("many deadlines watched and forgotten at once: each one not forgotten expires exactly once, none forgotten does")
     func watchUnderContention() async throws {
         let watch = DeadlineWatch(tick: .milliseconds(1))
-        final class Fired: Sendable { let counts = Mutex([Int: Int]()) }
+        final class Fired: Sendable { let counts = Locked([Int: Int]()) }
         let fired = Fired()
         let count = 2_000
         var forgotten = Set<Int>()

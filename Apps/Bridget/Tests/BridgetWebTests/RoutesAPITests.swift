@@ -5,7 +5,6 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Synchronization
 import Testing
 
 /// Saved routes over HTTP, the metrics and the request log, in process.
@@ -137,7 +136,7 @@ struct RoutesAPITests {
 
 /// A log handler that keeps every line it is given, with its metadata, for a test to read.
 final class LogLines: LogHandler, Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     var all: [String] { lines.withLock { $0 } }
 
     var metadata: Logger.Metadata {

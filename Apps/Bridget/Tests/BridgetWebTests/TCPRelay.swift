@@ -1,5 +1,5 @@
+import BridgetApp
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -18,7 +18,7 @@ final class TCPRelay: Sendable {
     }
 
     private let upstream: UInt16
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The port clients connect to.
     var port: UInt16 { state.withLock { $0.port } }
@@ -114,7 +114,7 @@ final class TCPRelay: Sendable {
     private final class Pair: Sendable {
         let sockets: (Int32, Int32)
         let relay: TCPRelay
-        let running = Mutex(2)
+        let running = Locked(2)
 
         init(_ first: Int32, _ second: Int32, relay: TCPRelay) {
             sockets = (first, second)

@@ -1,6 +1,5 @@
 import BridgetDTOs
 import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -97,7 +96,7 @@ package struct DestinationPolicy: Sendable {
     /// the thread to finish alone.
     static func offPool(within timeout: TimeInterval, host: String,
                         _ work: @escaping @Sendable () throws -> [String]) async throws -> [String] {
-        let answered = Mutex(false)
+        let answered = Locked(false)
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[String], any Error>) in
             let once: @Sendable (Result<[String], any Error>) -> Void = { result in
                 if answered.withLock({ answered in defer { answered = true }; return !answered }) {

@@ -2,7 +2,6 @@ import BridgetAnalysis
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// Which history an answer was computed from: the store's history version, and how many times a long-running process
 /// reopened the store (two files can hold the same version).
@@ -29,7 +28,7 @@ package final class ForecastBook: Sendable {
     /// The latest opening that happened, and the first (read when a forecast first needs it): what a forecast's
     /// evidence can reach.
     private let latestOpening: Date?
-    private let firstOpening = Mutex<Task<Date?, any Error>?>(nil)
+    private let firstOpening = Locked<Task<Date?, any Error>?>(nil)
     /// The latest announced opening, if any: a forecast up to it reads what is announced in its window.
     private let latestAnnounced: Date?
     private let context: AppContext
@@ -38,14 +37,14 @@ package final class ForecastBook: Sendable {
     /// store for the few it cites.
     private let keepsEvidence: Bool
     /// Each bridge's model, by the load that read it (one load reads every bridge an answer asked for at once).
-    private let models = Mutex<[String: Task<[String: OpeningModelDTO], any Error>]>([:])
-    private let recent = Mutex<[String: Task<RecentOpenings?, any Error>]>([:])
+    private let models = Locked<[String: Task<[String: OpeningModelDTO], any Error>]>([:])
+    private let recent = Locked<[String: Task<RecentOpenings?, any Error>]>([:])
     /// The rules, read again after `rulesSeconds` (a deviation added on another host changes no history version).
-    private let rules = Mutex<(readAt: Date, task: Task<RuleCalendar, any Error>)?>(nil)
+    private let rules = Locked<(readAt: Date, task: Task<RuleCalendar, any Error>)?>(nil)
     static let rulesSeconds: TimeInterval = 30
-    private let forecaster = Mutex<(readAt: Date, nowcaster: Nowcaster)?>(nil)
+    private let forecaster = Locked<(readAt: Date, nowcaster: Nowcaster)?>(nil)
     /// Evidence by moment and window (a server answers many forecasts for the same minute).
-    private let evidence = Mutex<[String: Task<NowcastEvidence, any Error>]>([:])
+    private let evidence = Locked<[String: Task<NowcastEvidence, any Error>]>([:])
 
     init(context: AppContext, store: any BridgeStore, keepsEvidence: Bool) async throws {
         self.context = context
@@ -251,7 +250,7 @@ package final class ForecastBook: Sendable {
     }
 
     /// The value of `id` in `tasks`, loaded by the first asker while the others await it; a failed load is not kept.
-    private static func once<Value: Sendable>(_ id: String, in tasks: borrowing Mutex<[String: Task<Value, any Error>]>,
+    private static func once<Value: Sendable>(_ id: String, in tasks: borrowing Locked<[String: Task<Value, any Error>]>,
                                               load: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task = tasks.withLock { tasks in
             if let task = tasks[id] { return task }
@@ -342,7 +341,7 @@ package struct HistoryBooks: Sendable {
 
 /// One value per `HistoryKey`: the latest key's, loaded once by whoever asks first while the others wait for it.
 final class VersionedMemo<Value: Sendable>: Sendable {
-    private let state = Mutex<(key: HistoryKey, task: Task<Value, any Error>)?>(nil)
+    private let state = Locked<(key: HistoryKey, task: Task<Value, any Error>)?>(nil)
 
     func value(for key: HistoryKey, load: @escaping @Sendable () async throws -> Value) async throws -> Value {
         let task: Task<Value, any Error> = state.withLock { state in

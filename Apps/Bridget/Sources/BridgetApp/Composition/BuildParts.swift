@@ -1,7 +1,6 @@
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// What this build has beyond the core, by trait: the HTTP server (`Server`) and alert delivery (`Alerts`). The
 /// composition root (the `bridget` executable) registers the parts its traits built before any command runs; a
@@ -18,7 +17,7 @@ package struct BuildParts: Sendable {
         self.alerts = alerts
     }
 
-    private static let registered = Mutex(BuildParts())
+    private static let registered = Locked(BuildParts())
 
     /// The parts the composition root registered (none until it does: a test of the commands alone has none).
     package static var current: BuildParts { registered.withLock { $0 } }

@@ -1,7 +1,6 @@
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// What runs each call of a `ReopeningStore`: nothing more by default (`StoreCallGuard.none`); the server's
 /// deadline on every call and short cool-down after an outage (BridgetWeb's `ServingGuard`).
@@ -47,9 +46,9 @@ package final class ReopeningStore: BridgeStore, Sendable {
             var unusable: (any Error)?
         }
 
-        let state: Mutex<State>
+        let state: Locked<State>
 
-        init(store: any BridgeStore) { state = Mutex(State(store: store)) }
+        init(store: any BridgeStore) { state = Locked(State(store: store)) }
     }
 
     private let open: @Sendable () async throws -> any BridgeStore

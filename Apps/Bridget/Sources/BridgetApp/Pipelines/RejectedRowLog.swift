@@ -1,6 +1,5 @@
 import BridgetDTOs
 import Foundation
-import Synchronization
 
 /// Where a rejected row came from: a page of a provider, or a line of an imported file.
 package struct RejectedRowOrigin: Sendable, Codable, Equatable {
@@ -49,7 +48,7 @@ package final class RejectedRowLog: Sendable {
 
     /// The file's path, when rows are written to one.
     package let path: String?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A log that writes to `path` (created if missing, appended to) or, with `nil`, keeps only the examples.
     package init(path: String?) throws {
@@ -70,7 +69,7 @@ package final class RejectedRowLog: Sendable {
             opened.seekToEndOfFile()
             handle = opened
         }
-        state = Mutex(State(handle: handle))
+        state = Locked(State(handle: handle))
     }
 
     /// Records a batch's rejected rows; `origin` gives each row's origin from its index in the batch.

@@ -1,6 +1,5 @@
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// One line the refresher logs, and how much it matters.
 package struct RefreshLogLine: Sendable, Equatable {
@@ -121,7 +120,7 @@ package struct RefreshRunner: Sendable {
 
 /// A flag for work that runs once at a time: `begin()` is true only when none is under way.
 package final class OneAtATime: Sendable {
-    private let busy = Mutex(false)
+    private let busy = Locked(false)
 
     package init() {}
 

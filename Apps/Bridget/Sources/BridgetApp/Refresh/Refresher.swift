@@ -1,6 +1,5 @@
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// What the refresher waits with: the time now, and a sleep until an instant. The system's in use; a test gives a
 /// clock of its own that jumps to each instant asked for, so a schedule across a DST change runs in no time.
@@ -47,7 +46,7 @@ package enum RefreshEvent: Sendable {
 
 /// The refresh state the server reads: the next planned sync, and whether one runs now.
 package final class RefreshState: Sendable {
-    private let state = Mutex<(next: Date?, running: Bool)>((nil, false))
+    private let state = Locked<(next: Date?, running: Bool)>((nil, false))
 
     package var next: Date? { state.withLock { $0.next } }
     package var isRunning: Bool { state.withLock { $0.running } }

@@ -2,7 +2,6 @@ import BridgetCaching
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 import Yams
 
 /// Saved routes in a YAML file beside the configuration (`routes.path`), not in the data store: a route is a
@@ -24,7 +23,7 @@ import Yams
 /// permissions are kept.
 package final class RouteFile: RouteStore {
     package let path: String
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     package init(path: String) { self.path = path }
 

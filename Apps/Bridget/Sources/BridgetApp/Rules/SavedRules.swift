@@ -1,7 +1,6 @@
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
-import Synchronization
 import Yams
 
 /// The dated deviations an operator adds (`bridget rules add`) or imports, where `rules.storage` keeps them: a YAML
@@ -160,7 +159,7 @@ package enum RuleCheck {
 package final class RuleFile: SavedRules {
     package let path: String
     private let catalog: BridgeCatalog
-    private let lock = Mutex(())
+    private let lock = Locked(())
 
     package init(path: String, catalog: BridgeCatalog) {
         self.path = path

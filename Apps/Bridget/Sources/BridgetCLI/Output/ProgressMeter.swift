@@ -1,6 +1,5 @@
 import BridgetApp
 import Foundation
-import Synchronization
 
 /// A one-line progress display on standard error for long work (sync, import, export): rows done, rate, and,
 /// when the total is known, a bar, the percentage and the time left. Redrawn at most five times a second, and
@@ -17,7 +16,7 @@ final class ProgressMeter: Sendable {
     private let total: Total?
     private let started = Date()
     /// When the line was last drawn, and whether it is on the screen; the lock also keeps two draws from mixing.
-    private let screen = Mutex((lastDraw: Date.distantPast, drawn: false))
+    private let screen = Locked((lastDraw: Date.distantPast, drawn: false))
 
     init(verb: String, total: Total?, enabled: Bool) {
         self.verb = verb

@@ -5,7 +5,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// `GET /v1/stream`: the change log as Server-Sent Events.
 ///
@@ -225,9 +224,9 @@ struct StreamController {
 /// A stream's connection as its handler sees it: closed (the client left) or not, and the hub client to end when it
 /// closes.
 final class ConnectionWatch: Sendable {
-    private let state: Mutex<(closed: Bool, client: ChangeHub.Client)>
+    private let state: Locked<(closed: Bool, client: ChangeHub.Client)>
 
-    init(_ client: ChangeHub.Client) { state = Mutex((false, client)) }
+    init(_ client: ChangeHub.Client) { state = Locked((false, client)) }
 
     var isClosed: Bool { state.withLock { $0.closed } }
 

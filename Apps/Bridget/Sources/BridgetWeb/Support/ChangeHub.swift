@@ -58,10 +58,10 @@ package final class ChangeHub: Service, Sendable {
         let stream: AsyncStream<Item>
         fileprivate let continuation: AsyncStream<Item>.Continuation
         fileprivate let bridgeIDs: Set<String>?
-        private let ending = Mutex<Ending?>(nil)
+        private let ending = Locked<Ending?>(nil)
         /// Changes and bytes queued and not yet taken (the bytes counted in the hub's budget); `nil` once the client
         /// has ended and given them back.
-        private let queued = Mutex<(changes: Int, bytes: Int)?>((0, 0))
+        private let queued = Locked<(changes: Int, bytes: Int)?>((0, 0))
         private let limit: Int
         private let budget: MemoryBudget
 
@@ -130,14 +130,14 @@ package final class ChangeHub: Service, Sendable {
     private let heartbeat: Duration
     private let clientBuffer: Int
     private let logger: Logger
-    private let state = Mutex(State())
-    private let follower = Mutex<Task<Void, Never>?>(nil)
+    private let state = Locked(State())
+    private let follower = Locked<Task<Void, Never>?>(nil)
     /// The bytes queued to every client together.
     package let budget: MemoryBudget
     /// The stream's connection slots.
     package let slots: StreamSlots
     /// Told when the log has new changes (the alert deliverer, whose messages they enqueued).
-    private let listeners = Mutex<[@Sendable () -> Void]>([])
+    private let listeners = Locked<[@Sendable () -> Void]>([])
 
     /// Calls `action` each time the hub reads new changes from the log.
     package func onChanges(_ action: @escaping @Sendable () -> Void) { listeners.withLock { $0.append(action) } }
@@ -327,7 +327,7 @@ package final class MemoryBudget: Sendable {
 package final class StreamSlots: Sendable {
     let maximum: Int
     let perAddress: Int
-    private let held = Mutex<(total: Int, byAddress: [String: Int], departures: Int)>((0, [:], 0))
+    private let held = Locked<(total: Int, byAddress: [String: Int], departures: Int)>((0, [:], 0))
 
     init(maximum: Int, perAddress: Int) {
         self.maximum = maximum

@@ -1,5 +1,4 @@
-import Synchronization
-
+import BridgetApp
 /// A deadline on work that may not heed it: the caller is answered in time whether or not the work ends.
 package enum Deadline {
     /// `work`'s result, or `timeout()`'s error once `deadline` passes (with `progress`, once it passes with no
@@ -43,7 +42,7 @@ final class DeadlineWatch: Sendable {
     }
 
     private let tick: Duration
-    private let state = Mutex<(watched: [Int: Watched], next: Int, looking: Bool)>(([:], 0, false))
+    private let state = Locked<(watched: [Int: Watched], next: Int, looking: Bool)>(([:], 0, false))
 
     init(tick: Duration) { self.tick = tick }
 
@@ -92,7 +91,7 @@ final class DeadlineWatch: Sendable {
 
 /// A count a long call advances as it makes progress (a fold's pages), for a deadline between steps.
 package final class ProgressMark: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
 
     package init() {}
 
@@ -103,7 +102,7 @@ package final class ProgressMark: Sendable {
 
 /// The first of a work's result and its timeout, handed to one waiter.
 private final class Outcome<T: Sendable>: Sendable {
-    private let state = Mutex<(result: Result<T, any Error>?, waiter: CheckedContinuation<T, any Error>?)>((nil, nil))
+    private let state = Locked<(result: Result<T, any Error>?, waiter: CheckedContinuation<T, any Error>?)>((nil, nil))
 
     /// Records `result` unless one was recorded; true when this one was.
     @discardableResult

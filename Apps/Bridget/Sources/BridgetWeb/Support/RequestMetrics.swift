@@ -1,6 +1,6 @@
+import BridgetApp
 import Hummingbird
 import Prometheus
-import Synchronization
 
 /// Counts requests and times them into the server's own Prometheus registry (no process-wide metrics system, so
 /// two servers, or a test's, keep theirs apart): `hb_requests` and the `http_server_request_duration` histogram,
@@ -14,7 +14,7 @@ package struct RequestMetrics<Context: RequestContext>: RouterMiddleware {
 
     private final class Meters: Sendable {
         let registry: PrometheusCollectorRegistry
-        let byKey = Mutex<[Key: (Counter, DurationHistogram)]>([:])
+        let byKey = Locked<[Key: (Counter, DurationHistogram)]>([:])
 
         init(registry: PrometheusCollectorRegistry) { self.registry = registry }
 

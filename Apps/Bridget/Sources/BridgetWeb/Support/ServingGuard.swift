@@ -1,7 +1,6 @@
 import BridgetApp
 import BridgetPersistence
 import Foundation
-import Synchronization
 
 /// How the server's handlers call the store (`ReopeningStore.guarded(by:)`):
 ///
@@ -25,7 +24,7 @@ package final class ServingGuard: StoreCallGuard {
     package let coolDown: Duration
     /// How the store is named in errors.
     private let name: String
-    private let down = Mutex<Down?>(nil)
+    private let down = Locked<Down?>(nil)
 
     package init(deadline: Duration, coolDown: Duration = .seconds(1), name: String) {
         self.deadline = deadline

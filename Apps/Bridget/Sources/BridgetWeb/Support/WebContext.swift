@@ -6,7 +6,6 @@ import Foundation
 import Hummingbird
 import Logging
 import Prometheus
-import Synchronization
 
 /// What the server's handlers share: the app core, the store (opened once, reopened when its file is replaced, each
 /// call under the handlers' deadline), the refresher's state when this server
@@ -187,7 +186,7 @@ package struct WebContext: Sendable {
 /// it, so asking for each request was most of a cached answer's cost. A sync's batches show in the answers within
 /// `lifetime` (the refresher in this process also says at once, with `forget()`); `/readyz` still asks the store.
 package final class HistoryVersionMemo: Sendable {
-    private let state = Mutex<(version: Int64, generation: Int, at: ContinuousClock.Instant)?>(nil)
+    private let state = Locked<(version: Int64, generation: Int, at: ContinuousClock.Instant)?>(nil)
     package let lifetime: Duration
 
     package init(lifetime: Duration) { self.lifetime = lifetime }
@@ -209,7 +208,7 @@ package final class HistoryVersionMemo: Sendable {
 
 /// A count of requests under way, and the gauge that shows it.
 package final class RequestCount: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     private let gauge: Gauge?
 
     package init(gauge: Gauge? = nil) { self.gauge = gauge }
