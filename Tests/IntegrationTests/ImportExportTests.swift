@@ -268,22 +268,26 @@ struct ImportExportTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
-        // Let the import run a few milliseconds at a time (SIGCONT, then SIGSTOP), looking at its checkpoint while it
-        // is stopped, until one is past the first few batches; then kill -9, with no chance to clean up. However fast
-        // the import or slow this loop, the import cannot end between the look and the kill.
+        // Let the import run a little at a time (SIGCONT, then SIGSTOP), looking at its checkpoint while it is
+        // stopped, until one is past the first few batches; then kill -9, with no chance to clean up. However fast the
+        // import or slow this loop, the import cannot end between the look and the kill. Until its first batch shows,
+        // each turn is twice the one before (up to 100 ms: starting a process is slow under a sanitizer); from then
+        // on 2 ms, so it stops within a batch or two of the mark.
         var killedAt = 0
+        var turn = Duration.milliseconds(2)
         kill(process.processIdentifier, SIGSTOP)
         let deadline = Date().addingTimeInterval(TestTime.seconds(60)) // a hang detector
         while Date() < deadline, process.isRunning {
-            if FileManager.default.fileExists(atPath: store),
-               let rows = try? await DatabaseQueue(path: store).read({ db in
-                   try Int.fetchOne(db, sql: "SELECT json_extract(state, '$.rowsRead') FROM import_checkpoints")
-               }), rows >= 300 {
+            let rows = FileManager.default.fileExists(atPath: store) ? try? await DatabaseQueue(path: store).read({ db in
+                try Int.fetchOne(db, sql: "SELECT json_extract(state, '$.rowsRead') FROM import_checkpoints")
+            }) : nil
+            if let rows, rows >= 300 {
                 killedAt = rows
                 break
             }
+            turn = (rows ?? 0) > 0 ? .milliseconds(2) : min(turn * 2, .milliseconds(100))
             kill(process.processIdentifier, SIGCONT)
-            try await Task.sleep(for: .milliseconds(2))
+            try await Task.sleep(for: turn)
             kill(process.processIdentifier, SIGSTOP)
         }
         kill(process.processIdentifier, SIGKILL)

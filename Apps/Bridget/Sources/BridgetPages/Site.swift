@@ -274,37 +274,42 @@ package struct Site: Sendable {
         } else {
             nil
         }
-        let summary = (statistics.openings > 0 ? statistics : nil).map { figures in
+        let summary: String = (statistics.openings > 0 ? statistics : nil).map { figures in
             "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
                 + (figures.medianMinutes.map { ", lasting \(ChartText.number($0)) minutes at the median" } ?? "") + "."
         } ?? "No openings of this bridge are stored yet."
+        // Each part typed on its own line: as arguments of one initializer they cost the type checker seconds.
+        let durationBars: [(label: String, value: Double)] = bins.map { bin in
+            (label: ChartText.number(bin.fromMinutes) + (bin.isOpenEnded ? "+" : ""), value: Double(bin.count))
+        }
+        let openings: [BridgePageView.Opening] = latest.map { event in
+            BridgePageView.Opening(opened: clock.display(event.openedAt),
+                                   minutes: event.durationMinutes.map { ChartText.number($0) } ?? "–")
+        }
+        let announcedRows: [BridgePageView.Announced] = announced.map { event in
+            BridgePageView.Announced(
+                opens: clock.display(event.openedAt), until: event.closedAt.map { clock.display($0) } ?? "–",
+                inText: StatusNowAnswer.span(event.openedAt.timeIntervalSince(now), roundingUp: true))
+        }
+        let listsEveryAnnouncement: Bool = (try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false
+        var soonText: String?
+        if let soon {
+            soonText = "\(ChartText.percent(soon.chanceOfOpening)) chance of an opening in the next 20 minutes "
+                + "(\(ChartText.percent(soon.slotChanceOfOpening)) from the time of week alone)."
+        }
+        let why: [String] = soon?.reasons.map(\.text) ?? []
         let view = BridgePageView(
             frame: frame("\(bridge.name) – Bridget", top: false), homeHref: homeHref(top: false),
             name: bridge.displayName, waterway: bridge.waterway, kind: bridge.kind, summary: summary,
             heatmap: HeatmapChart(id: "heatmap", counts: statistics.hourOfWeek, weeks: weeks, zone: clock.zone.identifier),
             monthly: BarChart(id: "months", title: "Openings per month", unit: "openings", values: months),
-            durations: BarChart(
-                id: "durations", title: "How long openings last (minutes)", unit: "openings",
-                values: bins.map { bin in
-                    (label: ChartText.number(bin.fromMinutes) + (bin.isOpenEnded ? "+" : ""), value: Double(bin.count))
-                }),
-            hasOpenings: !latest.isEmpty,
-            openings: latest.map { event in
-                BridgePageView.Opening(opened: clock.display(event.openedAt),
-                                       minutes: event.durationMinutes.map { ChartText.number($0) } ?? "–")
-            },
-            state: state, now: nowText, statusAsOf: clock.display(status.asOf), hasAnnounced: !announced.isEmpty,
-            announced: announced.map { event in
-                BridgePageView.Announced(
-                    opens: clock.display(event.openedAt), until: event.closedAt.map { clock.display($0) } ?? "–",
-                    inText: StatusNowAnswer.span(event.openedAt.timeIntervalSince(now), roundingUp: true))
-            },
-            announcesNothing: !((try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false),
-            rules: rules,
-            soon: soon.map { "\(ChartText.percent($0.chanceOfOpening)) chance of an opening in the next 20 minutes "
-                + "(\(ChartText.percent($0.slotChanceOfOpening)) from the time of week alone)." },
-            why: soon?.reasons.map(\.text) ?? [], hasWhy: !(soon?.reasons.isEmpty ?? true))
+            durations: BarChart(id: "durations", title: "How long openings last (minutes)", unit: "openings",
+                                values: durationBars),
+            hasOpenings: !openings.isEmpty, openings: openings,
+            state: state, now: nowText, statusAsOf: clock.display(status.asOf), hasAnnounced: !announcedRows.isEmpty,
+            announced: announcedRows, announcesNothing: !listsEveryAnnouncement, rules: rules,
+            soon: soonText, why: why, hasWhy: !why.isEmpty)
         return PageTemplates.render(view, as: "bridge")
     }
 

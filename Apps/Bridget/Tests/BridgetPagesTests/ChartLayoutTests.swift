@@ -7,7 +7,10 @@ import Testing
 struct ChartLayoutTests {
     @Test("a month axis thins its labels so none runs into the next, however many months", arguments: [3, 13, 25, 60])
     func monthLabels(months: Int) throws {
-        let values = (0..<months).map { (label: String(format: "%04d-%02d", 2021 + $0 / 12, $0 % 12 + 1), value: 10.0) }
+        let values: [(label: String, value: Double)] = (0..<months).map { month in
+            let (year, monthOfYear): (Int, Int) = (2021 + month / 12, month % 12 + 1)
+            return (label: String(format: "%04d-%02d", year, monthOfYear), value: 10.0)
+        }
         let chart = BarChart(id: "months", title: "Openings per month", unit: "openings", values: values)
         let positions = chart.labels.compactMap { Double($0.x) }
         #expect(positions.count == chart.labels.count && !positions.isEmpty)
