@@ -265,6 +265,7 @@ struct ImportExportTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BridgetProcess.executable)
         process.arguments = ["import", file, "--config", config, "--quiet"]
+        process.environment = ["HOME": bridget.home, "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -274,6 +275,7 @@ struct ImportExportTests {
         // each turn is twice the one before (up to 100 ms: starting a process is slow under a sanitizer); from then
         // on 2 ms, so it stops within a batch or two of the mark.
         var killedAt = 0
+        var looks: [Int?] = [] // what each look found, for the failure's message
         var turn = Duration.milliseconds(2)
         kill(process.processIdentifier, SIGSTOP)
         let deadline = Date().addingTimeInterval(TestTime.seconds(60)) // a hang detector
@@ -281,6 +283,7 @@ struct ImportExportTests {
             let rows = FileManager.default.fileExists(atPath: store) ? try? await DatabaseQueue(path: store).read({ db in
                 try Int.fetchOne(db, sql: "SELECT json_extract(state, '$.rowsRead') FROM import_checkpoints")
             }) : nil
+            looks.append(rows)
             if let rows, rows >= 300 {
                 killedAt = rows
                 break
@@ -292,7 +295,9 @@ struct ImportExportTests {
         }
         kill(process.processIdentifier, SIGKILL)
         await process.exited()
-        #expect(killedAt >= 300, "the import finished before it could be killed")
+        let ended = "exit \(process.terminationStatus)" + (process.terminationReason == .uncaughtSignal ? " (a signal)" : "")
+        let seen = looks.suffix(40).map { $0.map(String.init) ?? "-" }.joined(separator: " ")
+        #expect(killedAt >= 300, "the import ended before it could be killed: \(ended); its checkpoint at each look: \(seen)")
         let resumed = try await bridget.run(["import", file, "--config", config, "--summary", "json"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         let summary = try decodeJSON(ImportSummary.self, resumed.stdout)

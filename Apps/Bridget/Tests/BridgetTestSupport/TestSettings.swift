@@ -1,12 +1,12 @@
 import Foundation
 
-/// How much slower than a plain debug build this test run may be: `BRIDGET_TEST_TIME_SCALE` (Scripts/test --tsan sets
+/// How much slower than a plain debug build this test run may be: `TEST_TIME_SCALE` (Scripts/test --tsan sets
 /// 8: ThreadSanitizer makes the code several times slower), else 1. The few timeouts that stand for "a server that
 /// does not answer" (a client's request timeout against a server that hangs on purpose, a poll's hang detector) are
 /// stretched by it, so a test judges what happened, never how fast it happened.
 public enum TestTime {
     public static let scale: Double = {
-        guard let text = ProcessInfo.processInfo.environment["BRIDGET_TEST_TIME_SCALE"], let value = Double(text),
+        guard let text = ProcessInfo.processInfo.environment["TEST_TIME_SCALE"], let value = Double(text),
               value.isFinite, value >= 1 else { return 1 }
         return value
     }()
