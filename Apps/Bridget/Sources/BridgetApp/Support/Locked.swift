@@ -9,15 +9,20 @@ import Synchronization
 /// sanitizer can see: each holder reads `handOver` with acquiring ordering once it holds the lock and writes it with
 /// releasing ordering before it lets go. The lock already guarantees that order; outside the sanitizer the two cost a
 /// plain load and store. `LockedTests` contend on it from many threads and count every update.
+///
+/// Inlinable, as `Mutex` is: the layers above call it on every request, and a call across modules to an unspecialized
+/// generic with a closure would cost more than the lock.
 package struct Locked<Value: ~Copyable>: ~Copyable, Sendable {
-    private let mutex: Mutex<Value>
-    private let handOver = Atomic<Int>(0)
+    @usableFromInline let mutex: Mutex<Value>
+    @usableFromInline let handOver = Atomic<Int>(0)
 
+    @inlinable
     package init(_ value: consuming sending Value) {
         mutex = Mutex(value)
     }
 
     /// Runs `body` with the value, holding the lock.
+    @inlinable
     package borrowing func withLock<Result: ~Copyable, E: Error>(
         _ body: (inout sending Value) throws(E) -> sending Result
     ) throws(E) -> sending Result {
