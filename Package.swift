@@ -1,13 +1,14 @@
 // swift-tools-version:6.1
-// The root package: builds every local package and the app once, runs every test with a single `swift test`, and
-// exports each package as a library product, so another project can depend on this repository by URL and pick the
-// products it needs (`.product(name: "BridgetNetworking", package: "Bridget")`).
+// The root package: builds every local package and the app once, runs the cross-package tests (Tests/), and exports
+// each package as a library product, so another project can depend on this repository by URL and pick the products
+// it needs (`.product(name: "BridgetNetworking", package: "Bridget")`).
 //
 // SwiftPM can only export a product made of the package's own targets, so the packages' and the app's targets are
-// declared here as well, over the same source folders. Each package under Packages/ (and the app under Apps/Bridget)
-// still stands alone with its own manifest (`swift test --package-path Packages/<Name>`), which is how another
-// project reuses one package without the rest; Scripts/test.d/manifests checks that the two manifests of every
-// target agree (sources, dependencies, settings, platforms) and that every module a target imports is one it declares.
+// declared here as well, over the same source folders. Their tests are not: each package under Packages/ (and the app
+// under Apps/Bridget) stands alone with its own manifest and runs its own tests there (`swift test --package-path
+// Packages/<Name>`), which is how another project reuses one package without the rest; Scripts/test runs them all.
+// Scripts/test.d/manifests checks that the two manifests of every target agree (sources, dependencies, settings,
+// platforms) and that every module a target imports is one it declares.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -209,98 +210,8 @@ let package = Package(
             path: "Tests/SocrataFixtureServerTool",
             swiftSettings: strictSettings
         ),
-        // One test target per package's own Tests/ folder, so one build runs them all.
-        .testTarget(
-            name: "DTOsPackageTests",
-            dependencies: ["BridgetDTOs", "BridgetReadmeCheck"],
-            path: "Packages/BridgetDTOs/Tests/BridgetDTOsTests",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "ChartsPackageTests",
-            dependencies: ["BridgetCharts"],
-            path: "Packages/BridgetCharts/Tests/BridgetChartsTests",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "CachingPackageTests",
-            dependencies: ["BridgetCaching", "BridgetReadmeCheck"],
-            path: "Packages/BridgetCaching/Tests/BridgetCachingTests",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "NetworkingPackageTests",
-            dependencies: ["BridgetNetworking", "BridgetNetworkingTesting", "BridgetDTOs", "BridgetReadmeCheck"],
-            path: "Packages/BridgetNetworking/Tests/BridgetNetworkingTests",
-            resources: [.copy("Fixtures")],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PersistencePackageTests",
-            dependencies: [
-                "BridgetPersistence", "BridgetPersistenceTesting", "BridgetDTOs", "BridgetReadmeCheck",
-                .product(name: "GRDB", package: "GRDB.swift"),
-            ],
-            path: "Packages/BridgetPersistence/Tests/BridgetPersistenceTests",
-            swiftSettings: strictSettings
-        ),
-        // Needs the PostgreSQL server Scripts/test starts (Scripts/test.d/postgres); fails, saying so, without one.
-        .testTarget(
-            name: "PostgresPackageTests",
-            dependencies: [
-                "BridgetPostgres", "BridgetDTOs", "BridgetPersistence", "BridgetPersistenceTesting", "BridgetReadmeCheck",
-                .product(name: "PostgresNIO", package: "postgres-nio"), .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Packages/BridgetPostgres/Tests/BridgetPostgresTests",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "AnalysisPackageTests",
-            dependencies: ["BridgetAnalysis", "BridgetDTOs", "BridgetReadmeCheck"],
-            path: "Packages/BridgetAnalysis/Tests/BridgetAnalysisTests",
-            swiftSettings: strictSettings
-        ),
-        // The app's tests, by layer (the web layer's run the router in process, with HummingbirdTesting).
-        .testTarget(
-            name: "BridgetAppTests",
-            dependencies: [
-                "BridgetApp", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
-                "BridgetPostgres", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams"),
-            ],
-            path: "Apps/Bridget/Tests/BridgetAppTests",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "BridgetPagesTests",
-            dependencies: ["BridgetApp", "BridgetPages", "BridgetDTOs", "BridgetPersistence"],
-            path: "Apps/Bridget/Tests/BridgetPagesTests",
-            swiftSettings: strictSettings
-        ),
         // Raw sockets for the server's tests, in process and through the built executable.
         .target(name: "BridgetTestSupport", path: "Apps/Bridget/Tests/BridgetTestSupport", swiftSettings: strictSettings),
-        .testTarget(
-            name: "BridgetWebTests",
-            dependencies: [
-                "BridgetApp", "BridgetAlerts", "BridgetWeb", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis",
-                "BridgetTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-            ],
-            path: "Apps/Bridget/Tests/BridgetWebTests",
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "BridgetCLITests",
-            dependencies: [
-                "BridgetCLI", "BridgetApp", "BridgetDTOs", "BridgetPersistence",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Apps/Bridget/Tests/BridgetCLITests",
-            swiftSettings: strictSettings
-        ),
         // Cross-package tests: the assembled pipeline and the built executable.
         .testTarget(
             name: "IntegrationTests",
