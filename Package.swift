@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .executable(name: "bridget", targets: ["bridget"]),
         .executable(name: "socrata-fixture-server", targets: ["SocrataFixtureServerTool"]),
+        .executable(name: "bridget-forecast-check", targets: ["BridgetForecastCheck"]),
         .library(name: "BridgetDTOs", targets: ["BridgetDTOs"]),
         .library(name: "BridgetCaching", targets: ["BridgetCaching"]),
         .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
@@ -121,6 +122,9 @@ let package = Package(
         ),
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
                 swiftSettings: strictSettings),
+        // The forecaster against planted worlds' exact truth (Scripts/bench forecast).
+        .executableTarget(name: "BridgetForecastCheck", dependencies: ["BridgetAnalysis"],
+                          path: "Packages/BridgetAnalysis/Sources/BridgetForecastCheck", swiftSettings: strictSettings),
         // The app (also in Apps/Bridget/Package.swift), by layer: core, pages, alerts, web, commands, executable.
         // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
         .target(name: "CBridgetMemory", path: "Apps/Bridget/Sources/CBridgetMemory"),

@@ -10,11 +10,16 @@ let package = Package(
     name: "BridgetAnalysis",
     // Clock and Duration.
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
-    products: [.library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"])],
+    products: [
+        .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
+        // The forecaster against planted worlds' exact truth (Scripts/bench forecast).
+        .executable(name: "bridget-forecast-check", targets: ["BridgetForecastCheck"]),
+    ],
     // BridgetReadmeCheck: test support only (the README example check).
     dependencies: [.package(path: "../BridgetDTOs"), .package(path: "../BridgetReadmeCheck")],
     targets: [
         .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
+        .executableTarget(name: "BridgetForecastCheck", dependencies: ["BridgetAnalysis"], swiftSettings: strictSettings),
         .testTarget(
             name: "BridgetAnalysisTests",
             dependencies: [

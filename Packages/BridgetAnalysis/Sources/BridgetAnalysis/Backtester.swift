@@ -64,7 +64,7 @@ public struct Backtester: Sendable {
             throw AnalysisError.noTrainingData(trainUntil: trainUntil)
         }
         let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: train, builtAt: Date())
-        let nowcaster = Nowcaster(rules: rules, catalog: BridgeCatalog(bridges: bridges))
+        let nowcaster = Nowcaster(rules: rules, catalog: BridgeCatalog(bridges: bridges), models: models)
         // Every test opening of every bridge, by start: the evidence before each moment.
         let timeline = startsByBridge.flatMap { id, starts in starts.map { ($0, id) } }.sorted { $0 < $1 }
         let periodStart = Int64(trainUntil) * 86_400

@@ -1,7 +1,7 @@
 import BridgetDTOs
 import Foundation
 
-/// What was seen before a forecast's moment: the openings of every bridge in the two hours before it, which bridges
+/// What was seen before a forecast's moment: the openings of every bridge in the four hours before it, which bridges
 /// are open at it, and the openings announced after it. Times are minutes relative to the moment, so the same
 /// evidence serves the source's wall clock (the backtest) and instants (a live answer).
 public struct NowcastEvidence: Sendable, Equatable {
@@ -16,7 +16,7 @@ public struct NowcastEvidence: Sendable, Equatable {
         }
     }
 
-    /// Openings before the moment, any order (at least the two hours before it).
+    /// Openings before the moment, any order (at least the four hours before it).
     public let seen: [Seen]
     /// Bridges open at the moment, with the minutes since each opened.
     public let openFor: [String: Double]
@@ -37,9 +37,9 @@ public struct NowcastEvidence: Sendable, Equatable {
     /// Nothing is known about the hours before the moment.
     public static let unknown = NowcastEvidence(seen: [], isComplete: false)
 
-    /// How far back the evidence must reach: the followers' lag and, before it, the lag again to tell a fresh
-    /// opening from one that came from the bridge forecast.
-    public static let lookbackMinutes = 120
+    /// How far back the evidence must reach: a link's lag, stretched by a curfew that holds the vessel (two hours),
+    /// and before it the lag again to tell where each vessel came from.
+    public static let lookbackMinutes = 240
 
     /// The same evidence read `minutes` later: every opening that much older, announced ones that much nearer, the
     /// open ones open that much longer (what happens in between is not known: it is assumed nothing).
@@ -56,23 +56,30 @@ public struct NowcastEvidence: Sendable, Equatable {
     }
 }
 
-/// The forecast that knows why bridges open: the slot model (15-minute slots of the week, the season), the rules
-/// (a holiday that lifts the curfew forecast as a Sunday, a dated deviation closing the bridge), and what happened
-/// before the moment at the other bridges (`FollowDTO`: an opening there brings one here after its lag).
-///
-/// The chance of an opening in the window is 1 − (1 − background) · Π (1 − brought by each pending opening), where
-/// the background is the slot rate less the share of openings the followers bring (they are counted apart), and an
-/// opening of another bridge `e` minutes ago that is fresh and not yet followed brings one in the window with
-/// chance f·(S(e) − S(e+w)) / (1 − f + f·S(e)) (f its share, S the lag's survival). Without complete evidence the
-/// answer is the slot model's. An announced opening in the window makes it at least 95%; an opening under way gives
-/// the expected time still to go.
+/// The forecast from one model of the river (`RiverEngine`): each bridge opens at its background rate (the slots of
+/// the week, the season, the rules calendar, less what its links bring) plus what every opening of a linked bridge
+/// brings: past ones not yet answered, each weighed by how likely its vessel has not passed yet and by where it came
+/// from, and those still to come inside the window by their own rate. A holiday that lifts the bridge's curfew is
+/// forecast as a Sunday; a dated deviation closes the bridge; a curfew holds a follower (late, not gone). Without
+/// complete evidence the answer is the slot model's. An announced opening in the window makes it at least 95%; an
+/// opening under way gives the expected time still to go.
 public struct Nowcaster: Sendable {
     public let rules: RuleCalendar?
-    private let names: [String: String]
+    let names: [String: String]
+    /// Every bridge's model, by id: their links and background rates make the river.
+    let models: [String: OpeningModelDTO]
+    let clock: PassageClock
+    let engine: RiverEngine
 
-    public init(rules: RuleCalendar?, catalog: BridgeCatalog) {
+    /// A forecaster over `models` (every bridge's, for the links between them and the openings still to come
+    /// upstream; a model forecast that is not among them is added for its own links).
+    public init(rules: RuleCalendar?, catalog: BridgeCatalog, models: [OpeningModelDTO] = []) {
         self.rules = rules
         names = Dictionary(catalog.bridges.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        let byID = Dictionary(models.map { ($0.bridgeID, $0) }, uniquingKeysWith: { first, _ in first })
+        self.models = byID
+        clock = PassageClock(rules: rules)
+        engine = RiverEngine(into: byID.mapValues(\.dynamics.followers), clock: clock)
     }
 
     /// The slot of a reading for `model`: a federal holiday lifting the bridge's curfew reads as a Sunday.
@@ -83,37 +90,45 @@ public struct Nowcaster: Sendable {
         return 6 * 96 + slot % 96
     }
 
+    /// The rate per minute at which vessels start out at `model`'s bridge at `minute` (the source's wall clock):
+    /// the slot's rate with the season, times the share of openings then that no linked vessel brings; none while a
+    /// deviation keeps the bridge closed.
+    public func background(_ model: OpeningModelDTO, minute: Int64) -> Double {
+        let reading = FloatingTimestamp(wallClockSeconds: minute * 60)
+        if rules?.deviation(closing: model.bridgeID, at: reading) != nil { return 0 }
+        let slot = slot(of: reading, model: model)
+        let rate = Self.rate(model.slots[slot].startProbability) * model.monthFactors[reading.month - 1]
+            / Double(OpeningModelDTO.slotMinutes)
+        return rate * model.dynamics.backgroundShare(hour: reading.hour, weekend: slot / 96 >= 5)
+    }
+
     /// The forecast for `bridge` at `reading` and the next `windowMinutes`, given `evidence`.
     public func forecast(_ model: OpeningModelDTO, bridge: BridgeInfoDTO, at reading: FloatingTimestamp,
                          windowMinutes: Int, evidence: NowcastEvidence) -> ForecastDTO {
         let window = max(windowMinutes, 1)
         let season = model.monthFactors[reading.month - 1]
         var reasons: [ForecastReasonDTO] = []
-        // Minute by minute: the slot's rate, zero while a deviation keeps the bridge closed; the curfew's ratio to a
-        // weekend's same slot scales what followers bring while small vessels are held.
+        // Minute by minute: the slot's rate, zero while a deviation keeps the bridge closed.
         var slotRate = 0.0
         var covered = Set<Int>(minimumCapacity: 4)
         var starts = 0
         var occurrences = 0
         var closedBy: RuleDeviationDTO?
-        var passable = [Double](repeating: 1, count: window)
-        // What the rules say, worked out once per day of the window (a minute's loop asks only arithmetic).
+        var closedNow = false
         let closures = rules?.closures(of: bridge.id, from: reading.wallClockSeconds,
                                        until: reading.wallClockSeconds + Int64(window * 60)) ?? []
-        let curfew = rules?.curfew(of: bridge.id)
         // The day's facts, worked out again only when the window crosses midnight.
         var factsDay = Int.min
-        var facts = (lifted: false, curfewDay: false)
+        var lifted = false
         for minute in 0..<window {
             let moment = FloatingTimestamp(wallClockSeconds: reading.wallClockSeconds + Int64(minute * 60))
             let day = Int(moment.wallClockSeconds.floorDivided(by: 86_400))
             if day != factsDay {
-                let lifted = rules?.liftedCurfew(bridge.id, onDay: day) != nil
-                facts = (lifted, !lifted && (curfew?.weekdays.contains(moment.mondayFirstWeekday + 1) ?? false))
+                lifted = rules?.liftedCurfew(bridge.id, onDay: day) != nil
                 factsDay = day
             }
             let weekSlot = OpeningModelDTO.slot(of: moment)
-            let slot = facts.lifted && model.dynamics.holidaysAsSundays ? 6 * 96 + weekSlot % 96 : weekSlot
+            let slot = lifted && model.dynamics.holidaysAsSundays ? 6 * 96 + weekSlot % 96 : weekSlot
             if covered.insert(slot).inserted {
                 starts += model.slots[slot].starts
                 occurrences += model.slots[slot].occurrences
@@ -121,17 +136,10 @@ public struct Nowcaster: Sendable {
             let wall = moment.wallClockSeconds
             if let closure = closures.first(where: { $0.from <= wall && wall < $0.until }) {
                 closedBy = closedBy ?? closure.deviation
-                passable[minute] = 0
+                if minute == 0 { closedNow = true }
                 continue
             }
-            let rate = Self.rate(model.slots[slot].startProbability) * season
-            slotRate += rate / Double(OpeningModelDTO.slotMinutes)
-            let minuteOfDay = moment.hour * 60 + moment.minute
-            if facts.curfewDay, let curfew,
-               curfew.windows.contains(where: { $0.fromMinute <= minuteOfDay && minuteOfDay < $0.untilMinute }) {
-                let weekend = Self.rate(model.slots[6 * 96 + slot % 96].startProbability) * season
-                passable[minute] = weekend > 0 ? min(1, rate / weekend) : 1
-            }
+            slotRate += Self.rate(model.slots[slot].startProbability) * season / Double(OpeningModelDTO.slotMinutes)
         }
         let slotChance = 1 - exp(-slotRate)
         var chance = slotChance
@@ -140,73 +148,17 @@ public struct Nowcaster: Sendable {
                 kind: "deviation", text: "closed for \(closedBy.reason) until \(closedBy.until.dropFirst(11).prefix(5))"
                     + (closedBy.until.prefix(10) == reading.dateString ? "" : " on \(closedBy.until.prefix(10))")))
         }
-        if let rules, model.dynamics.holidaysAsSundays, let holiday = rules.liftedCurfew(bridge.id, onDay: reading.dayNumber) {
-            reasons.append(ForecastReasonDTO(kind: "holiday", text: "\(holiday.name): no rush-hour rule (forecast as a Sunday)"))
-        } else if rules?.curfewHolds(bridge.id, at: reading) == true, let rule = rules?.curfew(of: bridge.id) {
-            let minute = reading.hour * 60 + reading.minute
-            let until = rule.windows.first { $0.fromMinute <= minute && minute < $0.untilMinute }
-            reasons.append(ForecastReasonDTO(
-                kind: "curfew", text: "rush-hour rule: small vessels are held" + (until.map {
-                    String(format: " until %02d:%02d", $0.untilMinute / 60, $0.untilMinute % 60) } ?? "")
-                    + " (\(rule.exemptVessels) are passed)"))
-        }
+        reasons += ruleReasons(bridge: bridge, model: model, at: reading, window: window)
         if evidence.isComplete {
-            let dynamics = model.dynamics
-            var noOpening = exp(-slotRate * (1 - dynamics.broughtShare))
-            var strongest: [String: (Double, Double, FollowDTO)] = [:]
-            let here = evidence.seen.filter { $0.bridgeID == bridge.id }.map(\.minutesAgo)
-            for follow in dynamics.followers {
-                let lag = Double(follow.maxLagMinutes)
-                for opening in evidence.seen where opening.bridgeID == follow.fromBridgeID && opening.minutesAgo > 0
-                    && opening.minutesAgo <= lag {
-                    let elapsed = opening.minutesAgo
-                    // Already followed; or, from another bridge, not fresh (this bridge opened in the lag before it:
-                    // a vessel going away).
-                    // (An opening here sooner after the other's than the vessel could come is another vessel's.)
-                    let earliest = Double(max(follow.lagRange.lowerBound - 3, 0))
-                    if here.contains(where: { $0 < elapsed && elapsed - $0 >= earliest }) { continue }
-                    if let window = follow.freshWindow, here.contains(where: {
-                        $0 >= elapsed + Double(window.lowerBound) && $0 <= elapsed + Double(window.upperBound) }) { continue }
-                    let whole = Int(elapsed.rounded(.down))
-                    let survival = follow.survival(after: whole)
-                    var inWindow = 0.0
-                    for minute in 0..<window {
-                        let lagMinute = whole + minute + 1
-                        guard lagMinute <= follow.lagWeights.count else { break }
-                        inWindow += follow.lagWeights[lagMinute - 1] * passable[minute]
-                    }
-                    // Which way the vessel goes: did the other bridge's own upstream open in the lag before it?
-                    let afterUpstream = evidence.seen.contains { seen in
-                        follow.upstreamIDs.contains(seen.bridgeID) && seen.minutesAgo > elapsed
-                            && seen.minutesAgo <= elapsed + lag
-                    }
-                    let share = follow.share(afterUpstream: afterUpstream)
-                    let brought = min(max(share * inWindow / max(1 - share + share * survival, 1e-9), 0), 1)
-                    if brought > (strongest[follow.fromBridgeID]?.0 ?? -1) {
-                        strongest[follow.fromBridgeID] = (brought, elapsed, follow)
-                    }
-                }
-            }
-            // One vessel is seen at several bridges on its way (Ballard, then Fremont, before University): the
-            // strongest pending opening counts, not each of them as if each were another vessel.
-            let strongestChance = strongest.values.map(\.0).max() ?? 0
-            noOpening *= 1 - strongestChance
-            chance = 1 - noOpening
-            for (from, (brought, elapsed, follow)) in strongest.sorted(by: { $0.value.0 > $1.value.0 }) {
-                let name = names[from] ?? from
-                let range = follow.lagRange
-                reasons.append(ForecastReasonDTO(
-                    kind: "follows",
-                    text: "\(name) opened \(Int(elapsed.rounded())) min ago: \(Self.percent(brought)) of such openings are "
-                        + "followed at \(bridge.name) within \(window) min (usually \(range.lowerBound)–\(range.upperBound) "
-                        + "min after)",
-                    chance: brought, bridgeID: from))
-            }
+            let (river, riverReasons) = riverChance(model, bridge: bridge, at: reading, window: window,
+                                                    evidence: evidence)
+            chance = river
+            reasons += riverReasons
         }
         let arrivalSlot = slot(of: reading, model: model)
         var openOnArrival = min(1, model.slots[arrivalSlot].openProbability * season)
         var waitIfOpen = model.slots[arrivalSlot].meanRemainingMinutes
-        if closedBy != nil && passable[0] == 0 { openOnArrival = 0 }
+        if closedNow { openOnArrival = 0 }
         if let elapsed = evidence.openFor[bridge.id] {
             openOnArrival = 1
             waitIfOpen = model.dynamics.meanRemaining(afterMinutes: elapsed) ?? waitIfOpen

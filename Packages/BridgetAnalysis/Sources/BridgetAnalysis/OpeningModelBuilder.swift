@@ -15,17 +15,18 @@ import Foundation
 ///
 /// Beyond the slots (`OpeningDynamicsDTO`): with `rules`, a federal holiday that lifts a bridge's curfew counts as a
 /// Sunday (in the tallies and in the slots' occurrences), so a holiday's rush hour is learnt and forecast as a
-/// weekend's; the followers of each bridge (`FollowLearner`) and its durations, for the now-cast (`Nowcaster`).
+/// weekend's; the river model's links into each bridge and its background (`RiverLearner`) and its durations, for the
+/// forecasts (`Nowcaster`).
 public struct OpeningModelBuilder: Sendable {
     /// Pseudo-occurrences of the overall rate added to every slot.
     public let smoothing: Double
-    /// Learns which bridges' openings bring openings here.
-    public let followLearner: FollowLearner
+    /// Learns which bridges' openings bring openings of which.
+    public let riverLearner: RiverLearner
 
     /// Creates a builder.
-    public init(smoothing: Double = 4, followLearner: FollowLearner = FollowLearner()) {
+    public init(smoothing: Double = 4, riverLearner: RiverLearner = RiverLearner()) {
         self.smoothing = max(smoothing, 0)
-        self.followLearner = followLearner
+        self.riverLearner = riverLearner
     }
 
     /// The model of one bridge from its merged openings, over the days of `span`.
@@ -160,25 +161,29 @@ public struct OpeningModelBuilder: Sendable {
     /// The same from tallies (with occupancy): every bridge of `bridges`, those without openings included, each with
     /// its followers and durations.
     public func buildAll(bridges: [BridgeInfoDTO], tallies: Tallies, builtAt: Date) -> [OpeningModelDTO] {
-        let followers = followLearner.learn(startMinutes: tallies.startMinutes)
-        return bridges.map { bridge in
+        let models = bridges.map { bridge in
             var tally = tallies[bridge.id]
             tally.countedHolidaysAsSundays = tallies.rules
-            let model = build(tally: tally, span: tallies.span, builtAt: builtAt, sourceEvents: tallies.rows,
-                              sourceLatestOpening: tallies.latestOpening)
-            let learnt = followers[bridge.id]
-            let follows = learnt?.followers ?? []
+            return (tally, build(tally: tally, span: tallies.span, builtAt: builtAt, sourceEvents: tallies.rows,
+                                 sourceLatestOpening: tallies.latestOpening))
+        }
+        let learnt = riverLearner.learn(
+            startMinutes: tallies.startMinutes,
+            models: Dictionary(models.map { ($0.1.bridgeID, $0.1) }, uniquingKeysWith: { first, _ in first }),
+            rules: tallies.rules)
+        return models.map { tally, model in
+            let river = learnt[model.bridgeID]
             var durations = [Int](repeating: 0, count: 121)
             for (minutes, count) in tally.durations.ascendingMinutes {
                 durations[min(Int(minutes.rounded(.down)), 120)] += count
             }
             while let last = durations.last, last == 0, durations.count > 1 { durations.removeLast() }
             return model.with(dynamics: OpeningDynamicsDTO(
-                followers: follows, broughtShare: FollowLearner.broughtShare(
-                    of: model, starts: tallies.startMinutes[bridge.id] ?? [], followers: follows,
-                    startMinutes: tallies.startMinutes),
+                followers: river?.followers ?? [], broughtShare: river?.broughtShare ?? 0,
+                backgroundShares: river?.backgroundShares ?? [],
                 durationCounts: tally.durations.total > 0 ? durations : [],
-                holidaysAsSundays: tallies.rules?.curfew(of: bridge.id) != nil))
+                holidaysAsSundays: tallies.rules?.curfew(of: model.bridgeID) != nil,
+                falseLinkRate: riverLearner.falseLinkRate))
         }
     }
 

@@ -25,7 +25,7 @@ public struct RouteScorer: Sendable {
         self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
         self.catalog = catalog
         self.clock = clock
-        nowcaster = Nowcaster(rules: rules, catalog: catalog)
+        nowcaster = Nowcaster(rules: rules, catalog: catalog, models: models)
         self.evidence = evidence
         self.evidenceAt = evidenceAt
     }

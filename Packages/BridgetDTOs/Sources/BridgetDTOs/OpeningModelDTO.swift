@@ -149,65 +149,69 @@ public struct ForecastDTO: Sendable, Codable, Equatable {
     }
 }
 
-/// How often an opening of another bridge (`fromBridgeID`) is followed by one of the model's bridge, beyond chance,
-/// and after how long: a vessel passing the bridges of a waterway in order.
-///
-/// Learnt from the history's *fresh* openings of the other bridge (those the model's bridge did not open shortly
-/// before: a vessel coming from it is going away). `share` is the chance such an opening brings one here: the share
-/// followed within `maxLagMinutes` less the share a week-shifted history follows by chance, over what chance leaves.
+/// A link from another bridge (`fromBridgeID`) to the model's bridge: a vessel that raised the other bridge goes on to
+/// raise this one, after a lag. Learnt by maximum likelihood (`RiverLearner`) as part of one model of every bridge's
+/// opening rate, and kept only when it beats a null made from the history itself (`expectedByChance`,
+/// `chanceSpread`: the same count with this bridge's openings moved by whole weeks).
 public struct FollowDTO: Sendable, Codable, Equatable {
     public let fromBridgeID: String
-    /// The longest lag looked at.
+    /// The longest lag looked at, in minutes the bridge could open (a curfew's minutes are not counted: a vessel it
+    /// holds is late, not gone).
     public let maxLagMinutes: Int
-    /// Fresh openings of the other bridge, and how many of them an opening here followed within `maxLagMinutes`.
-    public let freshOpenings: Int
+    /// Openings of the other bridge, and how many of them an opening here followed within `maxLagMinutes`.
+    public let sourceOpenings: Int
     public let followed: Int
-    /// How many chance alone would have followed (the same count against this bridge's openings moved by one and two
-    /// weeks either way).
+    /// The same count with this bridge's openings moved by whole weeks (time of week and season kept, any link
+    /// broken): its mean and spread over the moves.
     public let expectedByChance: Double
-    /// The chance that a fresh opening of the other bridge brings one here (0…1), beyond chance.
+    public let chanceSpread: Double
+    /// The chance that an opening of the other bridge brings one here, over all of them.
     public let share: Double
-    /// The lag's distribution: `lagWeights[m]` is the chance that a brought opening follows `m + 1` minutes later
-    /// (sums to 1 over `1...maxLagMinutes`).
+    /// The same by where the other bridge's vessel came from: `""` a vessel starting out there, or the id of the
+    /// bridge it raised before (a vessel passing through; this bridge's own id: a vessel going away from here).
+    public let originShares: [String: Double]
+    /// The lag's distribution: `lagWeights[m]` is the chance that a brought opening comes `m + 1` minutes later
+    /// (minutes the bridge could open; sums to 1).
     public let lagWeights: [Double]
-    /// The other bridge's own followers (its upstream, this bridge aside): an opening there shortly before tells
-    /// which way a vessel is going. The share given one of them opened in the lag before (a vessel passing through),
-    /// and given none did (a vessel starting out); `nil` when too few openings tell them apart.
-    public let upstreamIDs: [String]
-    public let shareAfterUpstream: Double?
-    public let shareFirst: Double?
-    /// Minutes before the other bridge's opening in which an opening here makes it not fresh (the vessel came from
-    /// here); `nil`: every opening of the other bridge is fresh (a bridge's own).
-    public let freshWindow: ClosedRange<Int>?
 
-    public init(fromBridgeID: String, maxLagMinutes: Int, freshOpenings: Int, followed: Int, expectedByChance: Double,
-                share: Double, lagWeights: [Double], upstreamIDs: [String] = [], shareAfterUpstream: Double? = nil,
-                shareFirst: Double? = nil, freshWindow: ClosedRange<Int>? = nil) {
-        self.freshWindow = freshWindow
-        self.upstreamIDs = upstreamIDs
-        self.shareAfterUpstream = shareAfterUpstream
-        self.shareFirst = shareFirst
+    public init(fromBridgeID: String, maxLagMinutes: Int, sourceOpenings: Int, followed: Int, expectedByChance: Double,
+                chanceSpread: Double, share: Double, originShares: [String: Double] = [:], lagWeights: [Double]) {
         self.fromBridgeID = fromBridgeID
         self.maxLagMinutes = maxLagMinutes
-        self.freshOpenings = freshOpenings
+        self.sourceOpenings = sourceOpenings
         self.followed = followed
         self.expectedByChance = expectedByChance
+        self.chanceSpread = chanceSpread
         self.share = share
+        self.originShares = originShares
         self.lagWeights = lagWeights
     }
 
-    /// The same with what the other bridge's upstream says.
-    public func with(upstreamIDs: [String], shareAfterUpstream: Double?, shareFirst: Double?) -> FollowDTO {
-        FollowDTO(fromBridgeID: fromBridgeID, maxLagMinutes: maxLagMinutes, freshOpenings: freshOpenings,
-                  followed: followed, expectedByChance: expectedByChance, share: share, lagWeights: lagWeights,
-                  upstreamIDs: upstreamIDs, shareAfterUpstream: shareAfterUpstream, shareFirst: shareFirst,
-                  freshWindow: freshWindow)
+    private enum CodingKeys: String, CodingKey {
+        case fromBridgeID, maxLagMinutes, sourceOpenings, followed, expectedByChance, chanceSpread, share,
+             originShares, lagWeights
     }
 
-    /// The share for an opening of the other bridge that did (or did not) follow one of its upstream's.
-    public func share(afterUpstream: Bool) -> Double {
-        (afterUpstream ? shareAfterUpstream : shareFirst) ?? share
+    /// Reads a link; one saved by an older version (without the null's spread or the shares by origin) reads with
+    /// none, and its model is rebuilt (`OpeningDynamicsDTO.format`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        fromBridgeID = try container.decode(String.self, forKey: .fromBridgeID)
+        maxLagMinutes = try container.decode(Int.self, forKey: .maxLagMinutes)
+        sourceOpenings = try container.decodeIfPresent(Int.self, forKey: .sourceOpenings) ?? 0
+        followed = try container.decode(Int.self, forKey: .followed)
+        expectedByChance = try container.decode(Double.self, forKey: .expectedByChance)
+        chanceSpread = try container.decodeIfPresent(Double.self, forKey: .chanceSpread) ?? 0
+        share = try container.decode(Double.self, forKey: .share)
+        originShares = try container.decodeIfPresent([String: Double].self, forKey: .originShares) ?? [:]
+        lagWeights = try container.decode([Double].self, forKey: .lagWeights)
     }
+
+    /// The share for an opening of the other bridge whose vessel came from `origin` (`""`: starting out).
+    public func share(origin: String) -> Double { originShares[origin] ?? share }
+
+    /// How far the count beat chance, in the null's spreads.
+    public var score: Double { chanceSpread > 0 ? (Double(followed) - expectedByChance) / chanceSpread : 0 }
 
     /// The chance that the lag exceeds `minutes` (whole minutes).
     public func survival(after minutes: Int) -> Double {
@@ -238,42 +242,78 @@ public struct FollowDTO: Sendable, Codable, Equatable {
     }
 }
 
-/// What a model knows beyond its slots: which other bridges' openings bring openings here, how long openings last
-/// (for one under way), and whether federal holidays that lift a curfew were counted as Sundays.
+/// What a model knows beyond its slots: the links that bring openings here, the share of its openings that start a
+/// vessel's passage here (the background), how long openings last (for one under way), and whether federal holidays
+/// that lift a curfew were counted as Sundays.
 public struct OpeningDynamicsDTO: Sendable, Codable, Equatable {
-    /// The other bridges whose openings are followed here beyond chance, strongest first.
+    /// The form of the model this was learnt for: a model of an older form is rebuilt before it is forecast from.
+    public static let currentFormat = 2
+    public let format: Int
+    /// The links into this bridge (its own included: a second vessel close behind), strongest first.
     public let followers: [FollowDTO]
-    /// The share of this bridge's openings that those bring (the rest come at the slot's rate).
+    /// The share of this bridge's openings that those bring.
     public let broughtShare: Double
+    /// The share of openings that start a vessel's passage here, by hour: weekdays 00–23, then weekend days 00–23
+    /// (empty: `1 − broughtShare` at every hour).
+    public let backgroundShares: [Double]
     /// Merged openings by whole minutes open (index = minutes, the last entry counts every longer one).
     public let durationCounts: [Int]
     /// Whether a federal holiday that lifts the bridge's curfew was counted (and is forecast) as a Sunday.
     public let holidaysAsSundays: Bool
+    /// The chance that a link between two bridges with no link at all is kept (the test's false-link rate).
+    public let falseLinkRate: Double
 
-    public init(followers: [FollowDTO], broughtShare: Double, durationCounts: [Int], holidaysAsSundays: Bool) {
+    public init(followers: [FollowDTO], broughtShare: Double, backgroundShares: [Double] = [], durationCounts: [Int],
+                holidaysAsSundays: Bool, falseLinkRate: Double = 0, format: Int = OpeningDynamicsDTO.currentFormat) {
+        self.format = format
         self.followers = followers
         self.broughtShare = broughtShare
+        self.backgroundShares = backgroundShares
         self.durationCounts = durationCounts
         self.holidaysAsSundays = holidaysAsSundays
+        self.falseLinkRate = falseLinkRate
     }
 
-    /// None: a model built without them (older stores) forecasts from its slots alone.
+    private enum CodingKeys: String, CodingKey {
+        case format, followers, broughtShare, backgroundShares, durationCounts, holidaysAsSundays, falseLinkRate
+    }
+
+    /// Reads dynamics; those saved by an older version read as format 1 (rebuilt before use).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        format = try container.decodeIfPresent(Int.self, forKey: .format) ?? 1
+        followers = try container.decode([FollowDTO].self, forKey: .followers)
+        broughtShare = try container.decode(Double.self, forKey: .broughtShare)
+        backgroundShares = try container.decodeIfPresent([Double].self, forKey: .backgroundShares) ?? []
+        durationCounts = try container.decode([Int].self, forKey: .durationCounts)
+        holidaysAsSundays = try container.decode(Bool.self, forKey: .holidaysAsSundays)
+        falseLinkRate = try container.decodeIfPresent(Double.self, forKey: .falseLinkRate) ?? 0
+    }
+
+    /// None: a model built without them forecasts from its slots alone.
     public static let none = OpeningDynamicsDTO(followers: [], broughtShare: 0, durationCounts: [],
                                                 holidaysAsSundays: false)
 
+    /// The share of openings at `hour` (0–23) of a weekday or a weekend day that start a vessel's passage here.
+    public func backgroundShare(hour: Int, weekend: Bool) -> Double {
+        let index = (weekend ? 24 : 0) + min(max(hour, 0), 23)
+        return backgroundShares.count == 48 ? backgroundShares[index] : 1 - broughtShare
+    }
+
     /// Whether every figure is one a model can hold: shares in 0…1, lag weights finite, non-negative and summing to
-    /// 1, lags and windows within an hour or so, counts non-negative. A store hands back what it was given; a value
-    /// that fails this (a damaged row, an edit by hand) is read as `.none`, never forecast from.
+    /// 1, lags within a day, counts non-negative. A store hands back what it was given; a value that fails this (a
+    /// damaged row, an edit by hand) is read as `.none`, never forecast from.
     public var isSound: Bool {
         let unit = { (value: Double) in value.isFinite && value >= 0 && value <= 1 }
-        return unit(broughtShare) && durationCounts.allSatisfy { $0 >= 0 } && durationCounts.count <= 1_441
-            && followers.count <= 1_000 && followers.allSatisfy { follow in
-                unit(follow.share) && (follow.shareAfterUpstream.map(unit) ?? true) && (follow.shareFirst.map(unit) ?? true)
+        return unit(broughtShare) && unit(falseLinkRate) && durationCounts.allSatisfy { $0 >= 0 }
+            && durationCounts.count <= 1_441 && (backgroundShares.isEmpty || backgroundShares.count == 48)
+            && backgroundShares.allSatisfy(unit) && followers.count <= 1_000 && followers.allSatisfy { follow in
+                unit(follow.share) && follow.originShares.count <= 1_000 && follow.originShares.values.allSatisfy(unit)
                     && (1...1_440).contains(follow.maxLagMinutes) && follow.lagWeights.count == follow.maxLagMinutes
                     && follow.lagWeights.allSatisfy(unit)
                     && abs(follow.lagWeights.reduce(0, +) - 1) < 1e-6
-                    && follow.freshOpenings >= 0 && follow.followed >= 0
-                    && (follow.freshWindow.map { $0.lowerBound >= 0 && $0.upperBound <= 1_440 } ?? true)
+                    && follow.sourceOpenings >= 0 && follow.followed >= 0
+                    && follow.expectedByChance.isFinite && follow.chanceSpread.isFinite && follow.chanceSpread >= 0
             }
     }
 
@@ -291,7 +331,8 @@ public struct OpeningDynamicsDTO: Sendable, Codable, Equatable {
 
 /// One thing that moved a forecast, or that it knows about its moment.
 public struct ForecastReasonDTO: Sendable, Codable, Equatable, Hashable {
-    /// What kind: `follows` (another bridge opened: a vessel on its way), `holiday` (a federal holiday lifts the
+    /// What kind: `follows` (another bridge opened: a vessel on its way), `discounted` (an opening elsewhere that
+    /// brings none here: its vessel came from here, or has passed already), `holiday` (a federal holiday lifts the
     /// curfew), `curfew` (the rush-hour rule holds small vessels), `deviation` (closed for an event), `announced` (an
     /// opening is announced in the window), `under-way` (the bridge is open now), `evidence` (what happened before
     /// the moment is not known yet).

@@ -1,0 +1,97 @@
+import BridgetDTOs
+import Foundation
+
+/// When each bridge lets vessels through: every minute but those of its curfew (on the weekdays it holds, not on a
+/// federal holiday that lifts it) and of a dated deviation that keeps it closed. A vessel's lag to a bridge is
+/// counted in these minutes, so a follower the curfew holds is late, not missing.
+///
+/// Minutes are the source's wall clock, minutes since 1970 (`FloatingTimestamp.wallClockSeconds / 60`).
+public struct PassageClock: Sendable {
+    public let rules: RuleCalendar?
+    /// Per bridge: the curfew's weekdays (Monday = 0) and windows, and the deviations' spans in minutes.
+    private let curfews: [String: (weekdays: Set<Int>, windows: [(Int64, Int64)])]
+    private let closures: [String: [(Int64, Int64)]]
+
+    public init(rules: RuleCalendar?) {
+        self.rules = rules
+        var curfews: [String: (weekdays: Set<Int>, windows: [(Int64, Int64)])] = [:]
+        var closures: [String: [(Int64, Int64)]] = [:]
+        for rule in rules?.curfews ?? [] {
+            for bridge in rule.bridgeIDs where curfews[bridge] == nil {
+                curfews[bridge] = (Set(rule.weekdays.map { $0 - 1 }),
+                                   rule.windows.map { (Int64($0.fromMinute), Int64($0.untilMinute)) })
+            }
+        }
+        for deviation in rules?.deviations ?? [] {
+            guard let from = deviation.fromReading, let until = deviation.untilReading else { continue }
+            for bridge in deviation.bridgeIDs {
+                closures[bridge, default: []].append((from.wallClockSeconds.floorDivided(by: 60),
+                                                      until.wallClockSeconds.floorDivided(by: 60)))
+            }
+        }
+        self.curfews = curfews
+        self.closures = closures
+    }
+
+    /// Whether `bridgeID` lets vessels through in minute `minute`.
+    public func passes(_ bridgeID: String, minute: Int64) -> Bool {
+        heldMinutes(bridgeID, from: minute - 1, to: minute) == 0
+    }
+
+    /// Whether `bridgeID` has any minute that holds vessels (a curfew or a deviation).
+    public func holds(_ bridgeID: String) -> Bool { curfews[bridgeID] != nil || closures[bridgeID] != nil }
+
+    /// The minutes in `(from, to]` in which `bridgeID` holds vessels.
+    public func heldMinutes(_ bridgeID: String, from: Int64, to: Int64) -> Int64 {
+        guard to > from else { return 0 }
+        var held: Int64 = 0
+        if let curfew = curfews[bridgeID] {
+            let firstDay = (from + 1).floorDivided(by: 1_440)
+            let lastDay = to.floorDivided(by: 1_440)
+            var day = firstDay
+            while day <= lastDay {
+                let weekday = Int((day + 3).floorModulo(7))
+                if curfew.weekdays.contains(weekday), rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil {
+                    for (start, end) in curfew.windows {
+                        // Minutes [day·1440 + start, day·1440 + end) against (from, to] = [from + 1, to + 1).
+                        let low = max(day * 1_440 + start, from + 1)
+                        let high = min(day * 1_440 + end, to + 1)
+                        if high > low { held += high - low }
+                    }
+                }
+                day += 1
+            }
+        }
+        for (start, end) in closures[bridgeID] ?? [] {
+            let low = max(start, from + 1)
+            let high = min(end, to + 1)
+            if high > low { held += high - low }
+        }
+        return min(held, to - from)
+    }
+
+    /// The minutes in `(from, to]` in which `bridgeID` lets vessels through.
+    public func passableMinutes(_ bridgeID: String, from: Int64, to: Int64) -> Int64 {
+        to > from ? to - from - heldMinutes(bridgeID, from: from, to: to) : 0
+    }
+
+    /// For minutes `first…last`: how many of `(first − 1, minute]` let vessels through at `bridgeID` (index
+    /// `minute − first`), and whether each does.
+    func prefix(_ bridgeID: String, first: Int64, last: Int64) -> (counts: [Int32], passes: [Bool]) {
+        let count = Int(max(last - first + 1, 0))
+        guard holds(bridgeID) else {
+            return ((0..<count).map { Int32($0 + 1) }, [Bool](repeating: true, count: count))
+        }
+        var counts = [Int32](repeating: 0, count: count)
+        var passes = [Bool](repeating: true, count: count)
+        var running: Int32 = 0
+        for index in 0..<count {
+            let minute = first + Int64(index)
+            let open = heldMinutes(bridgeID, from: minute - 1, to: minute) == 0
+            passes[index] = open
+            if open { running += 1 }
+            counts[index] = running
+        }
+        return (counts, passes)
+    }
+}

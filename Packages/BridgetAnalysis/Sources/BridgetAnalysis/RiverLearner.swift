@@ -1,0 +1,398 @@
+import BridgetDTOs
+import Foundation
+
+/// Learns the river model from the history: which bridges' openings bring openings of which (the links), how likely
+/// by where the vessel came from, after what lag, and what share of each bridge's openings start a vessel's passage
+/// there (the background). Nobody tells it which bridges share a waterway.
+///
+/// Two steps:
+/// 1. **Links are earned.** For each ordered pair (A, B), A's own included, the count of A's openings followed by one
+///    of B within the longest lag is set against the same count with B's openings moved by ±1…±6 whole weeks (time of
+///    week and season kept, any link broken). A pair is a candidate only when the count beats the moves' mean by the
+///    t-quantile of `falseLinkRate` in units of their spread (11 degrees of freedom): on bridges with no link at
+///    all, a pair is kept at that rate.
+/// 2. **Shares and lags by maximum likelihood** (expectation–maximisation of a self-exciting point process): each
+///    opening of B is a vessel starting out there (rate: its time-of-week slot times the background share of that
+///    hour) or a vessel of an earlier opening of a linked bridge (rate: that link's share for the earlier opening's
+///    own origin times the lag's density). Responsibilities are shared out, and the shares (per origin: a vessel
+///    starting out, passing through from another bridge, or going away from B), lags and background shares
+///    re-estimated from them, 30 times. Lags count the minutes B lets vessels through (`PassageClock`), so a
+///    follower a curfew holds is late, not missing. A link that ends with a share under 1% is dropped.
+///
+/// Memory: the openings' minutes, bridges and per-opening rates, and each opening's passage count at the bridges
+/// that hold vessels: about 40 bytes an opening.
+public struct RiverLearner: Sendable {
+    public let maxLagMinutes: Int
+    public let iterations: Int
+    /// The chance that a pair of bridges with no link is kept.
+    public let falseLinkRate: Double
+    /// The week moves of the null.
+    static let shifts: [Int32] = [-6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6]
+    /// The t-quantile of 1 − `falseLinkRate` with 11 degrees of freedom.
+    static let threshold = 4.025
+
+    public init(maxLagMinutes: Int = 60, iterations: Int = 30) {
+        self.maxLagMinutes = max(maxLagMinutes, 1)
+        self.iterations = max(iterations, 1)
+        falseLinkRate = 0.001
+    }
+
+    /// What is learnt of one bridge.
+    public struct Learnt: Sendable, Equatable {
+        /// Links into the bridge, strongest first.
+        public let followers: [FollowDTO]
+        /// The share of openings at each hour (weekdays, then weekend days) that start a vessel's passage here.
+        public let backgroundShares: [Double]
+        /// The share of the bridge's openings its links bring.
+        public let broughtShare: Double
+    }
+
+    /// The test of one pair: the count, the null's mean and spread, and the lags of the first follower (observed,
+    /// and the null's mean) for a first guess at the lag's shape.
+    struct PairTest {
+        let followed: Int
+        let mean: Double
+        let spread: Double
+        let lags: [Double]
+
+        var score: Double { spread > 0 ? (Double(followed) - mean) / spread : (Double(followed) > mean ? .infinity : 0) }
+    }
+
+    /// Every bridge's links and background, from each bridge's opening starts (the source's wall clock, minutes since
+    /// 1970, sorted) and its slot model (`models`, for the time of week's rates).
+    public func learn(startMinutes: [String: [Int32]], models: [String: OpeningModelDTO], rules: RuleCalendar?)
+        -> [String: Learnt]
+    {
+        let ids = startMinutes.keys.filter { !(startMinutes[$0] ?? []).isEmpty && models[$0] != nil }.sorted()
+        let clock = PassageClock(rules: rules)
+        // 1. The links that beat the null.
+        var tests: [Int: [Int: PairTest]] = [:]
+        for (to, target) in ids.enumerated() {
+            for (from, source) in ids.enumerated() {
+                let test = pairTest(startMinutes[source] ?? [], startMinutes[target] ?? [], target: target,
+                                    clock: clock)
+                if test.score >= Self.threshold && Double(test.followed) - test.mean >= 10 {
+                    tests[to, default: [:]][from] = test
+                }
+            }
+        }
+        // 2. The likelihood's maximum.
+        let river = River(ids: ids, startMinutes: startMinutes, models: models, rules: rules, clock: clock,
+                          maxLag: maxLagMinutes, links: tests.mapValues { Array($0.keys).sorted() })
+        var fit = river.initial(tests: tests)
+        for _ in 0..<iterations { fit = river.step(fit) }
+        var result: [String: Learnt] = [:]
+        for (to, id) in ids.enumerated() {
+            var followers: [FollowDTO] = []
+            for (index, from) in river.links[to].enumerated() {
+                let link = fit.links[to][index]
+                guard link.overall >= 0.01, let test = tests[to]?[from] else { continue }
+                var shares: [String: Double] = [:]
+                for (slot, origin) in river.origins[from].enumerated() {
+                    shares[origin < 0 ? "" : ids[origin]] = link.shares[slot]
+                }
+                followers.append(FollowDTO(
+                    fromBridgeID: ids[from], maxLagMinutes: maxLagMinutes, sourceOpenings: river.counts[from],
+                    followed: test.followed, expectedByChance: test.mean, chanceSpread: test.spread,
+                    share: link.overall, originShares: shares, lagWeights: link.lags))
+            }
+            result[id] = Learnt(
+                followers: followers.sorted { ($0.share, $0.fromBridgeID) > ($1.share, $1.fromBridgeID) },
+                backgroundShares: fit.background[to], broughtShare: fit.brought[to])
+        }
+        return result
+    }
+
+    /// The count of `source` openings followed by one of `target` within the lag (minutes the target lets vessels
+    /// through), against the same with `target` moved by whole weeks.
+    func pairTest(_ source: [Int32], _ target: [Int32], target id: String, clock: PassageClock) -> PairTest {
+        let lag = maxLagMinutes
+        func count(shift: Int32) -> (found: Int, covered: Int, lags: [Int]) {
+            var lags = [Int](repeating: 0, count: lag)
+            guard let first = target.first, let last = target.last else { return (0, 0, lags) }
+            var found = 0
+            var covered = 0
+            var cursor = 0
+            for start in source {
+                guard start >= first + shift && start + Int32(lag) <= last + shift else { continue }
+                covered += 1
+                while cursor < target.count && target[cursor] + shift <= start { cursor += 1 }
+                var next = cursor
+                while next < target.count {
+                    let gap = Int64(target[next] + shift - start)
+                    if gap > Int64(lag) + 1_440 { break }
+                    let passable = gap <= Int64(lag) && !clock.holds(id)
+                        ? gap : clock.passableMinutes(id, from: Int64(start), to: Int64(start) + gap)
+                    if passable >= 1 {
+                        if passable <= Int64(lag) {
+                            found += 1
+                            lags[Int(passable) - 1] += 1
+                        }
+                        break
+                    }
+                    next += 1
+                }
+            }
+            return (found, covered, lags)
+        }
+        let observed = count(shift: 0)
+        let total = Double(source.count)
+        var nulls: [Double] = []
+        var nullLags = [Double](repeating: 0, count: lag)
+        for weeks in Self.shifts {
+            let moved = count(shift: weeks * 10_080)
+            guard moved.covered >= 10 else { continue }
+            let scale = total / Double(moved.covered)
+            nulls.append(Double(moved.found) * scale)
+            for index in 0..<lag { nullLags[index] += Double(moved.lags[index]) * scale }
+        }
+        guard nulls.count == Self.shifts.count, observed.covered > 0 else {
+            return PairTest(followed: 0, mean: 0, spread: 0, lags: [])
+        }
+        let scale = total / Double(observed.covered)
+        let followed = Int((Double(observed.found) * scale).rounded())
+        let mean = nulls.reduce(0, +) / Double(nulls.count)
+        let spread = (nulls.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(nulls.count - 1)).squareRoot()
+        let lags = (0..<lag).map { max(0, Double(observed.lags[$0]) * scale - nullLags[$0] / Double(nulls.count)) }
+        return PairTest(followed: followed, mean: mean, spread: spread, lags: lags)
+    }
+}
+
+/// The history as the river's learner reads it: every opening of every bridge in order of time, each with its
+/// time-of-week rate, its hour's pool, and its passage count at each bridge that holds vessels.
+struct River {
+    let ids: [String]
+    /// By bridge index: the linked bridges into it (indices), and its origins (−1: starting out, else a bridge).
+    let links: [[Int]]
+    let origins: [[Int]]
+    let counts: [Int]
+    let maxLag: Int
+    private let minutes: [Int32]
+    private let bridges: [UInt8]
+    /// Per opening: the time-of-week rate per minute of its bridge, and its hour pool (0–47).
+    private let rates: [Float]
+    private let pools: [UInt8]
+    /// Per bridge that holds vessels: each opening's count of the minutes that bridge let vessels through.
+    private let passage: [Int: [Int32]]
+
+    /// The parameters: per bridge, per link: shares by origin, lags; background shares by hour pool.
+    struct Fit {
+        struct Link {
+            var shares: [Double]
+            var lags: [Double]
+            var overall: Double
+        }
+        var links: [[Link]]
+        var background: [[Double]]
+        var brought: [Double]
+    }
+
+    init(ids: [String], startMinutes: [String: [Int32]], models: [String: OpeningModelDTO], rules: RuleCalendar?,
+         clock: PassageClock, maxLag: Int, links: [Int: [Int]]) {
+        self.ids = ids
+        self.maxLag = maxLag
+        self.links = ids.indices.map { links[$0] ?? [] }
+        origins = ids.indices.map { to in [-1] + (links[to] ?? []) }
+        counts = ids.map { startMinutes[$0]?.count ?? 0 }
+        var merged: [(Int32, UInt8)] = []
+        merged.reserveCapacity(counts.reduce(0, +))
+        for (index, id) in ids.enumerated() {
+            for minute in startMinutes[id] ?? [] { merged.append((minute, UInt8(index))) }
+        }
+        merged.sort { ($0.0, $0.1) < ($1.0, $1.1) }
+        minutes = merged.map(\.0)
+        bridges = merged.map(\.1)
+        var rates = [Float](repeating: 0, count: merged.count)
+        var pools = [UInt8](repeating: 0, count: merged.count)
+        let sundays = ids.map { rules?.curfew(of: $0) != nil }
+        for (index, (minute, bridge)) in merged.enumerated() {
+            let reading = FloatingTimestamp(wallClockSeconds: Int64(minute) * 60)
+            let id = ids[Int(bridge)]
+            guard let model = models[id] else { continue }
+            var slot = OpeningModelDTO.slot(of: reading)
+            if sundays[Int(bridge)], rules?.liftedCurfew(id, onDay: reading.dayNumber) != nil { slot = 6 * 96 + slot % 96 }
+            rates[index] = Float(Nowcaster.rate(model.slots[slot].startProbability) * model.monthFactors[reading.month - 1]
+                / Double(OpeningModelDTO.slotMinutes))
+            pools[index] = UInt8((slot / 96 >= 5 ? 24 : 0) + reading.hour)
+        }
+        self.rates = rates
+        self.pools = pools
+        var passage: [Int: [Int32]] = [:]
+        for (index, id) in ids.enumerated() where clock.holds(id) {
+            var counts = [Int32](repeating: 0, count: merged.count)
+            guard let first = merged.first?.0 else { continue }
+            var previous = Int64(first)
+            var running: Int64 = 0
+            for (position, (minute, _)) in merged.enumerated() {
+                running += clock.passableMinutes(id, from: previous, to: Int64(minute))
+                previous = Int64(minute)
+                counts[position] = Int32(truncatingIfNeeded: running)
+            }
+            passage[index] = counts
+        }
+        self.passage = passage
+    }
+
+    /// The minutes bridge `to` let vessels through from opening `from` to opening `at` (positions in the timeline).
+    @inline(__always)
+    private func lag(_ from: Int, _ at: Int, to bridge: Int) -> Int {
+        if let counts = passage[bridge] { return Int(counts[at] - counts[from]) }
+        return Int(minutes[at] - minutes[from])
+    }
+
+    /// A first guess: shares from the tests' excess, lags from the excess's shape, backgrounds from what is left.
+    func initial(tests: [Int: [Int: RiverLearner.PairTest]]) -> Fit {
+        var fitLinks: [[Fit.Link]] = []
+        var brought = [Double](repeating: 0, count: ids.count)
+        for to in ids.indices {
+            fitLinks.append(links[to].map { from in
+                let test = tests[to]?[from]
+                let excess = max(0, Double(test?.followed ?? 0) - (test?.mean ?? 0))
+                let share = min(0.9, max(0.02, excess / Double(max(counts[from], 1))))
+                var lags = test?.lags ?? []
+                let total = lags.reduce(0, +)
+                lags = total > 0 ? Self.smoothed(lags.map { $0 / total }) : [Double](repeating: 1 / Double(maxLag), count: maxLag)
+                brought[to] += share * Double(counts[from])
+                return Fit.Link(shares: [Double](repeating: share, count: origins[from].count), lags: lags, overall: share)
+            })
+        }
+        let background = ids.indices.map { to -> [Double] in
+            let share = max(0.05, 1 - brought[to] / Double(max(counts[to], 1)))
+            brought[to] = 1 - share
+            return [Double](repeating: share, count: 48)
+        }
+        return Fit(links: fitLinks, background: background, brought: brought)
+    }
+
+    /// One round of expectation–maximisation.
+    func step(_ fit: Fit) -> Fit {
+        let count = minutes.count
+        // Each opening's origin probabilities (by slot in its bridge's `origins`), from this round.
+        var originOffsets = [Int](repeating: 0, count: count + 1)
+        for index in 0..<count { originOffsets[index + 1] = originOffsets[index] + origins[Int(bridges[index])].count }
+        var originChances = [Float](repeating: 0, count: originOffsets[count])
+        // Sums for the new parameters.
+        var expected = fit.links.map { $0.map { [Double](repeating: 0, count: $0.shares.count) } }
+        var exposure = expected
+        var lagSums = fit.links.map { $0.map { [Double](repeating: 0, count: $0.lags.count) } }
+        var ownSums = [[Double]](repeating: [Double](repeating: 0, count: 48), count: ids.count)
+        var poolCounts = ownSums
+        var ownTotal = [Double](repeating: 0, count: ids.count)
+        // Which link (index in `links[to]`) each source bridge is, per target.
+        let linkIndex = links.map { sources -> [Int: Int] in
+            Dictionary(uniqueKeysWithValues: sources.enumerated().map { ($1, $0) })
+        }
+        var candidates: [(position: Int, link: Int, weight: Double)] = []
+        for position in 0..<count {
+            let bridge = Int(bridges[position])
+            let pool = Int(pools[position])
+            let own = max(Double(rates[position]) * fit.background[bridge][pool], 1e-12)
+            candidates.removeAll(keepingCapacity: true)
+            var total = own
+            if !links[bridge].isEmpty {
+                var earlier = position - 1
+                while earlier >= 0 {
+                    let lag = lag(earlier, position, to: bridge)
+                    if lag > maxLag { break }
+                    if lag >= 1, let link = linkIndex[bridge][Int(bridges[earlier])] {
+                        let parameters = fit.links[bridge][link]
+                        let source = Int(bridges[earlier])
+                        var share = 0.0
+                        for slot in 0..<origins[source].count {
+                            share += Double(originChances[originOffsets[earlier] + slot]) * parameters.shares[slot]
+                        }
+                        let weight = share * parameters.lags[lag - 1]
+                        if weight > 0 {
+                            candidates.append((earlier, link, weight))
+                            total += weight
+                        }
+                    }
+                    earlier -= 1
+                }
+            }
+            // This opening's origin.
+            let base = originOffsets[position]
+            originChances[base] = Float(own / total)
+            for candidate in candidates {
+                let source = Int(bridges[candidate.position])
+                let responsibility = candidate.weight / total
+                if let slot = origins[bridge].firstIndex(of: source) {
+                    originChances[base + slot] += Float(responsibility)
+                }
+                // Shared out over the source's own origins in proportion to what each would bring.
+                let parameters = fit.links[bridge][candidate.link]
+                let sourceBase = originOffsets[candidate.position]
+                var weights: [Double] = []
+                var sum = 0.0
+                for slot in 0..<origins[source].count {
+                    let weight = Double(originChances[sourceBase + slot]) * parameters.shares[slot]
+                    weights.append(weight)
+                    sum += weight
+                }
+                if sum > 0 {
+                    for slot in weights.indices { expected[bridge][candidate.link][slot] += responsibility * weights[slot] / sum }
+                }
+                lagSums[bridge][candidate.link][lag(candidate.position, position, to: bridge) - 1] += responsibility
+            }
+            ownSums[bridge][pool] += own / total
+            poolCounts[bridge][pool] += 1
+            ownTotal[bridge] += own / total
+        }
+        // Each opening is a source for every link out of its bridge, by origin.
+        for position in 0..<count {
+            let source = Int(bridges[position])
+            for to in ids.indices {
+                guard let link = linkIndex[to][source] else { continue }
+                for slot in 0..<origins[source].count {
+                    exposure[to][link][slot] += Double(originChances[originOffsets[position] + slot])
+                }
+            }
+        }
+        var next = fit
+        for to in ids.indices {
+            for link in links[to].indices {
+                let totalExpected = expected[to][link].reduce(0, +)
+                let totalExposure = exposure[to][link].reduce(0, +)
+                let overall = totalExposure > 0 ? min(totalExpected / totalExposure, 0.99) : 0
+                // Each origin's share, shrunk toward the link's overall share by five openings' worth.
+                next.links[to][link].shares = expected[to][link].indices.map { slot in
+                    min(0.99, (expected[to][link][slot] + 5 * overall) / (exposure[to][link][slot] + 5))
+                }
+                next.links[to][link].overall = overall
+                let lags = lagSums[to][link]
+                let sum = lags.reduce(0, +)
+                if sum > 0 { next.links[to][link].lags = Self.smoothed(lags.map { $0 / sum }) }
+            }
+            let overallOwn = counts[to] > 0 ? ownTotal[to] / Double(counts[to]) : 1
+            next.background[to] = (0..<48).map { pool in
+                min(1, max(0.01, (ownSums[to][pool] + 5 * overallOwn) / (poolCounts[to][pool] + 5)))
+            }
+            next.brought[to] = 1 - overallOwn
+        }
+        return next
+    }
+
+    /// Weights lightly smoothed (a quarter to each neighbour) and normalised to sum to 1.
+    static func smoothed(_ weights: [Double]) -> [Double] {
+        guard weights.count > 2 else { return weights }
+        var result = weights.indices.map { index -> Double in
+            let left = index > 0 ? weights[index - 1] : weights[index]
+            let right = index < weights.count - 1 ? weights[index + 1] : weights[index]
+            return 0.25 * left + 0.5 * weights[index] + 0.25 * right
+        }
+        let sum = result.reduce(0, +)
+        if sum > 0 { result = result.map { $0 / sum } }
+        return result
+    }
+}
+
+extension Int32 {
+    func floorDivided(by divisor: Int32) -> Int32 {
+        let quotient = self / divisor
+        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}
+
+extension Int64 {
+    func floorModulo(_ divisor: Int64) -> Int64 { ((self % divisor) + divisor) % divisor }
+}
