@@ -38,23 +38,28 @@ public struct Backtester: Sendable {
 
     /// Scores models fitted on events opening before `trainUntil` (a local day number of the source's clock) against the days from
     /// `trainUntil` up to, not including, `testUntil`.
-    public func run(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], trainUntil: Int, testUntil: Int) throws -> BacktestDTO {
+    /// Every bridge of `bridges` is learnt and is evidence; those of `scoring` (`nil`: all) are scored.
+    public func run(bridges: [BridgeInfoDTO], events: [BridgeEventDTO], trainUntil: Int, testUntil: Int,
+                    scoring: Set<String>? = nil) throws -> BacktestDTO {
         try run(bridges: bridges, records: events.compactMap(OpeningRecordDTO.init), trainUntil: trainUntil,
-                testUntil: testUntil)
+                testUntil: testUntil, scoring: scoring)
     }
 
     /// The same from lean records.
-    public func run(bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], trainUntil: Int, testUntil: Int) throws
-        -> BacktestDTO
+    public func run(bridges: [BridgeInfoDTO], records: [OpeningRecordDTO], trainUntil: Int, testUntil: Int,
+                    scoring: Set<String>? = nil) throws -> BacktestDTO
     {
         try run(bridges: bridges, periods: Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap,
                                                    rules: rules)
-            .fed(records, mergeGap: mergeGap), testUntil: testUntil)
+            .fed(records, mergeGap: mergeGap), testUntil: testUntil, scoring: scoring)
     }
 
     /// The same from the history split into its two periods (one pass: `Periods`); the test period ends at
-    /// `testUntil`.
-    func run(bridges: [BridgeInfoDTO], periods: Periods, testUntil: Int) throws -> BacktestDTO {
+    /// `testUntil`. Every bridge of `bridges` is learnt and is evidence; those of `scoring` (`nil`: all) are scored,
+    /// so a bridge scores the same whichever others are shown.
+    func run(bridges: [BridgeInfoDTO], periods: Periods, testUntil: Int, scoring: Set<String>? = nil) throws
+        -> BacktestDTO
+    {
         let trainUntil = periods.trainUntil
         guard testUntil > trainUntil else {
             throw AnalysisError.emptyTestPeriod(trainUntil: trainUntil, testUntil: testUntil)
@@ -76,7 +81,7 @@ public struct Backtester: Sendable {
             var comparisons: [ModelSkillDTO] = []
             var overallDaily = DailySums(days: days)
             var bins = ReliabilityBins()
-            for (bridge, model) in zip(bridges, models) {
+            for (bridge, model) in zip(bridges, models) where scoring?.contains(bridge.id) ?? true {
                 var accumulator = Accumulator()
                 var all = DailySums(days: days)
                 var after = DailySums(days: days)
@@ -130,7 +135,9 @@ public struct Backtester: Sendable {
         return BacktestDTO(
             trainFrom: first, testFrom: FloatingTimestamp(wallClockSeconds: Int64(trainUntil) * 86_400).dateString,
             testUntil: FloatingTimestamp(wallClockSeconds: Int64(testUntil) * 86_400).dateString,
-            trainOpenings: models.reduce(0) { $0 + $1.openings }, testOpenings: testOpenings, windows: results)
+            trainOpenings: models.filter { scoring?.contains($0.bridgeID) ?? true }.reduce(0) { $0 + $1.openings },
+            testOpenings: scoring.map { ids in ids.reduce(0) { $0 + (startsByBridge[$1]?.count ?? 0) } } ?? testOpenings,
+            windows: results)
     }
 
     /// The bridges a vessel passes just before `model`'s: the other bridges whose openings bring openings there,

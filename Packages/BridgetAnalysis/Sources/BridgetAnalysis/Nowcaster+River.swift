@@ -31,7 +31,15 @@ extension Nowcaster {
         for (vessel, brings) in zip(past, outcome.fromVessels) {
             let ago = Int(moment - vessel.minute)
             let direct = model.dynamics.followers.first { $0.fromBridgeID == vessel.bridgeID }
-            if brings >= 0.01 {
+            // An opening that would bring one here, but for what the river says of it (its vessel came from here,
+            // or has passed already): said as a reason down.
+            var plain = brings
+            if let direct, vessel.bridgeID != bridge.id, ago <= direct.maxLagMinutes {
+                plain = engine.chance(target: bridge.id, moment: moment, window: window,
+                                      vessels: [RiverVessel(bridgeID: vessel.bridgeID, minute: vessel.minute)],
+                                      background: { _, _ in 0 }).fromVessels.first ?? 0
+            }
+            if brings >= 0.01 && !(plain >= 0.05 && brings < plain / 2) {
                 let usually = direct.map { " (usually \($0.lagRange.lowerBound)–\($0.lagRange.upperBound) min after)" } ?? ""
                 let subject = vessel.bridgeID == bridge.id ? "\(bridge.name) itself" : name(vessel.bridgeID)
                 reasons.append((brings, ForecastReasonDTO(
@@ -41,11 +49,6 @@ extension Nowcaster {
                     chance: brings, bridgeID: vessel.bridgeID)))
                 continue
             }
-            // An opening that would bring one here, but for what the river says of it.
-            guard let direct, vessel.bridgeID != bridge.id, ago <= direct.maxLagMinutes else { continue }
-            let plain = engine.chance(target: bridge.id, moment: moment, window: window,
-                                      vessels: [RiverVessel(bridgeID: vessel.bridgeID, minute: vessel.minute)],
-                                      background: { _, _ in 0 }).fromVessels.first ?? 0
             guard plain >= 0.05, brings < plain / 2 else { continue }
             let text: String
             if (vessel.origins[bridge.id] ?? 0) >= 0.5,

@@ -6,12 +6,39 @@ public struct PatternFinder: Sendable {
     public let bridges: [BridgeInfoDTO]
     public let models: [String: OpeningModelDTO]
     private let names: [String: String]
+    /// The forecaster an opening's time is judged by (the rules calendar and the river), and every bridge's opening
+    /// starts (the source's wall clock, minutes, sorted): what came before each opening.
+    private let nowcaster: Nowcaster
+    private let startMinutes: [String: [Int32]]
 
-    /// Creates a finder.
-    public init(bridges: [BridgeInfoDTO], models: [OpeningModelDTO]) {
+    /// Creates a finder; with `rules` and `startMinutes`, an opening's time is judged as the forecasts judge it (a
+    /// holiday that lifts the curfew as a Sunday, a vessel brought by an opening upstream).
+    public init(bridges: [BridgeInfoDTO], models: [OpeningModelDTO], rules: RuleCalendar? = nil,
+                startMinutes: [String: [Int32]] = [:]) {
         self.bridges = bridges
         self.models = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) })
         names = Dictionary(bridges.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+        nowcaster = Nowcaster(rules: rules, catalog: BridgeCatalog(bridges: bridges), models: models)
+        self.startMinutes = startMinutes
+    }
+
+    /// The chance the forecasts give an opening of `model`'s bridge in the slot-long window from `start`: the slot's
+    /// on the calendar (a lifted holiday read as a Sunday), and what the openings before it brought.
+    func chance(of start: FloatingTimestamp, model: OpeningModelDTO, bridge: BridgeInfoDTO) -> Double {
+        let slotChance = model.slots[nowcaster.slot(of: start, model: model)].startProbability
+        guard !startMinutes.isEmpty else { return slotChance }
+        let minute = start.wallClockSeconds.floorDivided(by: 60)
+        var seen: [NowcastEvidence.Seen] = []
+        for (id, starts) in startMinutes {
+            let from = starts.partitioningIndex { Int64($0) >= minute - Int64(NowcastEvidence.lookbackMinutes) }
+            for earlier in starts[from...] where Int64(earlier) < minute {
+                seen.append(.init(bridgeID: id, minutesAgo: Double(minute - Int64(earlier))))
+            }
+        }
+        let moment = FloatingTimestamp(wallClockSeconds: minute * 60)
+        let forecast = nowcaster.forecast(model, bridge: bridge, at: moment, windowMinutes: OpeningModelDTO.slotMinutes,
+                                          evidence: NowcastEvidence(seen: seen, isComplete: true))
+        return max(slotChance, forecast.chanceOfOpening)
     }
 
     /// Ordered pairs (A, B) with at least `minimumCount` openings of A followed by a B opening starting within
@@ -85,15 +112,19 @@ public struct PatternFinder: Sendable {
     /// model).
     func anomaly(_ opening: MergedOpening, p99 limit: Double?, unlikelyChance: Double) -> AnomalyDTO? {
         guard let model = models[opening.bridgeID] else { return nil }
-        let slot = model.slots[OpeningModelDTO.slot(of: opening.startLocal)]
+        let slot = model.slots[nowcaster.slot(of: opening.startLocal, model: model)]
         var reasons: [AnomalyDTO.Reason] = []
+        var chance = slot.startProbability
         if let minutes = opening.durationMinutes, let limit, minutes > limit { reasons.append(.long) }
-        if slot.startProbability < unlikelyChance { reasons.append(.unlikelyTime) }
+        if slot.startProbability < unlikelyChance, let bridge = bridges.first(where: { $0.id == opening.bridgeID }) {
+            chance = self.chance(of: opening.startLocal, model: model, bridge: bridge)
+            if chance < unlikelyChance { reasons.append(.unlikelyTime) }
+        }
         guard !reasons.isEmpty else { return nil }
         return AnomalyDTO(
             bridgeID: opening.bridgeID, bridgeName: names[opening.bridgeID] ?? opening.bridgeID, openedAt: opening.start,
             openLocal: opening.startLocal.localText, durationMinutes: opening.durationMinutes,
-            reasons: reasons, p99Minutes: limit, slotChance: slot.startProbability)
+            reasons: reasons, p99Minutes: limit, slotChance: chance)
     }
 
     /// Newest first; openings at the same instant by bridge id.

@@ -103,6 +103,13 @@ public struct RiverLearner: Sendable {
         return result
     }
 
+    /// The link test's score for openings of one bridge (`from`) followed by another's (`to`, id `targetID`): how far
+    /// the count beats the week-moved null, in the null's spreads (about 0 with a spread about 1 where there is no
+    /// link; kept at `threshold`).
+    public func score(from source: [Int32], to target: [Int32], targetID: String, rules: RuleCalendar?) -> Double {
+        pairTest(source, target, target: targetID, clock: PassageClock(rules: rules)).score
+    }
+
     /// The count of `source` openings followed by one of `target` within the lag (minutes the target lets vessels
     /// through), against the same with `target` moved by whole weeks.
     func pairTest(_ source: [Int32], _ target: [Int32], target id: String, clock: PassageClock) -> PairTest {

@@ -55,14 +55,18 @@ public struct SerialProcessor: BackgroundProcessing {
     }
 
     public func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO {
-        let bridges = scope.filter(try await history.bridges())
+        // Every bridge's openings are read (the evidence and the river's links); the scope's bridges are scored.
+        let bridges = try await history.bridges()
+        var everyBridge = scope
+        everyBridge.bridgeIDs = []
         let periods = try await history.pass(
-            Backtester.Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap, rules: rules), scope: scope,
-            mergeGap: mergeGap)
+            Backtester.Periods(trainUntil: trainUntil, testUntil: testUntil, mergeGap: mergeGap, rules: rules),
+            scope: everyBridge, mergeGap: mergeGap)
         // Never past the history: there is nothing to score there, and a far date would mean years of empty work.
         let afterHistory = (periods.lastDay ?? trainUntil) + 1
-        return try Backtester(mergeGap: mergeGap, rules: rules).run(bridges: bridges, periods: periods,
-                                                      testUntil: min(testUntil ?? afterHistory, afterHistory))
+        return try Backtester(mergeGap: mergeGap, rules: rules).run(
+            bridges: bridges, periods: periods, testUntil: min(testUntil ?? afterHistory, afterHistory),
+            scoring: scope.bridgeIDs.isEmpty ? nil : Set(scope.bridgeIDs))
     }
 
     public func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO] {
@@ -78,7 +82,8 @@ public struct SerialProcessor: BackgroundProcessing {
         let bridges = try await history.bridges()
         let tallies = try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true, rules: rules)
         let finder = PatternFinder(bridges: bridges,
-                                   models: OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now()))
+                                   models: OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now()),
+                                   rules: rules, startMinutes: tallies.startMinutes)
         let p99 = tallies.byBridge.compactMapValues { $0.durations.percentileMinutes(0.99) }
         let found = try await history.pass(AnomalySink(finder: finder, p99: p99), scope: .everything, mergeGap: mergeGap)
         return PatternFinder.newestFirst(found.found)

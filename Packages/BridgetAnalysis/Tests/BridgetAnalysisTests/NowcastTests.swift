@@ -3,8 +3,8 @@ import BridgetDTOs
 import Foundation
 import Testing
 
-/// Followers learnt from a history with a planted link, and the now-cast's rules one by one.
-@Suite("Followers and the now-cast")
+/// The river model: links learnt and earned, the arithmetic of every vessel, and the now-cast's rules.
+@Suite("The river model and the now-cast")
 struct NowcastTests {
     /// A deterministic generator (SplitMix64).
     struct Random {
@@ -19,72 +19,152 @@ struct NowcastTests {
         mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
     }
 
-    /// 300 days: A opens about 6 times a day between 10:00 and 20:00; each opening is followed at B 10–20 minutes
-    /// later with chance `share`; B also opens 3 times a day on its own; C opens on its own only.
-    static func planted(share: Double, seed: UInt64 = 7) -> [String: [Int32]] {
-        var random = Random(state: seed)
-        var starts: [String: [Int32]] = ["A": [], "B": [], "C": []]
-        let firstDay = 20_000
-        for day in firstDay..<(firstDay + 300) {
-            let base = Int32(day * 1_440)
-            for _ in 0..<6 {
-                let minute = base + 600 + Int32(random.next() % 600)
-                starts["A"]!.append(minute)
-                if random.unit() < share { starts["B"]!.append(minute + 10 + Int32(random.next() % 11)) }
-            }
-            for _ in 0..<3 { starts["B"]!.append(base + 600 + Int32(random.next() % 600)) }
-            for _ in 0..<4 { starts["C"]!.append(base + 600 + Int32(random.next() % 600)) }
+    /// The world's openings as the learner reads them, and slot models built from them.
+    static func learnt(_ world: PlantedWorld) -> (models: [OpeningModelDTO], learnt: [String: RiverLearner.Learnt]) {
+        let records = world.simulate().map {
+            OpeningRecordDTO(bridgeID: $0.bridgeID, openedAt: $0.minute * 60, closedAt: $0.minute * 60 + 120,
+                             openWall: $0.minute * 60)
         }
-        return starts.mapValues { $0.sorted() }
+        let bridges = world.bridgeIDs.map {
+            BridgeInfoDTO(id: $0, name: $0, displayName: $0, latitude: 0, longitude: 0, waterway: "w", kind: "bascule")
+        }
+        let tallies = Tallies(records: records, mergeGap: 60, rules: world.rules)
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: Date())
+        let learnt = RiverLearner().learn(startMinutes: tallies.startMinutes,
+                                          models: Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) }),
+                                          rules: world.rules)
+        return (models, learnt)
     }
 
-    @Test("a planted link is learnt: its share near the planted one, its lag 10–20 min; independent bridges get none")
-    func learnsPlantedLink() throws {
-        let learnt = FollowLearner().learn(startMinutes: Self.planted(share: 0.6))
-        let follow = try #require(learnt["B"]?.followers.first { $0.fromBridgeID == "A" })
-        #expect(abs(follow.share - 0.6) < 0.08, "share \(follow.share)")
-        #expect(follow.lagRange.lowerBound >= 9 && follow.lagRange.upperBound <= 21, "lag \(follow.lagRange)")
-        #expect(abs(follow.lagWeights.reduce(0, +) - 1) < 1e-9)
-        #expect(learnt["B"]?.followers.contains { $0.fromBridgeID == "C" } == false)
-        let intoC = (learnt["C"]?.followers ?? []).filter { $0.fromBridgeID != "C" }
-        #expect(intoC.isEmpty)
-        #expect(!(learnt["A"]?.followers ?? []).contains { $0.fromBridgeID == "B" },
-                "B's openings come after A's: they bring none at A")
+    @Test("a planted link is learnt by maximum likelihood: its share near 0.7, its lag 10–16 min, its origins apart")
+    func learnsPlantedLinks() throws {
+        let worlds = PlantedWorld.all(days: 400)
+        let single = Self.learnt(worlds[0]).learnt
+        let follow = try #require(single["B"]?.followers.first { $0.fromBridgeID == "A" })
+        #expect(abs(follow.share - 0.7) < 0.06, "share \(follow.share)")
+        #expect(follow.lagRange.lowerBound >= 9 && follow.lagRange.upperBound <= 17, "lag \(follow.lagRange)")
+        #expect(single["A"]?.followers.isEmpty == true, "B's openings come after A's: they bring none at A")
+        // The chain: B's vessels from A go on to C at 80%, B's own at 3%: told apart by the learnt lag.
+        let chain = Self.learnt(worlds[2]).learnt
+        let onward = try #require(chain["C"]?.followers.first { $0.fromBridgeID == "B" })
+        #expect(onward.share(origin: "A") > 0.65 && onward.share(origin: "") < 0.1, "\(onward.originShares)")
+        #expect(chain["C"]?.followers.contains { $0.fromBridgeID == "A" } != true, "A reaches C through B only")
+        // Both ways: a vessel going away from B brings none back.
+        let reverse = Self.learnt(worlds[3]).learnt
+        let back = try #require(reverse["B"]?.followers.first { $0.fromBridgeID == "A" })
+        #expect(back.share(origin: "B") < 0.1 && back.share(origin: "") > 0.5, "\(back.originShares)")
     }
 
-    @Test("the share of B's rate its followers bring: what its openings outside the lag after A's show")
-    func broughtShare() throws {
-        let starts = Self.planted(share: 0.6)
-        let learnt = FollowLearner().learn(startMinutes: starts)
-        let follows = try #require(learnt["B"]).followers
-        // A flat model of B: its openings spread evenly over the week's slots (the history's days × 7 slots a day).
-        let days = 300.0
-        let rate = Double(starts["B"]!.count) / (days * 96)
-        let slot = OpeningSlotDTO(starts: 0, occurrences: 0, startProbability: 1 - exp(-rate), openProbability: 0,
-                                  meanRemainingMinutes: 0)
-        let model = OpeningModelDTO(bridgeID: "B", builtAt: Date(), firstDay: nil, lastDay: nil,
-                                    openings: starts["B"]!.count, sourceEvents: 0, sourceLatestOpening: nil,
-                                    baseStartProbability: 0, baseOpenProbability: 0,
-                                    slots: Array(repeating: slot, count: OpeningModelDTO.slotsPerWeek))
-        let share = FollowLearner.broughtShare(of: model, starts: starts["B"]!, followers: follows, startMinutes: starts)
-        // 3 of B's 6.6 openings a day come on their own: about 0.55 are brought.
-        #expect(abs(share - 3.6 / 6.6) < 0.1, "brought share \(share)")
+    @Test("links are earned: on independent bridges none is kept and the test's scores are centred, spread about 1")
+    func independentBridges() {
+        var scores: [Double] = []
+        var kept = 0
+        var pairs = 0
+        for seed in UInt64(1)...6 {
+            let world = PlantedWorld(
+                name: "independent", summary: "", bridgeIDs: ["A", "B", "C"], links: [:],
+                hourlyRates: ["A": PlantedWorld.weekly(1, rush: 2), "B": PlantedWorld.weekly(0.8, rush: 2),
+                              "C": PlantedWorld.weekly(0.6, rush: 2)], days: 300, seed: seed * 101)
+            let (models, learnt) = Self.learnt(world)
+            kept += learnt.values.reduce(0) { $0 + $1.followers.count }
+            let starts = Dictionary(grouping: world.simulate(), by: \.bridgeID).mapValues { $0.map { Int32($0.minute) } }
+            for to in world.bridgeIDs {
+                for from in world.bridgeIDs {
+                    pairs += 1
+                    scores.append(RiverLearner().score(from: starts[from] ?? [], to: starts[to] ?? [], targetID: to,
+                                                       rules: nil))
+                }
+            }
+            _ = models
+        }
+        let mean = scores.reduce(0, +) / Double(scores.count)
+        let spread = (scores.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(scores.count - 1)).squareRoot()
+        #expect(kept == 0, "\(kept) of \(pairs) pairs kept at a false-link rate of 0.1%")
+        #expect(abs(mean) < 0.4 && spread > 0.6 && spread < 1.5, "scores: mean \(mean), spread \(spread)")
     }
 
-    @Test("with no link planted, nothing is learnt")
-    func noLink() {
-        let learnt = FollowLearner().learn(startMinutes: Self.planted(share: 0))
-        #expect(!(learnt["B"]?.followers ?? []).contains { $0.fromBridgeID == "A" })
-        #expect(learnt.allSatisfy { to, learnt in learnt.followers.allSatisfy { $0.fromBridgeID == to } })
+    // MARK: The arithmetic of every vessel
+
+    static let link = PlantedWorld.link(from: "A", share: 0.7, lags: 10...16)
+    static let engine = RiverEngine(into: ["B": [link]], clock: PassageClock(rules: nil))
+    static let moment: Int64 = 29_000_000
+
+    @Test("two vessels count as more than one; a vessel that raised B already brings nothing more")
+    func everyVesselCounts() {
+        let one = Self.engine.chance(target: "B", moment: Self.moment, window: 20,
+                                     vessels: [RiverVessel(bridgeID: "A", minute: Self.moment - 2)],
+                                     background: { _, _ in 0 }).chance
+        #expect(abs(one - 0.7) < 1e-9, "the whole lag in the window: the link's share")
+        let two = Self.engine.chance(target: "B", moment: Self.moment, window: 20,
+                                     vessels: [RiverVessel(bridgeID: "A", minute: Self.moment - 2),
+                                               RiverVessel(bridgeID: "A", minute: Self.moment - 5)],
+                                     background: { _, _ in 0 }).chance
+        #expect(abs(two - (1 - 0.3 * 0.3)) < 1e-9)
+        let passed = Self.engine.chance(target: "B", moment: Self.moment, window: 20,
+                                        vessels: [RiverVessel(bridgeID: "A", minute: Self.moment - 14, passed: ["B": 1])],
+                                        background: { _, _ in 0 }).chance
+        #expect(passed == 0)
+        // Half the lag gone without its follower: what is left, given it has not come.
+        let half = Self.engine.chance(target: "B", moment: Self.moment, window: 20,
+                                      vessels: [RiverVessel(bridgeID: "A", minute: Self.moment - 13)],
+                                      background: { _, _ in 0 }).chance
+        let expected = 0.7 * (4.0 / 7) / (1 - 0.7 + 0.7 * (4.0 / 7))
+        #expect(abs(half - expected) < 1e-9, "\(half) against \(expected)")
+    }
+
+    @Test("openings still to come count: A's vessels starting out in the window bring B inside it")
+    func openingsToCome() {
+        let rate = 0.01
+        let outcome = Self.engine.chance(target: "B", moment: Self.moment, window: 60, vessels: [],
+                                         background: { id, _ in id == "A" ? rate : 0 })
+        // Minute k of the window: a vessel of A there reaches B in the window when its lag fits in 59 − k.
+        var lambda = 0.0
+        for k in 0..<60 {
+            let room = 59 - k
+            lambda += rate * 0.7 * Double((10...16).filter { $0 <= room }.count) / 7
+        }
+        #expect(abs(outcome.chance - (1 - exp(-lambda))) < 1e-9)
+    }
+
+    @Test("a curfew holds a follower: late, not gone")
+    func curfewHolds() {
+        let rules = PlantedWorld.curfew(["B"])
+        let engine = RiverEngine(into: ["B": [Self.link]], clock: PassageClock(rules: rules))
+        // Wednesday 2026-11-18 15:55: A opened; B's curfew holds vessels 16:00–18:00.
+        let wednesday = FloatingTimestamp("2026-11-18T15:55:00.000")!.wallClockSeconds / 60
+        let during = engine.chance(target: "B", moment: wednesday + 20, window: 60,
+                                   vessels: [RiverVessel(bridgeID: "A", minute: wednesday)], background: { _, _ in 0 })
+        #expect(during.chance == 0)
+        let after = engine.chance(target: "B", moment: wednesday + 125, window: 20,
+                                  vessels: [RiverVessel(bridgeID: "A", minute: wednesday)], background: { _, _ in 0 })
+        #expect(abs(after.chance - 0.7) < 1e-9, "held since 16:00 with 5 of its 10–16 min gone: all of it after 18:00")
+    }
+
+    @Test("on every planted world the forecaster reaches 90% of the exact truth's skill, and every kind of moment is within 0.1")
+    func plantedWorlds() {
+        for world in PlantedWorld.all(days: 430) {
+            let check = world.check(testDays: 30, stepMinutes: 30)
+            for window in check.windows {
+                #expect(window.shareOfTruth >= 0.9, "\(check.text)")
+                for kind in window.classes where kind.points >= 20 {
+                    #expect(abs(kind.meanForecast - kind.meanTruth) <= 0.1, "\(world.name) \(kind.name): \(check.text)")
+                }
+            }
+            if world.name == "independent" { #expect(check.learntLinks.isEmpty) }
+        }
     }
 
     // MARK: The now-cast's rules
 
     static let fremont = BridgeCatalog.seattle.bridge(id: "3")!
-    static let follow = FollowDTO(fromBridgeID: "2", maxLagMinutes: 30, freshOpenings: 1_000, followed: 700,
-                                  expectedByChance: 100, share: 0.7,
-                                  lagWeights: (1...30).map { (10...20).contains($0) ? 1.0 / 11 : 0 },
-                                  freshWindow: 7...23)
+    static let follow = FollowDTO(fromBridgeID: "2", maxLagMinutes: 30, sourceOpenings: 1_000, followed: 700,
+                                  expectedByChance: 100, chanceSpread: 10, share: 0.7,
+                                  originShares: ["": 0.7, "3": 0.02],
+                                  lagWeights: (1...30).map { (10...20).contains($0) ? 1.0 / 11 : 0 })
+    static let ballardBack = FollowDTO(fromBridgeID: "3", maxLagMinutes: 30, sourceOpenings: 1_000, followed: 600,
+                                       expectedByChance: 100, chanceSpread: 10, share: 0.6,
+                                       originShares: ["": 0.6, "2": 0.02],
+                                       lagWeights: (1...30).map { (10...20).contains($0) ? 1.0 / 11 : 0 })
 
     /// A model with a flat slot rate (`chance` a quarter hour) and Ballard as its follower.
     static func model(chance: Double = 0.04, followers: [FollowDTO] = [follow], brought: Double = 0.2) -> OpeningModelDTO {
@@ -98,43 +178,33 @@ struct NowcastTests {
                                          durationCounts: [0, 0, 0, 0, 10, 30, 20, 10, 5], holidaysAsSundays: true))
     }
 
+    static var ballard: OpeningModelDTO {
+        let base = model(followers: [ballardBack])
+        return OpeningModelDTO(bridgeID: "2", builtAt: base.builtAt, firstDay: base.firstDay, lastDay: base.lastDay,
+                               openings: 3_000, sourceEvents: 3_000, sourceLatestOpening: nil,
+                               baseStartProbability: 0.04, baseOpenProbability: 0.02, slots: base.slots,
+                               dynamics: base.dynamics)
+    }
+
     static let wednesday = FloatingTimestamp("2026-11-18T11:00:00.000")!
-    let nowcaster = Nowcaster(rules: .seattle, catalog: .seattle)
+    let nowcaster = Nowcaster(rules: .seattle, catalog: .seattle, models: [NowcastTests.model(), NowcastTests.ballard])
 
     func chance(_ seen: [NowcastEvidence.Seen], window: Int = 20, at: FloatingTimestamp = wednesday) -> ForecastDTO {
         nowcaster.forecast(Self.model(), bridge: Self.fremont, at: at, windowMinutes: window,
                            evidence: NowcastEvidence(seen: seen, isComplete: true))
     }
 
-    @Test("Ballard opened 2 min ago: the follower's share (the whole lag in the window) on top of Fremont's own rate, said as a reason")
-    func pendingFollower() throws {
-        let forecast = chance([.init(bridgeID: "2", minutesAgo: 2)], window: 30)
-        let background = 1 - exp(-(-log(1 - 0.04)) * 2 * 0.8)
-        #expect(abs(forecast.chanceOfOpening - (1 - (1 - 0.7) * (1 - background))) < 1e-9)
-        let reason = try #require(forecast.reasons.first { $0.kind == "follows" })
-        #expect(reason.bridgeID == "2" && reason.text.hasPrefix("Ballard opened 2 min ago: 70% of such openings are followed at Fremont within 30 min"))
-        #expect(abs(forecast.slotChanceOfOpening - (1 - pow(1 - 0.04, 2))) < 1e-9)
-    }
-
-    @Test("half the lag gone without a follower: the chance left is the rest of the lag, conditioned on it not having come")
-    func partlyElapsed() {
-        // 15 min after: lags 16–20 remain (5 of 11), out of 1 − 0.7 + 0.7 × 5/11 still possible.
-        let forecast = chance([.init(bridgeID: "2", minutesAgo: 15)], window: 30)
-        let pending = 0.7 * 5 / 11 / (1 - 0.7 + 0.7 * 5 / 11)
-        let background = 1 - exp(-(-log(1 - 0.04)) * 2 * 0.8)
-        #expect(abs(forecast.chanceOfOpening - (1 - (1 - pending) * (1 - background))) < 1e-9)
-    }
-
-    @Test("the follower has come (Fremont opened after Ballard), or Ballard's opening came from Fremont: the slot rate less what followers bring")
-    func consumedOrNotFresh() {
-        let background = 1 - exp(-(-log(1 - 0.04)) * 20 / 15 * 0.8)
-        let consumed = chance([.init(bridgeID: "2", minutesAgo: 14), .init(bridgeID: "3", minutesAgo: 2)])
-        #expect(abs(consumed.chanceOfOpening - background) < 1e-9)
-        let goingAway = chance([.init(bridgeID: "2", minutesAgo: 2), .init(bridgeID: "3", minutesAgo: 15)])
-        #expect(abs(goingAway.chanceOfOpening - background) < 1e-9)
-        // An opening here sooner after Ballard's than a vessel could come is another vessel's: still pending.
-        let tooSoon = chance([.init(bridgeID: "2", minutesAgo: 3), .init(bridgeID: "3", minutesAgo: 2)])
-        #expect(tooSoon.chanceOfOpening > 0.6)
+    @Test("Ballard opened 2 min ago: its vessel is said as a reason; 6 min after Fremont's own, it is said to be going away")
+    func reasons() throws {
+        let coming = chance([.init(bridgeID: "2", minutesAgo: 2)], window: 30)
+        let reason = try #require(coming.reasons.first { $0.kind == "follows" })
+        #expect(reason.bridgeID == "2" && reason.text.hasPrefix("Ballard opened 2 min ago: "), "\(reason.text)")
+        #expect(coming.chanceOfOpening > 0.7)
+        let away = chance([.init(bridgeID: "2", minutesAgo: 2), .init(bridgeID: "3", minutesAgo: 15)], window: 30)
+        #expect(away.chanceOfOpening < 0.3, "\(away.chanceOfOpening)")
+        let discounted = try #require(away.reasons.first { $0.kind == "discounted" }, "\(away.reasons)")
+        #expect(discounted.text.contains("going away"), "\(discounted.text)")
+        #expect(!away.reasons.contains { $0.kind == "follows" && ($0.chance ?? 1) < 0.01 }, "no reason of nothing")
     }
 
     @Test("without complete evidence the answer is the slot model's; an announced opening makes it at least 95%; one under way gives the time still to go")
@@ -213,6 +283,13 @@ struct NowcastTests {
         }
         let result = try Backtester(mergeGap: 120, windows: [15], rules: .seattle).run(
             bridges: [Hand.ballard, Hand.fremont], events: events, trainUntil: first + 56, testUntil: first + 70)
+        // Scoring Fremont alone keeps Ballard's evidence: the same skill.
+        let alone = try Backtester(mergeGap: 120, windows: [15], rules: .seattle).run(
+            bridges: [Hand.ballard, Hand.fremont], events: events, trainUntil: first + 56, testUntil: first + 70,
+            scoring: ["3"])
+        #expect(alone.windows.first?.comparison(bridgeID: "3")?.nowcast.value
+            == result.windows.first?.comparison(bridgeID: "3")?.nowcast.value)
+        #expect(alone.windows.first?.comparison(bridgeID: "2") == nil)
         let window = try #require(result.windows.first)
         let all = try #require(window.comparison(bridgeID: "3"))
         let after = try #require(window.comparison(bridgeID: "3", subset: "after-neighbour"))

@@ -21,10 +21,11 @@ extension StoreConformance {
             sourceLatestOpening: Date(timeIntervalSince1970: 1_789_000_000), baseStartProbability: 0.09,
             baseOpenProbability: 0.02, slots: slots, monthFactors: (1...12).map { 0.5 + Double($0) / 10 }, sourceVersion: 7,
             dynamics: OpeningDynamicsDTO(
-                followers: [FollowDTO(fromBridgeID: "2", maxLagMinutes: 4, freshOpenings: 900, followed: 700,
-                                      expectedByChance: 300.5, share: 0.73, lagWeights: [0.125, 0.5, 0.25, 0.125],
-                                      upstreamIDs: ["21"], shareAfterUpstream: 0.8, shareFirst: nil, freshWindow: 9...20)],
-                broughtShare: 0.2, durationCounts: [0, 3, 10, 7], holidaysAsSundays: true))
+                followers: [FollowDTO(fromBridgeID: "2", maxLagMinutes: 4, sourceOpenings: 900, followed: 700,
+                                      expectedByChance: 300.5, chanceSpread: 12.5, share: 0.73,
+                                      originShares: ["": 0.7, "21": 0.8], lagWeights: [0.125, 0.5, 0.25, 0.125])],
+                broughtShare: 0.2, backgroundShares: (0..<48).map { Double($0 % 10) / 10 },
+                durationCounts: [0, 3, 10, 7], holidaysAsSundays: true, falseLinkRate: 0.001))
         #expect(try await store.openingModel(bridgeID: "3") == nil)
         try await store.saveOpeningModels([model])
         #expect(try await store.openingModel(bridgeID: "3") == model)

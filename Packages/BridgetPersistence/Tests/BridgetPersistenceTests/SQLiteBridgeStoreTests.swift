@@ -46,8 +46,8 @@ struct SQLiteBridgeStoreTests {
         let store = try await Self.store(at: path, with: [])
         let slot = OpeningSlotDTO(starts: 1, occurrences: 10, startProbability: 0.1, openProbability: 0.01,
                                   meanRemainingMinutes: 3)
-        let follow = FollowDTO(fromBridgeID: "2", maxLagMinutes: 2, freshOpenings: 10, followed: 7, expectedByChance: 1,
-                               share: 0.6, lagWeights: [0.5, 0.5], freshWindow: 1...2)
+        let follow = FollowDTO(fromBridgeID: "2", maxLagMinutes: 2, sourceOpenings: 10, followed: 7, expectedByChance: 1, chanceSpread: 1,
+                               share: 0.6, originShares: ["": 0.6], lagWeights: [0.5, 0.5])
         let model = OpeningModelDTO(
             bridgeID: "3", builtAt: Date(timeIntervalSince1970: 1_790_000_000), firstDay: nil, lastDay: nil, openings: 1,
             sourceEvents: 1, sourceLatestOpening: nil, baseStartProbability: 0.1, baseOpenProbability: 0.01,

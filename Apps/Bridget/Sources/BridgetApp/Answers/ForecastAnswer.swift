@@ -63,11 +63,23 @@ package struct Forecasts: Sendable {
                                                            windowMinutes: minutes, evidence: seen)
         if !seen.isComplete && !model.dynamics.followers.isEmpty {
             forecast = forecast.adding(ForecastReasonDTO(
-                kind: "evidence", text: "what opened in the two hours before is not known yet: the usual chance "
+                kind: "evidence", text: "what opened in the four hours before is not known yet: the usual chance "
                     + "for this time, not what is under way"))
         }
+        if let latest = model.sourceLatestOpening, resolved.instant < latest,
+           let last = model.lastDay.flatMap(LocalDay.init) {
+            // A past moment: its evidence is what came before it, its model the whole history's.
+            forecast = forecast.adding(ForecastReasonDTO(
+                kind: "model", text: "the model was learnt from the history to \(last.description), after this moment "
+                    + "(`bridget backtest` scores forecasts learnt only from before)"))
+        }
+        // A holiday forecast as a Sunday is compared with Sundays.
+        let calendar = try await book.ruleCalendar()
+        let asSunday = model.dynamics.holidaysAsSundays
+            && calendar.liftedCurfew(bridge.id, onDay: resolved.reading.dayNumber) != nil
         let similar = evidence
-            ? try await lastSimilarSlots(bridgeID: bridge.id, at: resolved.reading, minutes: minutes, lastDay: model.lastDay)
+            ? try await lastSimilarSlots(bridgeID: bridge.id, at: resolved.reading, minutes: minutes, lastDay: model.lastDay,
+                                         asSunday: asSunday)
             : []
         let waitIfOpen = seen.openFor[bridge.id].flatMap(model.dynamics.meanRemaining(afterMinutes:))
             ?? model.slots[OpeningModelDTO.slot(of: resolved.reading)].meanRemainingMinutes
@@ -80,11 +92,12 @@ package struct Forecasts: Sendable {
     /// The same weekday and time in the five latest weeks of the history before `at`: from the book's recent
     /// openings, or the store for a time further back.
     private func lastSimilarSlots(bridgeID: String, at reading: FloatingTimestamp, minutes: Int,
-                                  lastDay: String?) async throws -> [ForecastAnswer.Slot] {
+                                  lastDay: String?, asSunday: Bool) async throws -> [ForecastAnswer.Slot] {
         guard let last = lastDay.flatMap(LocalDay.init) else { return [] }
         let clock = books.context.clock
         let recent = try await book().recentOpenings(bridgeID)
-        var day = reading.dayNumber - 7
+        // The same weekday a week before, or the Sunday before for a holiday forecast as a Sunday.
+        var day = asSunday ? reading.dayNumber - 1 - reading.mondayFirstWeekday : reading.dayNumber - 7
         while day > last.number { day -= 7 }
         var slots: [ForecastAnswer.Slot] = []
         for _ in 0..<5 {

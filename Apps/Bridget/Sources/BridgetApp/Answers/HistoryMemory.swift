@@ -158,12 +158,13 @@ package final class ForecastBook: Sendable {
     package func nowcaster() async throws -> Nowcaster {
         let (readAt, rules) = try await rulesRead()
         if let made = forecaster.withLock({ $0 }), made.readAt == readAt { return made.nowcaster }
-        let made = Nowcaster(rules: rules, catalog: catalog)
+        // Every bridge's model: the river's links and the openings still to come upstream.
+        let made = Nowcaster(rules: rules, catalog: catalog, models: try await models(storedBridges.map(\.id)))
         forecaster.withLock { $0 = (readAt, made) }
         return made
     }
 
-    /// What the store knew before `instant`: every opening of the two hours before it (fragments merged), those open
+    /// What the store knew before `instant`: every opening of the four hours before it (fragments merged), those open
     /// at it, and those announced in the `windowMinutes` after it. Complete when the history (or the live state
     /// feed, polled lately) reaches `instant`: a moment beyond what is known gets the slots' forecast, not a guess.
     /// Only what started before `instant` is evidence, so a past moment is answered as it would have been then.
@@ -174,7 +175,10 @@ package final class ForecastBook: Sendable {
         // hours: nothing to read (a forecast for next week asks the store nothing).
         let feedOn = context.configuration.provider == .live && context.configuration.live.stateURL != nil
         let reaches = latest >= instant || feedOn
-        guard reaches, let first = try await first(), first <= lookback else {
+        // Within the lookback of the latest opening, an opening may be under way at the moment (the newest stored,
+        // not yet closed then): read, though what came after the latest is not known.
+        let nearby = latest >= lookback
+        guard reaches || nearby, let first = try await first(), first <= lookback else {
             guard let announced = latestAnnounced, announced >= instant else { return .unknown }
             // What is announced still counts.
             let planned = try await store.events(matching: EventQuery(

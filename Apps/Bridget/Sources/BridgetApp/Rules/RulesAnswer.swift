@@ -34,7 +34,7 @@ package enum RulesAnswer {
             let range = follow.lagRange
             lines.append("Often follows \(name): \(Int((follow.share * 100).rounded()))% of \(name)'s openings bring one "
                          + "here, usually \(range.lowerBound)–\(range.upperBound) min later (learnt from "
-                         + "\(follow.freshOpenings) of them).")
+                         + "\(follow.sourceOpenings) of them).")
         }
         return lines
     }

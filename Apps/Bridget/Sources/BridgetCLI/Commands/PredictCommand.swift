@@ -11,16 +11,20 @@ struct PredictCommand: AsyncParsableCommand {
         commandName: "predict",
         abstract: "Chance a bridge opens in a window, chance it is open on arrival, and the expected delay.",
         discussion: """
-            Reads the opening model (15-minute slots of the week, built from the stored \
-            history at each sync and rebuilt here if the history changed since) and what it \
-            knows of why bridges open: a vessel passes the bridges of a waterway in order \
-            (an opening at Ballard is often followed at Fremont 12-17 min later; learnt from \
-            the history), the rush-hour rule and the federal holidays that lift it, dated \
-            closures (`bridget rules`), announced openings and one under way. What happened \
-            before --at is evidence; nothing after it, so a past --at answers as it would \
-            have then. Without the last two hours' openings (the history ends earlier and no \
-            live state is polled) the chance is the time of week's. "Why:" lists what moved \
-            it. It does not know weather, vessel schedules or radio calls. The \
+            Reads the opening model, one model of the river (built from the stored history \
+            at each sync, rebuilt here if the history changed since): each bridge opens at \
+            its background rate (15-minute slots of the week, the season, the rush-hour \
+            rule and the federal holidays that lift it, dated closures from `bridget rules`) \
+            plus what every opening of a linked bridge brings: a vessel passes a waterway's \
+            bridges in order (Ballard, then Fremont 10-16 min later), learnt from the \
+            history, each vessel counted, by where it came from, late (not gone) when a \
+            curfew holds it. Announced openings and one under way count too. What happened \
+            before --at is evidence, nothing after it; a past --at says that its model was \
+            learnt from the whole history (`bridget backtest` learns from before only). \
+            Without the last four hours' openings (the history ends earlier and no live \
+            state is polled) the chance is the time of week's. "Why:" lists what moved it, \
+            up or down. On planted worlds whose true chance is known it reaches 91-98% of \
+            the truth's skill (Docs/FORECASTS.md). It does not know weather, vessel schedules or radio calls. The \
             expected delay is the chance the bridge is open when you arrive times the mean \
             time it then stays open. Evidence: how many openings the covered slots saw in \
             the history, and what happened in the last five similar slots. If the bridge is \
