@@ -192,7 +192,7 @@ public struct DurationBin: Sendable, Equatable {
 struct TallySink: OpeningSink {
     let occupancy: Bool
     /// For models: the rules whose holidays count as Sundays, and every opening's start (the source's wall clock,
-    /// minutes since 1970) for the followers (`FollowLearner`).
+    /// minutes since 1970) for the river model's links (`RiverLearner`).
     private var holidays: HolidaySundays?
     private(set) var startMinutes: [String: [Int32]] = [:]
     private(set) var tallies: [String: OpeningTally] = [:]
