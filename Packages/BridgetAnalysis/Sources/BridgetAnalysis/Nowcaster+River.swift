@@ -28,18 +28,13 @@ extension Nowcaster {
         var reasons: [(Double, ForecastReasonDTO)] = []
         let name = { (id: String) in self.names[id] ?? id }
         let past = vessels.filter { $0.minute < moment }
-        for (vessel, brings) in zip(past, outcome.fromVessels) {
+        for ((vessel, brings), plain) in zip(zip(past, outcome.fromVessels), outcome.plainVessels) {
             let ago = Int(moment - vessel.minute)
             let direct = model.dynamics.followers.first { $0.fromBridgeID == vessel.bridgeID }
-            // An opening that would bring one here, but for what the river says of it (its vessel came from here,
-            // or has passed already): said as a reason down.
-            var plain = brings
-            if let direct, vessel.bridgeID != bridge.id, ago <= direct.maxLagMinutes {
-                plain = engine.chance(target: bridge.id, moment: moment, window: window,
-                                      vessels: [RiverVessel(bridgeID: vessel.bridgeID, minute: vessel.minute)],
-                                      background: { _, _ in 0 }).fromVessels.first ?? 0
-            }
-            if brings >= 0.01 && !(plain >= 0.05 && brings < plain / 2) {
+            // An opening that would bring one here but for what the river says of it (its vessel came from here,
+            // or has passed already) is said as a reason down; one that brings one, as a reason up.
+            let discounted = direct != nil && vessel.bridgeID != bridge.id && plain >= 0.05 && brings < plain / 2
+            if brings >= 0.01 && !discounted {
                 let usually = direct.map { " (usually \($0.lagRange.lowerBound)–\($0.lagRange.upperBound) min after)" } ?? ""
                 let subject = vessel.bridgeID == bridge.id ? "\(bridge.name) itself" : name(vessel.bridgeID)
                 reasons.append((brings, ForecastReasonDTO(
@@ -49,7 +44,7 @@ extension Nowcaster {
                     chance: brings, bridgeID: vessel.bridgeID)))
                 continue
             }
-            guard plain >= 0.05, brings < plain / 2 else { continue }
+            guard discounted else { continue }
             let text: String
             if (vessel.origins[bridge.id] ?? 0) >= 0.5,
                let own = past.last(where: { $0.bridgeID == bridge.id && $0.minute < vessel.minute }) {

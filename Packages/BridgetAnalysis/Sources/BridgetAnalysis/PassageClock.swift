@@ -76,20 +76,33 @@ public struct PassageClock: Sendable {
     }
 
     /// For minutes `first…last`: how many of `(first − 1, minute]` let vessels through at `bridgeID` (index
-    /// `minute − first`), and whether each does.
+    /// `minute − first`), and whether each does. The held spans are laid over the minutes day by day, not asked
+    /// minute by minute.
     func prefix(_ bridgeID: String, first: Int64, last: Int64) -> (counts: [Int32], passes: [Bool]) {
         let count = Int(max(last - first + 1, 0))
-        guard holds(bridgeID) else {
-            return ((0..<count).map { Int32($0 + 1) }, [Bool](repeating: true, count: count))
-        }
-        var counts = [Int32](repeating: 0, count: count)
         var passes = [Bool](repeating: true, count: count)
+        func hold(_ start: Int64, _ end: Int64) {
+            // Minutes [start, end) held.
+            let low = max(start, first)
+            let high = min(end, last + 1)
+            guard high > low else { return }
+            for minute in low..<high { passes[Int(minute - first)] = false }
+        }
+        if let curfew = curfews[bridgeID], count > 0 {
+            var day = first.floorDivided(by: 1_440)
+            while day <= last.floorDivided(by: 1_440) {
+                let weekday = Int((day + 3).floorModulo(7))
+                if curfew.weekdays.contains(weekday), rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil {
+                    for (start, end) in curfew.windows { hold(day * 1_440 + start, day * 1_440 + end) }
+                }
+                day += 1
+            }
+        }
+        for (start, end) in closures[bridgeID] ?? [] { hold(start, end) }
+        var counts = [Int32](repeating: 0, count: count)
         var running: Int32 = 0
         for index in 0..<count {
-            let minute = first + Int64(index)
-            let open = heldMinutes(bridgeID, from: minute - 1, to: minute) == 0
-            passes[index] = open
-            if open { running += 1 }
+            if passes[index] { running += 1 }
             counts[index] = running
         }
         return (counts, passes)

@@ -63,7 +63,7 @@ public struct PlantedWorld: Sendable {
 
     /// The history: every opening, in order of time.
     public func simulate() -> [Opening] {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         let clock = PassageClock(rules: rules)
         let start = Int64(firstDay) * 1_440
         let end = start + Int64(days) * 1_440
@@ -207,12 +207,12 @@ public struct PlantedWorld: Sendable {
 }
 
 /// A small, fast, seeded generator (SplitMix64): the same world from the same seed on every machine.
-struct SplitMix {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
@@ -221,5 +221,5 @@ struct SplitMix {
     }
 
     /// A uniform value in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -26,43 +26,76 @@ public struct RiverVessel: Sendable, Equatable {
 /// The chance of no opening of bridge B in the window `[t, t + w)` is the product of
 /// - exp(−Λ): no vessel starting out in the window, at B or at a bridge whose vessels reach B in the window (Λ sums
 ///   each bridge's background rate times the chance that its vessel's links carry it to B before the window ends,
-///   through up to `depth` bridges);
+///   through any bridges on the way);
 /// - for every opening before t, one minus the chance that its vessel still raises B in the window: each link's share
 ///   (by where the vessel came from), the lag's distribution given that it has not come yet, and the same onward.
 ///
-/// Every vessel counts; a vessel that raised a bridge on its way is carried on by that opening, not counted twice
-/// (its link there is answered). The same arithmetic serves a forecast (links learnt, origins inferred: `infer`) and
-/// a planted world's truth (links known, origins known).
+/// The onward chances are worked out backwards from the window's last minute (a vessel only ever arrives later), so
+/// a path through any number of bridges, back and forth, is counted exactly once per minute. Every vessel counts; a
+/// vessel that raised a bridge on its way is carried on by that opening, not counted twice (its link there is
+/// answered). The same arithmetic serves a forecast (links learnt, origins inferred: `infer`) and a planted world's
+/// truth (links known, origins known).
 public struct RiverEngine: Sendable {
     /// Links into each bridge.
     public let into: [String: [FollowDTO]]
     public let clock: PassageClock
-    /// Bridges a vessel may pass on its way to the one forecast.
-    public let depth: Int
-    private let outOf: [String: [(to: String, follow: FollowDTO)]]
+    /// The longest lag of any link.
+    public let maxLag: Int
 
-    public init(into: [String: [FollowDTO]], clock: PassageClock, depth: Int = 3) {
-        self.into = into
-        self.clock = clock
-        self.depth = max(depth, 1)
-        var outOf: [String: [(to: String, follow: FollowDTO)]] = [:]
-        for (to, follows) in into.sorted(by: { $0.key < $1.key }) {
-            for follow in follows { outOf[follow.fromBridgeID, default: []].append((to, follow)) }
-        }
-        self.outOf = outOf
+    /// A link as the arithmetic walks it: its lags' running sums, and where its source stands among the origins of
+    /// the bridge it leads to.
+    struct Link {
+        let from: String
+        let to: String
+        let follow: FollowDTO
+        /// `cumulative[m]`: the chance that the lag is at most `m` minutes.
+        let cumulative: [Double]
+        let originAtTo: Int
     }
 
-    /// The longest lag of any link.
-    public var maxLag: Int { into.values.flatMap { $0 }.map(\.maxLagMinutes).max() ?? 0 }
+    private let outOf: [String: [Link]]
+    /// Each bridge's origins: `""` (starting out), then each bridge linked into it.
+    private let originsOf: [String: [String]]
+
+    /// The engine of `into`'s links; a link that is not one (a share outside 0…1 or not a number, lags that are not
+    /// a distribution) is left out.
+    public init(into: [String: [FollowDTO]], clock: PassageClock) {
+        let into = into.mapValues { $0.filter(Self.isSound) }.filter { !$0.value.isEmpty }
+        self.into = into
+        self.clock = clock
+        var outOf: [String: [Link]] = [:]
+        var originsOf: [String: [String]] = [:]
+        for (to, follows) in into.sorted(by: { $0.key < $1.key }) {
+            originsOf[to] = [""] + follows.map(\.fromBridgeID)
+            for (index, follow) in follows.enumerated() {
+                var cumulative = [0.0]
+                cumulative.reserveCapacity(follow.lagWeights.count + 1)
+                for weight in follow.lagWeights { cumulative.append(cumulative[cumulative.count - 1] + weight) }
+                outOf[follow.fromBridgeID, default: []].append(
+                    Link(from: follow.fromBridgeID, to: to, follow: follow, cumulative: cumulative, originAtTo: index + 1))
+            }
+        }
+        self.outOf = outOf
+        self.originsOf = originsOf
+        maxLag = into.values.flatMap { $0 }.map(\.lagWeights.count).max() ?? 0
+    }
+
+    /// Whether a link can be walked: shares in 0…1, lags finite, non-negative and summing to about 1.
+    static func isSound(_ follow: FollowDTO) -> Bool {
+        let unit = { (value: Double) in value.isFinite && value >= 0 && value <= 1 }
+        return unit(follow.share) && follow.originShares.values.allSatisfy(unit) && !follow.lagWeights.isEmpty
+            && follow.lagWeights.allSatisfy(unit) && abs(follow.lagWeights.reduce(0, +) - 1) < 1e-6
+    }
 
     /// What a window's chance is made of.
     public struct Outcome: Sendable {
         /// The chance of at least one opening in the window.
         public let chance: Double
-        /// The chance from vessels starting out in the window alone (no opening before the moment counted).
-        public let fromBackground: Double
-        /// For each vessel given, the chance that it raises the bridge in the window.
+        /// For each vessel given before the moment, the chance that it raises the bridge in the window.
         public let fromVessels: [Double]
+        /// The same for a vessel at the same place and time that started out there and has raised nothing since:
+        /// what the opening would bring but for where its vessel came from and what has happened since.
+        public let plainVessels: [Double]
     }
 
     /// The chance that `target` opens in minutes `[moment, moment + window)`, given `vessels` (openings before the
@@ -71,129 +104,107 @@ public struct RiverEngine: Sendable {
                        background: (String, Int64) -> Double) -> Outcome {
         let window = max(window, 1)
         let last = moment + Int64(window) - 1
-        // The bridges whose vessels can reach the target, with how many hops they still have.
-        var reach: [String: Int] = [target: 0]
+        // The bridges whose vessels can reach the target: its ancestors through the links.
+        var reach: Set<String> = [target]
         var frontier = [target]
-        for hop in 1...depth {
-            var next: [String] = []
-            for bridge in frontier {
-                for follow in into[bridge] ?? [] where reach[follow.fromBridgeID] == nil {
-                    reach[follow.fromBridgeID] = hop
-                    next.append(follow.fromBridgeID)
-                }
+        while let bridge = frontier.popLast() {
+            for follow in into[bridge] ?? [] where reach.insert(follow.fromBridgeID).inserted {
+                frontier.append(follow.fromBridgeID)
             }
-            frontier = next
         }
         let earliest = min(vessels.map(\.minute).min() ?? moment - 1, moment - 1) - 1
         var timelines: [String: Timeline] = [:]
-        for bridge in reach.keys {
+        for bridge in reach {
             timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest)
         }
-        // Depth by depth: for each link out of a bridge, the chance (given the link is taken) that a vessel there at
-        // minute moment + k reaches the target before the window ends; then `onward["bridge|origin"][k]`, the chance
-        // that any of the bridge's links carries such a vessel there. A vessel at the target is there already.
-        var onward: [String: [Double]] = [:]
-        for hops in 1...depth {
-            var byBridge: [String: [[Double]]] = [:]
-            for (bridge, distance) in reach where bridge != target && distance <= hops {
-                byBridge[bridge] = (outOf[bridge] ?? []).map { link -> [Double] in
-                    guard let to = timelines[link.to] else { return [Double](repeating: 0, count: window) }
-                    return (0..<window).map { k in
-                        let minute = moment + Int64(k)
-                        return hop(link.follow, from: minute, to: to, toID: link.to, target: target, last: last,
-                                   elapsed: 0, onward: onward, fromID: bridge)
-                    }
-                }
-            }
-            // The onward chance for each bridge and origin at this depth: one minus no link carrying the vessel on.
-            var next: [String: [Double]] = [:]
-            for (bridge, links) in byBridge {
-                let out = outOf[bridge] ?? []
-                for origin in origins(of: bridge) {
-                    var none = [Double](repeating: 1, count: window)
-                    for (index, link) in out.enumerated() {
-                        let share = link.follow.share(origin: origin)
-                        guard share > 0 else { continue }
-                        for k in 0..<window { none[k] *= 1 - share * links[index][k] }
-                    }
-                    next[bridge + "|" + origin] = none.map { 1 - $0 }
-                }
-            }
-            onward = next
+        // onward[carrier][origin][k]: the chance that a vessel at the carrier at minute moment + k, come from that
+        // origin, is carried on to the target before the window ends. Backwards from the last minute: an arrival is
+        // always later, so what it needs is known.
+        let carriers = reach.subtracting([target]).sorted()
+        let carrierIndex = Dictionary(uniqueKeysWithValues: carriers.enumerated().map { ($1, $0) })
+        var onward = carriers.map { carrier in
+            [[Double]](repeating: [Double](repeating: 0, count: window), count: originsOf[carrier]?.count ?? 1)
         }
-        // Vessels starting out in the window.
+        var carried: [Double] = []
+        for k in stride(from: window - 1, through: 0, by: -1) {
+            let minute = moment + Int64(k)
+            for (index, carrier) in carriers.enumerated() {
+                let links = (outOf[carrier] ?? []).filter { reach.contains($0.to) }
+                carried.removeAll(keepingCapacity: true)
+                for link in links {
+                    carried.append(hop(link, from: minute, elapsed: 0, target: target, last: last, moment: moment,
+                                       timelines: timelines, onward: onward, carrierIndex: carrierIndex))
+                }
+                for (slot, origin) in (originsOf[carrier] ?? [""]).enumerated() {
+                    var none = 1.0
+                    for (link, chance) in zip(links, carried) { none *= 1 - link.follow.share(origin: origin) * chance }
+                    onward[index][slot][k] = 1 - none
+                }
+            }
+        }
+        // Vessels starting out in the window, at the target or carried to it.
         var lambda = 0.0
-        var targetOwn = 0.0
-        for (bridge, _) in reach {
-            let carried = bridge == target ? nil : onward[bridge + "|"]
-            if bridge != target && carried == nil { continue }
-            for k in 0..<window {
-                let rate = background(bridge, moment + Int64(k))
-                guard rate > 0 else { continue }
-                if bridge == target {
-                    targetOwn += rate
-                } else if let carried {
-                    lambda += rate * carried[k]
-                }
+        for k in 0..<window {
+            let minute = moment + Int64(k)
+            lambda += max(background(target, minute), 0)
+            for (index, carrier) in carriers.enumerated() {
+                let chance = onward[index][0][k]
+                if chance > 0 { lambda += max(background(carrier, minute), 0) * chance }
             }
         }
-        let fromBackground = 1 - exp(-(lambda + targetOwn))
         // Openings before the moment.
-        var none = exp(-(lambda + targetOwn))
+        var none = exp(-lambda)
         var fromVessels: [Double] = []
+        var plainVessels: [Double] = []
         fromVessels.reserveCapacity(vessels.count)
+        plainVessels.reserveCapacity(vessels.count)
         for vessel in vessels where vessel.minute < moment {
             var stays = 1.0
-            for link in outOf[vessel.bridgeID] ?? [] {
-                guard let to = timelines[link.to], reach[link.to] != nil else { continue }
-                let pending = 1 - min(max(vessel.passed[link.to] ?? 0, 0), 1)
-                guard pending > 0 else { continue }
+            var plainStays = 1.0
+            for link in outOf[vessel.bridgeID] ?? [] where reach.contains(link.to) {
+                guard let to = timelines[link.to] else { continue }
                 let elapsed = to.passable(from: vessel.minute, to: moment - 1)
                 guard elapsed < link.follow.lagWeights.count else { continue }
-                let survival = link.follow.survival(after: elapsed)
-                let reaches = hop(link.follow, from: vessel.minute, to: to, toID: link.to, target: target, last: last,
-                                  elapsed: elapsed, onward: onward, fromID: vessel.bridgeID)
+                let survival = 1 - link.cumulative[elapsed]
+                let reaches = hop(link, from: vessel.minute, elapsed: elapsed, target: target, last: last,
+                                  moment: moment, timelines: timelines, onward: onward, carrierIndex: carrierIndex)
+                guard reaches > 0 else { continue }
+                let given = { (share: Double) in share * reaches / max(1 - share + share * survival, 1e-12) }
+                plainStays *= 1 - min(max(given(link.follow.share(origin: "")), 0), 1)
+                let pending = 1 - min(max(vessel.passed[link.to] ?? 0, 0), 1)
+                guard pending > 0 else { continue }
                 var chance = 0.0
                 for (origin, weight) in vessel.origins where weight > 0 {
-                    let share = link.follow.share(origin: origin)
-                    guard share > 0 else { continue }
-                    chance += weight * share * reaches / max(1 - share + share * survival, 1e-12)
+                    chance += weight * given(link.follow.share(origin: origin))
                 }
                 stays *= 1 - min(max(pending * chance, 0), 1)
             }
             fromVessels.append(1 - stays)
+            plainVessels.append(1 - plainStays)
             none *= stays
         }
-        return Outcome(chance: min(max(1 - none, 0), 1), fromBackground: fromBackground, fromVessels: fromVessels)
+        return Outcome(chance: min(max(1 - none, 0), 1), fromVessels: fromVessels, plainVessels: plainVessels)
     }
 
-    /// The chance mass of a link's lag beyond `elapsed` whose arrival reaches the target before `last`: directly
-    /// (the link ends at the target) or through the arrival bridge's onward chance.
-    private func hop(_ follow: FollowDTO, from minute: Int64, to: Timeline, toID: String, target: String, last: Int64,
-                     elapsed: Int, onward: [String: [Double]], fromID: String) -> Double {
+    /// The chance mass of a link's lag beyond `elapsed` (from an opening at `minute`) whose arrival reaches the
+    /// target by `last`: directly (the link ends at the target) or through the arrival bridge's onward chance.
+    private func hop(_ link: Link, from minute: Int64, elapsed: Int, target: String, last: Int64, moment: Int64,
+                     timelines: [String: Timeline], onward: [[[Double]]], carrierIndex: [String: Int]) -> Double {
+        guard let to = timelines[link.to] else { return 0 }
         let base = to.count(at: minute)
-        let room = Int(to.count(at: last) - base)
-        guard room > elapsed else { return 0 }
-        let lags = follow.lagWeights
-        if toID == target {
-            var sum = 0.0
-            for lag in (elapsed + 1)...min(room, lags.count) { sum += lags[lag - 1] }
-            return sum
-        }
-        guard let carried = onward[toID + "|" + fromID] else { return 0 }
-        let start = last - Int64(carried.count) + 1
+        let upper = min(Int(to.count(at: last) - base), link.follow.lagWeights.count)
+        guard upper > elapsed else { return 0 }
+        if link.to == target { return max(link.cumulative[upper] - link.cumulative[elapsed], 0) }
+        guard let index = carrierIndex[link.to] else { return 0 }
+        let carried = onward[index][link.originAtTo]
+        let lags = link.follow.lagWeights
         var sum = 0.0
-        for lag in (elapsed + 1)...min(room, lags.count) where lags[lag - 1] > 0 {
+        for lag in (elapsed + 1)...upper where lags[lag - 1] > 0 {
             guard let arrival = to.minute(reachingCount: base + Int32(lag)) else { break }
-            let k = Int(arrival - start)
+            let k = Int(arrival - moment)
             if k >= 0 && k < carried.count { sum += lags[lag - 1] * carried[k] }
         }
         return sum
-    }
-
-    /// The origins a bridge's openings can have: starting out, or any bridge linked into it.
-    func origins(of bridge: String) -> [String] {
-        [""] + (into[bridge] ?? []).map(\.fromBridgeID)
     }
 
     /// The forecaster's reading of openings before a moment: for each (in order of time), where its vessel likely

@@ -10,7 +10,8 @@ import Foundation
 ///    of B within the longest lag is set against the same count with B's openings moved by ±1…±6 whole weeks (time of
 ///    week and season kept, any link broken). A pair is a candidate only when the count beats the moves' mean by the
 ///    t-quantile of `falseLinkRate` in units of their spread (11 degrees of freedom): on bridges with no link at
-///    all, a pair is kept at that rate.
+///    all, a pair is kept at that rate. A bridge against itself is counted beyond the minutes it cannot open again
+///    (`deadTime`), which its moved copy does not have.
 /// 2. **Shares and lags by maximum likelihood** (expectation–maximisation of a self-exciting point process): each
 ///    opening of B is a vessel starting out there (rate: its time-of-week slot times the background share of that
 ///    hour) or a vessel of an earlier opening of a linked bridge (rate: that link's share for the earlier opening's
@@ -69,8 +70,9 @@ public struct RiverLearner: Sendable {
         var tests: [Int: [Int: PairTest]] = [:]
         for (to, target) in ids.enumerated() {
             for (from, source) in ids.enumerated() {
-                let test = pairTest(startMinutes[source] ?? [], startMinutes[target] ?? [], target: target,
-                                    clock: clock)
+                let starts = startMinutes[source] ?? []
+                let test = pairTest(starts, startMinutes[target] ?? [], target: target, clock: clock,
+                                    after: source == target ? Self.deadTime(starts) : 0)
                 if test.score >= Self.threshold && Double(test.followed) - test.mean >= 10 {
                     tests[to, default: [:]][from] = test
                 }
@@ -107,12 +109,25 @@ public struct RiverLearner: Sendable {
     /// the count beats the week-moved null, in the null's spreads (about 0 with a spread about 1 where there is no
     /// link; kept at `threshold`).
     public func score(from source: [Int32], to target: [Int32], targetID: String, rules: RuleCalendar?) -> Double {
-        pairTest(source, target, target: targetID, clock: PassageClock(rules: rules)).score
+        pairTest(source, target, target: targetID, clock: PassageClock(rules: rules),
+                 after: source == target ? Self.deadTime(source) : 0).score
+    }
+
+    /// The minutes after an opening in which the same bridge is seen to open again hardly ever (it is still open, or
+    /// its rows merge into one opening): the 2nd percentile of the gaps between its openings, at most 30. Its own
+    /// moved copy has no such gap, so a bridge is tested against itself beyond it only.
+    static func deadTime(_ starts: [Int32]) -> Int {
+        guard starts.count > 50 else { return 0 }
+        var gaps = zip(starts.dropFirst(), starts).map { Int($0 - $1) }
+        gaps.sort()
+        return min(max(gaps[gaps.count / 50], 0), 30)
     }
 
     /// The count of `source` openings followed by one of `target` within the lag (minutes the target lets vessels
-    /// through), against the same with `target` moved by whole weeks.
-    func pairTest(_ source: [Int32], _ target: [Int32], target id: String, clock: PassageClock) -> PairTest {
+    /// through; beyond `floor` of them), against the same with `target` moved by whole weeks.
+    func pairTest(_ source: [Int32], _ target: [Int32], target id: String, clock: PassageClock, after floor: Int = 0)
+        -> PairTest
+    {
         let lag = maxLagMinutes
         func count(shift: Int32) -> (found: Int, covered: Int, lags: [Int]) {
             var lags = [Int](repeating: 0, count: lag)
@@ -130,7 +145,7 @@ public struct RiverLearner: Sendable {
                     if gap > Int64(lag) + 1_440 { break }
                     let passable = gap <= Int64(lag) && !clock.holds(id)
                         ? gap : clock.passableMinutes(id, from: Int64(start), to: Int64(start) + gap)
-                    if passable >= 1 {
+                    if passable > Int64(floor) {
                         if passable <= Int64(lag) {
                             found += 1
                             lags[Int(passable) - 1] += 1
@@ -329,15 +344,15 @@ struct River {
                 // Shared out over the source's own origins in proportion to what each would bring.
                 let parameters = fit.links[bridge][candidate.link]
                 let sourceBase = originOffsets[candidate.position]
-                var weights: [Double] = []
                 var sum = 0.0
                 for slot in 0..<origins[source].count {
-                    let weight = Double(originChances[sourceBase + slot]) * parameters.shares[slot]
-                    weights.append(weight)
-                    sum += weight
+                    sum += Double(originChances[sourceBase + slot]) * parameters.shares[slot]
                 }
                 if sum > 0 {
-                    for slot in weights.indices { expected[bridge][candidate.link][slot] += responsibility * weights[slot] / sum }
+                    for slot in 0..<origins[source].count {
+                        let weight = Double(originChances[sourceBase + slot]) * parameters.shares[slot]
+                        expected[bridge][candidate.link][slot] += responsibility * weight / sum
+                    }
                 }
                 lagSums[bridge][candidate.link][lag(candidate.position, position, to: bridge) - 1] += responsibility
             }

@@ -6,21 +6,10 @@ import Testing
 /// The river model: links learnt and earned, the arithmetic of every vessel, and the now-cast's rules.
 @Suite("The river model and the now-cast")
 struct NowcastTests {
-    /// A deterministic generator (SplitMix64).
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
-        mutating func unit() -> Double { Double(next() >> 11) * 0x1.0p-53 }
-    }
-
     /// The world's openings as the learner reads them, and slot models built from them.
-    static func learnt(_ world: PlantedWorld) -> (models: [OpeningModelDTO], learnt: [String: RiverLearner.Learnt]) {
+    static func learnt(_ world: PlantedWorld)
+        -> (starts: [String: [Int32]], learnt: [String: RiverLearner.Learnt])
+    {
         let records = world.simulate().map {
             OpeningRecordDTO(bridgeID: $0.bridgeID, openedAt: $0.minute * 60, closedAt: $0.minute * 60 + 120,
                              openWall: $0.minute * 60)
@@ -33,7 +22,7 @@ struct NowcastTests {
         let learnt = RiverLearner().learn(startMinutes: tallies.startMinutes,
                                           models: Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) }),
                                           rules: world.rules)
-        return (models, learnt)
+        return (tallies.startMinutes, learnt)
     }
 
     @Test("a planted link is learnt by maximum likelihood: its share near 0.7, its lag 10–16 min, its origins apart")
@@ -65,9 +54,8 @@ struct NowcastTests {
                 name: "independent", summary: "", bridgeIDs: ["A", "B", "C"], links: [:],
                 hourlyRates: ["A": PlantedWorld.weekly(1, rush: 2), "B": PlantedWorld.weekly(0.8, rush: 2),
                               "C": PlantedWorld.weekly(0.6, rush: 2)], days: 300, seed: seed * 101)
-            let (models, learnt) = Self.learnt(world)
+            let (starts, learnt) = Self.learnt(world)
             kept += learnt.values.reduce(0) { $0 + $1.followers.count }
-            let starts = Dictionary(grouping: world.simulate(), by: \.bridgeID).mapValues { $0.map { Int32($0.minute) } }
             for to in world.bridgeIDs {
                 for from in world.bridgeIDs {
                     pairs += 1
@@ -75,12 +63,11 @@ struct NowcastTests {
                                                        rules: nil))
                 }
             }
-            _ = models
         }
         let mean = scores.reduce(0, +) / Double(scores.count)
         let spread = (scores.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(scores.count - 1)).squareRoot()
         #expect(kept == 0, "\(kept) of \(pairs) pairs kept at a false-link rate of 0.1%")
-        #expect(abs(mean) < 0.4 && spread > 0.6 && spread < 1.5, "scores: mean \(mean), spread \(spread)")
+        #expect(abs(mean) < 0.4 && spread > 0.6 && spread < 1.5, "scores: mean \(mean), spread \(spread): \(scores)")
     }
 
     // MARK: The arithmetic of every vessel
@@ -110,6 +97,54 @@ struct NowcastTests {
                                       background: { _, _ in 0 }).chance
         let expected = 0.7 * (4.0 / 7) / (1 - 0.7 + 0.7 * (4.0 / 7))
         #expect(abs(half - expected) < 1e-9, "\(half) against \(expected)")
+    }
+
+    @Test("a vessel is carried on through the bridges between: A → B → C, each hop's lag in its turn")
+    func carriedOn() {
+        let exactly = { (minutes: Int) in (1...60).map { $0 == minutes ? 1.0 : 0 } }
+        let engine = RiverEngine(into: [
+            "B": [FollowDTO(fromBridgeID: "A", maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                            chanceSpread: 0, share: 0.7, lagWeights: exactly(10))],
+            "C": [FollowDTO(fromBridgeID: "B", maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                            chanceSpread: 0, share: 0.3, originShares: ["": 0.05, "A": 0.8], lagWeights: exactly(5))],
+        ], clock: PassageClock(rules: nil))
+        let vessel = [RiverVessel(bridgeID: "A", minute: Self.moment - 2)]
+        // B at +8, C at +13: in a 20-minute window, not in a 10-minute one.
+        let wide = engine.chance(target: "C", moment: Self.moment, window: 20, vessels: vessel, background: { _, _ in 0 })
+        #expect(abs(wide.chance - 0.7 * 0.8) < 1e-12)
+        let narrow = engine.chance(target: "C", moment: Self.moment, window: 10, vessels: vessel, background: { _, _ in 0 })
+        #expect(narrow.chance == 0)
+        // B has opened for it already: that opening carries the vessel on, come from A.
+        let atB = engine.chance(target: "C", moment: Self.moment, window: 20,
+                                vessels: [RiverVessel(bridgeID: "A", minute: Self.moment - 12, passed: ["B": 1]),
+                                          RiverVessel(bridgeID: "B", minute: Self.moment - 2, origins: ["A": 1])],
+                                background: { _, _ in 0 })
+        #expect(abs(atB.chance - 0.8) < 1e-12)
+        // B's own vessel (starting out there) rarely goes on.
+        let own = engine.chance(target: "C", moment: Self.moment, window: 20,
+                                vessels: [RiverVessel(bridgeID: "B", minute: Self.moment - 2)], background: { _, _ in 0 })
+        #expect(abs(own.chance - 0.05) < 1e-12 && abs(own.plainVessels[0] - 0.05) < 1e-12)
+    }
+
+    @Test("a link that is not a link (shares out of 0…1 or not a number, no lags) brings nothing and breaks nothing")
+    func unsoundLinks() {
+        let broken = [
+            FollowDTO(fromBridgeID: "A", maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                      chanceSpread: 0, share: .nan, lagWeights: PlantedWorld.lags(10...16)),
+            FollowDTO(fromBridgeID: "A", maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                      chanceSpread: 0, share: 0.5, originShares: ["": 7], lagWeights: PlantedWorld.lags(10...16)),
+            FollowDTO(fromBridgeID: "A", maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                      chanceSpread: 0, share: 0.5, lagWeights: []),
+            FollowDTO(fromBridgeID: "A", maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                      chanceSpread: 0, share: 0.5, lagWeights: [.infinity, -1]),
+        ]
+        for link in broken {
+            let engine = RiverEngine(into: ["B": [link]], clock: PassageClock(rules: nil))
+            let outcome = engine.chance(target: "B", moment: Self.moment, window: 20,
+                                        vessels: [RiverVessel(bridgeID: "A", minute: Self.moment - 2)],
+                                        background: { _, _ in 0.001 })
+            #expect(outcome.chance.isFinite && abs(outcome.chance - (1 - exp(-0.02))) < 1e-12, "\(link)")
+        }
     }
 
     @Test("openings still to come count: A's vessels starting out in the window bring B inside it")
@@ -267,7 +302,7 @@ struct NowcastTests {
     @Test("a backtest's intervals contain its estimates; the after-neighbour subset holds only points after a neighbour opened")
     func backtestIntervals() throws {
         // Fremont follows Ballard 10–20 minutes later on 60% of Ballard's openings, over ten weeks.
-        var random = Random(state: 3)
+        var random = SplitMix64(seed: 3)
         var events: [BridgeEventDTO] = []
         let first = CivilCalendar.daysFromCivil(year: 2026, month: 3, day: 2)
         for day in first..<(first + 70) {

@@ -56,4 +56,43 @@ struct PatternFinderTests {
         // The rule is selective: at most 5% of Fremont's 140 usual openings are flagged besides the two added ones.
         #expect(found.filter { $0.bridgeID == "3" }.count <= 2 + 7)
     }
+
+    @Test("an opening is judged as the forecasts judge it: a holiday's is a Sunday's, one a vessel upstream brought is not unlikely")
+    func anomaliesKnowTheRiver() throws {
+        // Fremont opens rarely but on Sunday afternoons, and Ballard's vessels raise it 10–16 min later at 70%.
+        var slots = [OpeningSlotDTO](repeating: OpeningSlotDTO(starts: 0, occurrences: 50, startProbability: 0.001,
+                                                                 openProbability: 0.001, meanRemainingMinutes: 3),
+                                     count: OpeningModelDTO.slotsPerWeek)
+        for slot in (6 * 96 + 16 * 4)..<(6 * 96 + 18 * 4) {
+            slots[slot] = OpeningSlotDTO(starts: 10, occurrences: 50, startProbability: 0.2, openProbability: 0.05,
+                                         meanRemainingMinutes: 3)
+        }
+        let link = PlantedWorld.link(from: "2", share: 0.7, lags: 10...16)
+        let fremont = OpeningModelDTO(
+            bridgeID: "3", builtAt: Date(), firstDay: nil, lastDay: nil, openings: 100, sourceEvents: 100,
+            sourceLatestOpening: nil, baseStartProbability: 0.01, baseOpenProbability: 0.01, slots: slots,
+            dynamics: OpeningDynamicsDTO(followers: [link], broughtShare: 0.5, durationCounts: [],
+                                         holidaysAsSundays: true))
+        let events = [
+            Hand.event("2026-11-26T17:05:00.000", minutes: 4), // Thanksgiving: forecast as a Sunday
+            Hand.event("2026-11-18T17:05:00.000", minutes: 4), // a Wednesday in the curfew: unlikely
+            Hand.event(Hand.ballard, "2026-11-17T03:00:00.000", minutes: 4),
+            Hand.event("2026-11-17T03:12:00.000", minutes: 4), // Ballard's vessel, 12 min on
+            Hand.event("2026-11-10T03:12:00.000", minutes: 4), // the same hour with no vessel upstream: unlikely
+        ]
+        var starts: [String: [Int32]] = [:]
+        for event in events {
+            let wall = try #require(FloatingTimestamp(event.openLocal + ".000") ?? FloatingTimestamp(event.openLocal))
+                .wallClockSeconds
+            starts[event.bridgeID, default: []].append(Int32(wall / 60))
+        }
+        let finder = PatternFinder(bridges: [Hand.ballard, Hand.fremont], models: [fremont], rules: .seattle,
+                                   startMinutes: starts.mapValues { $0.sorted() })
+        let found = finder.anomalies(MergedOpening.merge(events, gap: 120)).map(\.openLocal).sorted()
+        #expect(found == ["2026-11-10T03:12:00", "2026-11-18T17:05:00"], "\(found)")
+        // Without the calendar and the river, the holiday's and the brought opening are flagged too.
+        let blind = PatternFinder(bridges: [Hand.ballard, Hand.fremont], models: [fremont])
+            .anomalies(MergedOpening.merge(events, gap: 120)).filter { $0.bridgeID == "3" }
+        #expect(blind.count == 4)
+    }
 }
