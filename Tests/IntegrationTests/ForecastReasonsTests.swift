@@ -115,7 +115,8 @@ struct ForecastReasonsTests {
 
     /// A year (2025) of NDJSON rows for Ballard and Fremont with the share and lag above; and the moments (local
     /// readings) of Ballard openings with nothing else within the two hours around them.
-    static func plantedHistory() -> (ndjson: String, quietOpenings: [FloatingTimestamp]) {
+    static func plantedHistory() -> (ndjson: String, quietOpenings: [FloatingTimestamp],
+                                     newest: (bridgeID: String, start: FloatingTimestamp)) {
         var random = SeededGenerator(seed: 2_025)
         let first = CivilCalendar.daysFromCivil(year: 2025, month: 1, day: 1)
         let last = CivilCalendar.daysFromCivil(year: 2025, month: 12, day: 31)
@@ -175,13 +176,15 @@ struct ForecastReasonsTests {
                 && !everything.contains { $0 < start && start - $0 < 7_200 }
                 && !starts["2"]!.contains { $0 > start && $0 - start < 7_200 }
         }
-        return (lines.joined(separator: "\n") + "\n", quiet.map { FloatingTimestamp(wallClockSeconds: $0) })
+        let newest = [("2", starts["2"]!.last!), ("3", starts["3"]!.last!)].max { $0.1 < $1.1 }!
+        return (lines.joined(separator: "\n") + "\n", quiet.map { FloatingTimestamp(wallClockSeconds: $0) },
+                (newest.0, FloatingTimestamp(wallClockSeconds: newest.1)))
     }
 
     @Test("on an imported history with planted cascades and holidays, predict --at right after an upstream opening recovers the planted chance, and a holiday's rush hour is a Sunday's")
     func plantedHistory() async throws {
         let bridget = BridgetProcess()
-        let (ndjson, quiet) = Self.plantedHistory()
+        let (ndjson, quiet, newest) = Self.plantedHistory()
         let file = try bridget.write("planted.ndjson", ndjson)
         let config = try bridget.write("bridget.yaml", """
             provider:
@@ -208,7 +211,21 @@ struct ForecastReasonsTests {
             let reasons = try #require(forecast["reasons"] as? [[String: Any]])
             #expect(reasons.contains { ($0["kind"] as? String) == "follows" && ($0["bridgeID"] as? String) == "2" },
                     "the answer says Ballard moved it: \(reasons)")
+            // A moment inside the history: the answer says its model was learnt from after it too.
+            #expect(reasons.contains { ($0["kind"] as? String) == "model"
+                && ($0["text"] as? String)?.contains("the model was learnt from the history to 2025-12") == true },
+                    "\(reasons)")
         }
+        // Two minutes into the newest stored opening (open five minutes): open on arrival, said first.
+        let underWay = try await bridget.run([
+            "--config", config, "predict", "--bridge", newest.bridgeID, "--window", "20m", "--format", "json",
+            "--at", FloatingTimestamp(wallClockSeconds: newest.start.wallClockSeconds + 120).localText])
+        #expect(underWay.status == 0, "\(underWay.stderr)")
+        let open = try #require(
+            (try JSONSerialization.jsonObject(with: Data(underWay.stdout.utf8)) as? [String: Any])?["forecast"]
+                as? [String: Any])
+        #expect(open["chanceOpenOnArrival"] as? Double == 1, "\(open)")
+        #expect(((open["reasons"] as? [[String: Any]])?.first?["kind"] as? String) == "under-way", "\(open)")
         // Evidence is what happened before the moment only: the same question a minute before the opening knows
         // nothing of it.
         if let moment = quiet.last {
@@ -229,6 +246,15 @@ struct ForecastReasonsTests {
             return try #require((answer?["forecast"] as? [String: Any])?["chanceOfOpening"] as? Double)
         }
         let holiday = try await chance("2026-11-26 17:00")
+        // Forecast as a Sunday, it is compared with Sundays.
+        let slots = try await bridget.run(["--config", config, "predict", "--bridge", "Fremont", "--at",
+                                           "2026-11-26 17:00", "--format", "json"])
+        let similar = try #require(
+            (try JSONSerialization.jsonObject(with: Data(slots.stdout.utf8)) as? [String: Any])?["lastSimilarSlots"]
+                as? [[String: Any]])
+        #expect(similar.count == 5 && similar.allSatisfy { slot in
+            (slot["from"] as? String).flatMap { FloatingTimestamp($0 + ".000") }?.mondayFirstWeekday == 6
+        }, "\(similar)")
         let sunday = try await chance("2026-11-29 17:00")
         let wednesday = try await chance("2026-11-25 17:00")
         #expect(abs(holiday - sunday) < 0.01, "Thanksgiving \(holiday), Sunday \(sunday)")

@@ -140,18 +140,21 @@ public struct Backtester: Sendable {
             windows: results)
     }
 
-    /// The bridges a vessel passes just before `model`'s: the other bridges whose openings bring openings there,
-    /// less those whose link goes through another of them (A brings openings at C sooner than here, and C's lag to
-    /// the bridge is shorter than A's: A's vessels pass C on the way). On the Ship Canal: Ballard and University for Fremont,
-    /// University for Montlake. Learnt, not told: a catalog needs no map.
+    /// The bridges a vessel passes just before `model`'s: the other bridges whose links bring a tenth or more of
+    /// their openings here, less those whose link goes through another of them (A brings openings at C sooner than
+    /// here, and C's lag to the bridge is shorter than A's: A's vessels pass C on the way). A weaker link is what the
+    /// maximum likelihood leaves of a common vessel (University and Ballard both seeing Fremont's), not a neighbour.
+    /// On the Ship Canal: Ballard and University for Fremont, University for Montlake. Learnt, not told: a catalog
+    /// needs no map.
     public static func neighbours(of model: OpeningModelDTO, among models: [OpeningModelDTO]) -> Set<String> {
-        let sources = model.dynamics.followers.filter { $0.fromBridgeID != model.bridgeID }
+        let strong = { (follow: FollowDTO) in follow.share >= 0.1 }
+        let sources = model.dynamics.followers.filter { $0.fromBridgeID != model.bridgeID && strong($0) }
         let byID = Dictionary(models.map { ($0.bridgeID, $0) }, uniquingKeysWith: { first, _ in first })
         return Set(sources.filter { source in
             !sources.contains { via in
                 guard via.fromBridgeID != source.fromBridgeID, via.medianLagMinutes < source.medianLagMinutes,
                       let leg = byID[via.fromBridgeID]?.dynamics.followers.first(where: {
-                          $0.fromBridgeID == source.fromBridgeID }) else { return false }
+                          $0.fromBridgeID == source.fromBridgeID && strong($0) }) else { return false }
                 return leg.medianLagMinutes < source.medianLagMinutes
             }
         }.map(\.fromBridgeID))
