@@ -10,7 +10,9 @@ public struct PassageClock: Sendable {
     public let rules: RuleCalendar?
     /// Per bridge: the curfew's weekdays (Monday = 0) and windows, and the deviations' spans in minutes.
     private let curfews: [String: (weekdays: Set<Int>, windows: [(Int64, Int64)])]
+    /// Each bridge's deviations by start, and the longest of them: a span is found by a binary search.
     private let closures: [String: [(Int64, Int64)]]
+    private let longestClosure: [String: Int64]
 
     public init(rules: RuleCalendar?) {
         self.rules = rules
@@ -30,7 +32,8 @@ public struct PassageClock: Sendable {
             }
         }
         self.curfews = curfews
-        self.closures = closures
+        self.closures = closures.mapValues { $0.sorted { $0.0 < $1.0 } }
+        longestClosure = closures.mapValues { spans in spans.map { $0.1 - $0.0 }.max() ?? 0 }
     }
 
     /// Whether `bridgeID` lets vessels through in minute `minute`.
@@ -51,21 +54,35 @@ public struct PassageClock: Sendable {
             var day = firstDay
             while day <= lastDay {
                 let weekday = Int((day + 3).floorModulo(7))
-                if curfew.weekdays.contains(weekday), rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil {
+                if curfew.weekdays.contains(weekday) {
+                    var overlap: Int64 = 0
                     for (start, end) in curfew.windows {
                         // Minutes [day·1440 + start, day·1440 + end) against (from, to] = [from + 1, to + 1).
                         let low = max(day * 1_440 + start, from + 1)
                         let high = min(day * 1_440 + end, to + 1)
-                        if high > low { held += high - low }
+                        if high > low { overlap += high - low }
                     }
+                    // The holiday table is asked only where the curfew's hours are met.
+                    if overlap > 0, rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil { held += overlap }
                 }
                 day += 1
             }
         }
-        for (start, end) in closures[bridgeID] ?? [] {
-            let low = max(start, from + 1)
-            let high = min(end, to + 1)
-            if high > low { held += high - low }
+        if let spans = closures[bridgeID], let longest = longestClosure[bridgeID] {
+            var low = 0
+            var high = spans.count
+            while low < high {
+                let middle = (low + high) / 2
+                if spans[middle].0 < from + 1 - longest { low = middle + 1 } else { high = middle }
+            }
+            var index = low
+            while index < spans.count && spans[index].0 <= to {
+                let (start, end) = spans[index]
+                let overlapLow = max(start, from + 1)
+                let overlapHigh = min(end, to + 1)
+                if overlapHigh > overlapLow { held += overlapHigh - overlapLow }
+                index += 1
+            }
         }
         return min(held, to - from)
     }

@@ -33,9 +33,9 @@ while let argument = arguments.popFirst() {
         exit(64)
     }
 }
-guard days > 60, testDays > 0, testDays < days - 35, step > 0, seed > 0 else {
-    let message = "bridget-forecast-check: --days over 60, --test-days at least 1 and 35 days short of --days, "
-        + "--step and --seed at least 1\n"
+guard days > 60, days <= 3_650, testDays > 0, testDays < days - 35, step > 0, step <= 1_440, seed > 0 else {
+    let message = "bridget-forecast-check: --days from 61 to 3650, --test-days at least 1 and 35 days short of "
+        + "--days, --step from 1 to 1440, --seed at least 1\n"
     FileHandle.standardError.write(Data(message.utf8))
     exit(64)
 }
