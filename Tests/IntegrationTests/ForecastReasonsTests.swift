@@ -1,6 +1,7 @@
 import BridgetAnalysis
 import BridgetDTOs
 import BridgetNetworking
+import BridgetTestSupport
 import Foundation
 import Testing
 
@@ -20,15 +21,12 @@ struct ForecastReasonsTests {
     static let canal = ["2", "3", "21", "4"]
 
     @Test("on the sample year's last quarter the now-cast follows neighbours (skill ≥ 0.3, reliable within 5 points) and beats the slot model on every canal bridge")
-    func sampleYearBacktest() throws {
-        let (events, first, last) = Self.sampleYear
-        let trainUntil = first + (last - first + 1) * 3 / 4
-        let (firstYear, _, _) = CivilCalendar.civilFromDays(first)
-        let (lastYear, _, _) = CivilCalendar.civilFromDays(last)
-        let rules = RuleCalendar.seattle.with(
-            deviations: (firstYear...lastYear).flatMap(SampleVesselWorld.deviations(inYear:)))
-        let result = try Backtester(mergeGap: 120, windows: [15], rules: rules).run(
-            bridges: BridgeCatalog.seattle.bridges, events: events, trainUntil: trainUntil, testUntil: last + 1)
+    func sampleYearBacktest() async throws {
+        // A quarter of forecasts for seven bridges is seconds of work: done on a thread of its own, not on the
+        // cooperative pool that the in-process servers of the other tests run on.
+        let (result, legacy, models) = try await RawConnection.blocking {
+            Result { try Self.sampleYearFigures() }
+        }.get()
         let window = try #require(result.windows.first)
         for id in ["3", "21", "4"] {
             let after = try #require(window.comparison(bridgeID: id, subset: "after-neighbour"))
@@ -38,7 +36,6 @@ struct ForecastReasonsTests {
         }
         // Against today's slot model (no calendar, no followers) on the same points: the now-cast's whole interval
         // lies above its skill, and above the slot model with the calendar (the gain's interval above zero).
-        let legacy = try Self.legacySkills(events: events, trainUntil: trainUntil, testUntil: last + 1)
         for id in Self.canal {
             let all = try #require(window.comparison(bridgeID: id))
             #expect(all.gain.isAboveZero, "\(all.bridgeName ?? id): gain \(BacktestReadingText.of(all.gain))")
@@ -48,15 +45,30 @@ struct ForecastReasonsTests {
         }
         // The figures this history's evidence gives are those of the test period's openings only: a planted
         // neighbour is learnt, not told.
-        let models = OpeningModelBuilder().buildAll(
-            bridges: BridgeCatalog.seattle.bridges, tallies: Tallies(
-                records: events.compactMap(OpeningRecordDTO.init), mergeGap: 120, rules: rules), builtAt: Date())
         let fremont = try #require(models.first { $0.bridgeID == "3" })
         #expect(Backtester.neighbours(of: fremont, among: models) == ["2", "21"])
         let montlake = try #require(models.first { $0.bridgeID == "4" })
         #expect(Backtester.neighbours(of: montlake, among: models) == ["21"])
         #expect(models.first { $0.bridgeID == "6" }?.dynamics.followers.filter { $0.fromBridgeID != "6" }.isEmpty == true,
                 "Lower Spokane St crosses its own waterway: no other bridge's openings bring its")
+    }
+
+    /// The sample year's backtest (trained on its first three quarters, with its rules), the slot model's skills
+    /// before followers and the calendar, and the models the whole year gives.
+    static func sampleYearFigures() throws -> (BacktestDTO, [String: Double], [OpeningModelDTO]) {
+        let (events, first, last) = Self.sampleYear
+        let trainUntil = first + (last - first + 1) * 3 / 4
+        let (firstYear, _, _) = CivilCalendar.civilFromDays(first)
+        let (lastYear, _, _) = CivilCalendar.civilFromDays(last)
+        let rules = RuleCalendar.seattle.with(
+            deviations: (firstYear...lastYear).flatMap(SampleVesselWorld.deviations(inYear:)))
+        let result = try Backtester(mergeGap: 120, windows: [15], rules: rules).run(
+            bridges: BridgeCatalog.seattle.bridges, events: events, trainUntil: trainUntil, testUntil: last + 1)
+        let legacy = try Self.legacySkills(events: events, trainUntil: trainUntil, testUntil: last + 1)
+        let models = OpeningModelBuilder().buildAll(
+            bridges: BridgeCatalog.seattle.bridges, tallies: Tallies(
+                records: events.compactMap(OpeningRecordDTO.init), mergeGap: 120, rules: rules), builtAt: Date())
+        return (result, legacy, models)
     }
 
     /// Each canal bridge's skill over the base rate of the model as it was before followers and the calendar: slots

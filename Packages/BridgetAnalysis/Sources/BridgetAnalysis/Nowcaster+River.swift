@@ -9,7 +9,8 @@ extension Nowcaster {
                      evidence: NowcastEvidence) -> (Double, [ForecastReasonDTO]) {
         var models = self.models
         let engine: RiverEngine
-        if models[model.bridgeID] == model {
+        if let known = models[model.bridgeID], known.builtAt == model.builtAt, known.sourceVersion == model.sourceVersion,
+           known.dynamics == model.dynamics {
             engine = self.engine
         } else {
             models[model.bridgeID] = model
@@ -19,8 +20,24 @@ extension Nowcaster {
         let openings = evidence.seen.filter { $0.minutesAgo > 0 }.map { seen in
             (bridgeID: seen.bridgeID, minute: moment - Int64(max(1, Int(seen.minutesAgo.rounded(.up)))))
         }
+        // A bridge's background is the same through a quarter hour unless a deviation starts or ends in it: kept by
+        // quarter hour where no deviation touches the span.
+        let span = (from: (openings.map(\.minute).min() ?? moment) * 60, until: (moment + Int64(window)) * 60)
+        var quarters: [String: [Int64: Double]] = [:]
+        var steady: [String: Bool] = [:]
         let background = { (id: String, minute: Int64) -> Double in
-            models[id].map { self.background($0, minute: minute) } ?? 0
+            guard let model = models[id] else { return 0 }
+            let isSteady = steady[id] ?? {
+                let value = self.rules?.closures(of: id, from: span.from, until: span.until).isEmpty ?? true
+                steady[id] = value
+                return value
+            }()
+            guard isSteady else { return self.background(model, minute: minute) }
+            let quarter = minute.floorDivided(by: Int64(OpeningModelDTO.slotMinutes))
+            if let known = quarters[id]?[quarter] { return known }
+            let value = self.background(model, minute: minute)
+            quarters[id, default: [:]][quarter] = value
+            return value
         }
         let vessels = engine.infer(openings, background: background)
         let outcome = engine.chance(target: bridge.id, moment: moment, window: window, vessels: vessels,

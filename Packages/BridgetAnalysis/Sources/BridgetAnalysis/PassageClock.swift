@@ -93,29 +93,34 @@ public struct PassageClock: Sendable {
     }
 
     /// For minutes `first…last`: how many of `(first − 1, minute]` let vessels through at `bridgeID` (index
-    /// `minute − first`), and whether each does. The held spans are laid over the minutes day by day, not asked
-    /// minute by minute.
+    /// `minute − first`), and whether each does; both empty when every minute does (the common case, kept without
+    /// arrays). The held spans are laid over the minutes day by day, not asked minute by minute.
     func prefix(_ bridgeID: String, first: Int64, last: Int64) -> (counts: [Int32], passes: [Bool]) {
         let count = Int(max(last - first + 1, 0))
-        var passes = [Bool](repeating: true, count: count)
+        guard holds(bridgeID), count > 0 else { return ([], []) }
+        var passes: [Bool] = []
         func hold(_ start: Int64, _ end: Int64) {
             // Minutes [start, end) held.
             let low = max(start, first)
             let high = min(end, last + 1)
             guard high > low else { return }
+            if passes.isEmpty { passes = [Bool](repeating: true, count: count) }
             for minute in low..<high { passes[Int(minute - first)] = false }
         }
-        if let curfew = curfews[bridgeID], count > 0 {
+        if let curfew = curfews[bridgeID] {
             var day = first.floorDivided(by: 1_440)
             while day <= last.floorDivided(by: 1_440) {
                 let weekday = Int((day + 3).floorModulo(7))
-                if curfew.weekdays.contains(weekday), rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil {
+                if curfew.weekdays.contains(weekday), curfew.windows.contains(where: {
+                    day * 1_440 + $0.0 <= last && day * 1_440 + $0.1 > first
+                }), rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil {
                     for (start, end) in curfew.windows { hold(day * 1_440 + start, day * 1_440 + end) }
                 }
                 day += 1
             }
         }
-        for (start, end) in closures[bridgeID] ?? [] { hold(start, end) }
+        for (start, end) in closures[bridgeID] ?? [] where start <= last && end > first { hold(start, end) }
+        guard !passes.isEmpty else { return ([], []) }
         var counts = [Int32](repeating: 0, count: count)
         var running: Int32 = 0
         for index in 0..<count {

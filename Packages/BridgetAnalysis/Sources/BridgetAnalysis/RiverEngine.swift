@@ -115,7 +115,7 @@ public struct RiverEngine: Sendable {
         let earliest = min(vessels.map(\.minute).min() ?? moment - 1, moment - 1) - 1
         var timelines: [String: Timeline] = [:]
         for bridge in reach {
-            timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest)
+            timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest, last: last)
         }
         // onward[carrier][origin][k]: the chance that a vessel at the carrier at minute moment + k, come from that
         // origin, is carried on to the target before the window ends. Backwards from the last minute: an arrival is
@@ -247,26 +247,34 @@ public struct RiverEngine: Sendable {
 }
 
 /// One bridge's minutes over a forecast's span: how many let vessels through up to each, and where each count is
-/// reached.
+/// reached (worked out by arithmetic when every minute of the span does).
 struct Timeline {
     let first: Int64
     let counts: [Int32]
     /// The minute index at which each count (1, 2, …) is first reached.
     let reaching: [Int32]
+    /// Whether every minute lets vessels through (no arrays kept).
+    let open: Bool
+    private let length: Int
 
-    init(_ prefix: (counts: [Int32], passes: [Bool]), first: Int64) {
+    init(_ prefix: (counts: [Int32], passes: [Bool]), first: Int64, last: Int64) {
         self.first = first
+        length = Int(max(last - first + 1, 0))
+        open = prefix.counts.isEmpty
         counts = prefix.counts
         var reaching: [Int32] = []
-        reaching.reserveCapacity(Int(prefix.counts.last ?? 0))
-        for (index, open) in prefix.passes.enumerated() where open { reaching.append(Int32(index)) }
+        if !open {
+            reaching.reserveCapacity(Int(prefix.counts.last ?? 0))
+            for (index, passes) in prefix.passes.enumerated() where passes { reaching.append(Int32(index)) }
+        }
         self.reaching = reaching
     }
 
     /// Passable minutes in `(first − 1, minute]`.
     func count(at minute: Int64) -> Int32 {
         let index = Int(minute - first)
-        if index < 0 { return 0 }
+        if index < 0 || length == 0 { return 0 }
+        if open { return Int32(min(index, length - 1) + 1) }
         return counts[min(index, counts.count - 1)]
     }
 
@@ -275,6 +283,7 @@ struct Timeline {
 
     /// The minute at which the count reaches `count`, if within the span.
     func minute(reachingCount count: Int32) -> Int64? {
+        if open { return count >= 1 && Int(count) <= length ? first + Int64(count) - 1 : nil }
         guard count >= 1, Int(count) <= reaching.count else { return nil }
         return first + Int64(reaching[Int(count) - 1])
     }

@@ -9,8 +9,9 @@ import Foundation
 /// 1. **Links are earned.** For each ordered pair (A, B), A's own included, the count of A's openings followed by one
 ///    of B within the longest lag is set against the same count with B's openings moved by ±1…±6 whole weeks (time of
 ///    week and season kept, any link broken). A pair is a candidate only when the count beats the moves' mean by the
-///    t-quantile of `falseLinkRate` in units of their spread (11 degrees of freedom): on bridges with no link at
-///    all, a pair is kept at that rate. A bridge against itself is counted beyond the minutes it cannot open again
+///    t-quantile of `falseLinkRate` in units of their spread (degrees of freedom: the moves the history allows, less
+///    one; 11 on a history of three months or more): on bridges with no link at all, a pair is kept at that rate. A
+///    history too short for two moves learns no link. A bridge against itself is counted beyond the minutes it cannot open again
 ///    (`deadTime`), which its moved copy does not have.
 /// 2. **Shares and lags by maximum likelihood** (expectation–maximisation of a self-exciting point process): each
 ///    opening of B is a vessel starting out there (rate: its time-of-week slot times the background share of that
@@ -29,8 +30,8 @@ public struct RiverLearner: Sendable {
     public let falseLinkRate: Double
     /// The week moves of the null.
     static let shifts: [Int32] = [-6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6]
-    /// The t-quantile of 1 − `falseLinkRate` with 11 degrees of freedom.
-    static let threshold = 4.025
+    /// The t-quantile of 1 − `falseLinkRate` by degrees of freedom (1…11: the week moves a history allows, less one).
+    static let thresholds = [318.3, 22.33, 10.21, 7.173, 5.893, 5.208, 4.785, 4.501, 4.297, 4.144, 4.025]
 
     public init(maxLagMinutes: Int = 60, iterations: Int = 30) {
         self.maxLagMinutes = max(maxLagMinutes, 1)
@@ -55,6 +56,8 @@ public struct RiverLearner: Sendable {
         let mean: Double
         let spread: Double
         let lags: [Double]
+        /// How many week moves the history allowed.
+        var moves = 0
 
         var score: Double { spread > 0 ? (Double(followed) - mean) / spread : (Double(followed) > mean ? .infinity : 0) }
     }
@@ -73,7 +76,8 @@ public struct RiverLearner: Sendable {
                 let starts = startMinutes[source] ?? []
                 let test = pairTest(starts, startMinutes[target] ?? [], target: target, clock: clock,
                                     after: source == target ? Self.deadTime(starts) : 0)
-                if test.score >= Self.threshold && Double(test.followed) - test.mean >= 10 {
+                if test.moves >= 2, test.score >= Self.thresholds[test.moves - 2],
+                   Double(test.followed) - test.mean >= 10 {
                     tests[to, default: [:]][from] = test
                 }
             }
@@ -168,7 +172,7 @@ public struct RiverLearner: Sendable {
             nulls.append(Double(moved.found) * scale)
             for index in 0..<lag { nullLags[index] += Double(moved.lags[index]) * scale }
         }
-        guard nulls.count == Self.shifts.count, observed.covered > 0 else {
+        guard nulls.count >= 2, observed.covered > 0 else {
             return PairTest(followed: 0, mean: 0, spread: 0, lags: [])
         }
         let scale = total / Double(observed.covered)
@@ -176,7 +180,7 @@ public struct RiverLearner: Sendable {
         let mean = nulls.reduce(0, +) / Double(nulls.count)
         let spread = (nulls.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(nulls.count - 1)).squareRoot()
         let lags = (0..<lag).map { max(0, Double(observed.lags[$0]) * scale - nullLags[$0] / Double(nulls.count)) }
-        return PairTest(followed: followed, mean: mean, spread: spread, lags: lags)
+        return PairTest(followed: followed, mean: mean, spread: spread, lags: lags, moves: nulls.count)
     }
 }
 
