@@ -54,6 +54,8 @@ public struct RiverEngine: Sendable {
     }
 
     private let outOf: [String: [Link]]
+    /// `openOnward`'s answers by target.
+    private let openCache = OnwardCache()
     /// Each bridge's origins: `""` (starting out), then each bridge linked into it.
     private let originsOf: [String: [String]]
 
@@ -118,29 +120,18 @@ public struct RiverEngine: Sendable {
             timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest, last: last)
         }
         // onward[carrier][origin][k]: the chance that a vessel at the carrier at minute moment + k, come from that
-        // origin, is carried on to the target before the window ends. Backwards from the last minute: an arrival is
-        // always later, so what it needs is known.
+        // origin, is carried on to the target before the window ends. Where every bridge on the way lets vessels
+        // through all the span, it depends on the minutes left only: kept by target, worked out once.
         let carriers = reach.subtracting([target]).sorted()
         let carrierIndex = Dictionary(uniqueKeysWithValues: carriers.enumerated().map { ($1, $0) })
-        var onward = carriers.map { carrier in
-            [[Double]](repeating: [Double](repeating: 0, count: window), count: originsOf[carrier]?.count ?? 1)
-        }
-        var carried: [Double] = []
-        for k in stride(from: window - 1, through: 0, by: -1) {
-            let minute = moment + Int64(k)
-            for (index, carrier) in carriers.enumerated() {
-                let links = (outOf[carrier] ?? []).filter { reach.contains($0.to) }
-                carried.removeAll(keepingCapacity: true)
-                for link in links {
-                    carried.append(hop(link, from: minute, elapsed: 0, target: target, last: last, moment: moment,
-                                       timelines: timelines, onward: onward, carrierIndex: carrierIndex))
-                }
-                for (slot, origin) in (originsOf[carrier] ?? [""]).enumerated() {
-                    var none = 1.0
-                    for (link, chance) in zip(links, carried) { none *= 1 - link.follow.share(origin: origin) * chance }
-                    onward[index][slot][k] = 1 - none
-                }
-            }
+        let onward: [[[Double]]]
+        if reach.allSatisfy({ timelines[$0]?.open == true }) {
+            let left = openOnward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
+                                  minutes: window)
+            onward = left.map { $0.map { Array($0[0..<window].reversed()) } }
+        } else {
+            onward = self.onward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
+                                 moment: moment, window: window, timelines: timelines)
         }
         // Vessels starting out in the window, at the target or carried to it.
         var lambda = 0.0
@@ -184,6 +175,53 @@ public struct RiverEngine: Sendable {
             none *= stays
         }
         return Outcome(chance: min(max(1 - none, 0), 1), fromVessels: fromVessels, plainVessels: plainVessels)
+    }
+
+    /// The onward chances of `carriers` (see `chance`), backwards from the window's last minute.
+    private func onward(target: String, reach: Set<String>, carriers: [String], carrierIndex: [String: Int],
+                        moment: Int64, window: Int, timelines: [String: Timeline]) -> [[[Double]]] {
+        let last = moment + Int64(window) - 1
+        var onward = carriers.map { carrier in
+            [[Double]](repeating: [Double](repeating: 0, count: window), count: originsOf[carrier]?.count ?? 1)
+        }
+        let linksOf = carriers.map { (outOf[$0] ?? []).filter { reach.contains($0.to) } }
+        let originLists = carriers.map { originsOf[$0] ?? [""] }
+        var carried: [Double] = []
+        for k in stride(from: window - 1, through: 0, by: -1) {
+            let minute = moment + Int64(k)
+            for index in carriers.indices {
+                let links = linksOf[index]
+                carried.removeAll(keepingCapacity: true)
+                for link in links {
+                    carried.append(hop(link, from: minute, elapsed: 0, target: target, last: last, moment: moment,
+                                       timelines: timelines, onward: onward, carrierIndex: carrierIndex))
+                }
+                let origins = originLists[index]
+                for slot in origins.indices {
+                    var none = 1.0
+                    for position in links.indices {
+                        none *= 1 - links[position].follow.share(origin: origins[slot]) * carried[position]
+                    }
+                    onward[index][slot][k] = 1 - none
+                }
+            }
+        }
+        return onward
+    }
+
+    /// The onward chances where every minute lets vessels through, by minutes left (index 0: the window's last
+    /// minute), at least `minutes` of them; kept by target.
+    private func openOnward(target: String, reach: Set<String>, carriers: [String], carrierIndex: [String: Int],
+                            minutes: Int) -> [[[Double]]] {
+        if let known = openCache.value(target), known.first?.first?.count ?? .max >= minutes { return known }
+        let length = max(minutes, 120)
+        let timelines = Dictionary(uniqueKeysWithValues: reach.map {
+            ($0, Timeline((counts: [], passes: []), first: -Int64(maxLag) - 2, last: Int64(length) - 1))
+        })
+        let computed = onward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
+                              moment: 0, window: length, timelines: timelines).map { $0.map { Array($0.reversed()) } }
+        openCache.set(target, computed)
+        return computed
     }
 
     /// The chance mass of a link's lag beyond `elapsed` (from an opening at `minute`) whose arrival reaches the
@@ -286,5 +324,23 @@ struct Timeline {
         if open { return count >= 1 && Int(count) <= length ? first + Int64(count) - 1 : nil }
         guard count >= 1, Int(count) <= reaching.count else { return nil }
         return first + Int64(reaching[Int(count) - 1])
+    }
+}
+
+/// The open onward chances an engine has worked out, by target (shared by copies of the engine, behind a lock).
+final class OnwardCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byTarget: [String: [[[Double]]]] = [:]
+
+    func value(_ target: String) -> [[[Double]]]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return byTarget[target]
+    }
+
+    func set(_ target: String, _ value: [[[Double]]]) {
+        lock.lock()
+        defer { lock.unlock() }
+        byTarget[target] = value
     }
 }

@@ -8,11 +8,12 @@ import Foundation
 /// Two steps:
 /// 1. **Links are earned.** For each ordered pair (A, B), A's own included, the count of A's openings followed by one
 ///    of B within the longest lag is set against the same count with B's openings moved by ±1…±6 whole weeks (time of
-///    week and season kept, any link broken). A pair is a candidate only when the count beats the moves' mean by the
-///    t-quantile of `falseLinkRate` in units of their spread (degrees of freedom: the moves the history allows, less
-///    one; 11 on a history of three months or more): on bridges with no link at all, a pair is kept at that rate. A
-///    history too short for two moves learns no link. A bridge against itself is counted beyond the minutes it cannot open again
-///    (`deadTime`), which its moved copy does not have.
+///    week and season kept, any link broken), or on a history shorter than 13 weeks with B's days shuffled among the
+///    days of the same weekday (24 times). A pair is a candidate only when the count beats the null's mean by the
+///    t-quantile of `falseLinkRate` in units of its spread (degrees of freedom: the null's copies, less one; the
+///    spread widened for the mean's own error): on bridges with no link at all, a pair is kept at that rate. A history
+///    shorter than three weeks learns no link. A bridge against itself
+///    is counted beyond the minutes it cannot open again (`deadTime`), which its moved copy does not have.
 /// 2. **Shares and lags by maximum likelihood** (expectation–maximisation of a self-exciting point process): each
 ///    opening of B is a vessel starting out there (rate: its time-of-week slot times the background share of that
 ///    hour) or a vessel of an earlier opening of a linked bridge (rate: that link's share for the earlier opening's
@@ -28,9 +29,9 @@ public struct RiverLearner: Sendable {
     public let iterations: Int
     /// The chance that a pair of bridges with no link is kept.
     public let falseLinkRate: Double
-    /// The week moves of the null.
+    /// The week moves of the null on a long history.
     static let shifts: [Int32] = [-6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6]
-    /// The t-quantile of 1 − `falseLinkRate` by degrees of freedom (1…11: the week moves a history allows, less one).
+    /// The t-quantile of 1 − `falseLinkRate` by degrees of freedom, 1…11.
     static let thresholds = [318.3, 22.33, 10.21, 7.173, 5.893, 5.208, 4.785, 4.501, 4.297, 4.144, 4.025]
 
     public init(maxLagMinutes: Int = 60, iterations: Int = 30) {
@@ -56,10 +57,15 @@ public struct RiverLearner: Sendable {
         let mean: Double
         let spread: Double
         let lags: [Double]
-        /// How many week moves the history allowed.
+        /// How many moves the history allowed.
         var moves = 0
 
-        var score: Double { spread > 0 ? (Double(followed) - mean) / spread : (Double(followed) > mean ? .infinity : 0) }
+        /// How far the count beats the null's mean, in units of the spread of a new copy about that mean (the
+        /// spread widened by the mean's own error).
+        var score: Double {
+            let width = spread * (1 + 1 / Double(max(moves, 1))).squareRoot()
+            return width > 0 ? (Double(followed) - mean) / width : (Double(followed) > mean ? .infinity : 0)
+        }
     }
 
     /// Every bridge's links and background, from each bridge's opening starts (the source's wall clock, minutes since
@@ -76,7 +82,7 @@ public struct RiverLearner: Sendable {
                 let starts = startMinutes[source] ?? []
                 let test = pairTest(starts, startMinutes[target] ?? [], target: target, clock: clock,
                                     after: source == target ? Self.deadTime(starts) : 0)
-                if test.moves >= 2, test.score >= Self.thresholds[test.moves - 2],
+                if test.moves >= 2, test.score >= Self.threshold(df: test.moves - 1),
                    Double(test.followed) - test.mean >= 10 {
                     tests[to, default: [:]][from] = test
                 }
@@ -128,24 +134,27 @@ public struct RiverLearner: Sendable {
     }
 
     /// The count of `source` openings followed by one of `target` within the lag (minutes the target lets vessels
-    /// through; beyond `floor` of them), against the same with `target` moved by whole weeks.
+    /// through; beyond `floor` of them), against the same with `target`'s openings moved (`nullTargets`).
     func pairTest(_ source: [Int32], _ target: [Int32], target id: String, clock: PassageClock, after floor: Int = 0)
         -> PairTest
     {
         let lag = maxLagMinutes
-        func count(shift: Int32) -> (found: Int, covered: Int, lags: [Int]) {
+        guard let first = target.first, let last = target.last, !source.isEmpty else {
+            return PairTest(followed: 0, mean: 0, spread: 0, lags: [])
+        }
+        // Source openings whose whole lag lies within `range` of the (moved) target are counted.
+        func count(_ target: [Int32], within range: ClosedRange<Int32>) -> (found: Int, covered: Int, lags: [Int]) {
             var lags = [Int](repeating: 0, count: lag)
-            guard let first = target.first, let last = target.last else { return (0, 0, lags) }
             var found = 0
             var covered = 0
             var cursor = 0
             for start in source {
-                guard start >= first + shift && start + Int32(lag) <= last + shift else { continue }
+                guard start >= range.lowerBound && start + Int32(lag) <= range.upperBound else { continue }
                 covered += 1
-                while cursor < target.count && target[cursor] + shift <= start { cursor += 1 }
+                while cursor < target.count && target[cursor] <= start { cursor += 1 }
                 var next = cursor
                 while next < target.count {
-                    let gap = Int64(target[next] + shift - start)
+                    let gap = Int64(target[next] - start)
                     if gap > Int64(lag) + 1_440 { break }
                     let passable = gap <= Int64(lag) && !clock.holds(id)
                         ? gap : clock.passableMinutes(id, from: Int64(start), to: Int64(start) + gap)
@@ -161,26 +170,84 @@ public struct RiverLearner: Sendable {
             }
             return (found, covered, lags)
         }
-        let observed = count(shift: 0)
+        let observed = count(target, within: first...last)
         let total = Double(source.count)
         var nulls: [Double] = []
         var nullLags = [Double](repeating: 0, count: lag)
-        for weeks in Self.shifts {
-            let moved = count(shift: weeks * 10_080)
-            guard moved.covered >= 10 else { continue }
-            let scale = total / Double(moved.covered)
-            nulls.append(Double(moved.found) * scale)
-            for index in 0..<lag { nullLags[index] += Double(moved.lags[index]) * scale }
+        for moved in Self.nullTargets(target) {
+            let null = count(moved.minutes, within: moved.range)
+            guard null.covered >= 10 else { continue }
+            let scale = total / Double(null.covered)
+            nulls.append(Double(null.found) * scale)
+            for index in 0..<lag { nullLags[index] += Double(null.lags[index]) * scale }
         }
-        guard nulls.count >= 2, observed.covered > 0 else {
-            return PairTest(followed: 0, mean: 0, spread: 0, lags: [])
-        }
+        guard nulls.count >= 2, observed.covered > 0 else { return PairTest(followed: 0, mean: 0, spread: 0, lags: []) }
         let scale = total / Double(observed.covered)
         let followed = Int((Double(observed.found) * scale).rounded())
         let mean = nulls.reduce(0, +) / Double(nulls.count)
-        let spread = (nulls.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(nulls.count - 1)).squareRoot()
+        // The copies' spread, and never less than a count of that many independent chances has (the copies of a
+        // short history share much of their days, and their spread alone runs narrow).
+        let binomial = (mean * max(1 - mean / total, 0)).squareRoot()
+        let spread = max((nulls.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(nulls.count - 1)).squareRoot(),
+                         binomial)
         let lags = (0..<lag).map { max(0, Double(observed.lags[$0]) * scale - nullLags[$0] / Double(nulls.count)) }
         return PairTest(followed: followed, mean: mean, spread: spread, lags: lags, moves: nulls.count)
+    }
+
+    /// The null's copies of a bridge's openings, each with the span it covers. On a history of 13 weeks or more: moved
+    /// by ±1…±6 whole weeks (time of week and season kept, any link broken). On a shorter one, where so few moves
+    /// would leave the null's spread unknown: its days shuffled among the days of the same weekday (each day to
+    /// another; 24 shuffles, the same for every pair), on a history of three weeks or more.
+    static func nullTargets(_ target: [Int32]) -> [(minutes: [Int32], range: ClosedRange<Int32>)] {
+        guard let first = target.first, let last = target.last else { return [] }
+        if last - first >= 13 * 10_080 {
+            return shifts.map { weeks in
+                let shift = weeks * 10_080
+                return (target.map { $0 + shift }, (first + shift)...(last + shift))
+            }
+        }
+        let firstDay = Int(Int64(first).floorDivided(by: 1_440))
+        let days = Int(Int64(last).floorDivided(by: 1_440)) - firstDay + 1
+        guard days >= 21 else { return [] }
+        // Each day's openings, by day of the history.
+        var byDay = [ArraySlice<Int32>](repeating: [], count: days)
+        var start = 0
+        while start < target.count {
+            let day = Int(Int64(target[start]).floorDivided(by: 1_440)) - firstDay
+            var end = start
+            while end < target.count && Int(Int64(target[end]).floorDivided(by: 1_440)) - firstDay == day { end += 1 }
+            byDay[day] = target[start..<end]
+            start = end
+        }
+        var random = SplitMix64(seed: 0x5EED)
+        return (0..<24).map { _ in
+            // Each weekday's days in one cycle (Sattolo's shuffle): no day keeps its own openings.
+            var from = Array(0..<days)
+            for weekday in 0..<7 {
+                var members = Array(stride(from: weekday, to: days, by: 7))
+                for index in stride(from: members.count - 1, to: 0, by: -1) {
+                    members.swapAt(index, Int(random.next() % UInt64(index)))
+                }
+                for (position, day) in stride(from: weekday, to: days, by: 7).enumerated() { from[day] = members[position] }
+            }
+            var moved: [Int32] = []
+            moved.reserveCapacity(target.count)
+            for day in 0..<days {
+                let shift = Int32(day - from[day]) * 1_440
+                moved += byDay[from[day]].map { $0 + shift }
+            }
+            return (moved, Int32(firstDay * 1_440)...Int32((firstDay + days) * 1_440 - 1))
+        }
+    }
+
+    /// The t-quantile of 1 − `falseLinkRate` for `df` degrees of freedom: the table to 11, Cornish–Fisher's
+    /// expansion beyond (within 0.01 there).
+    static func threshold(df: Int) -> Double {
+        guard df > thresholds.count else { return thresholds[max(df, 1) - 1] }
+        let z = 3.090_232, v = Double(df)
+        let z3 = z * z * z, z5 = z3 * z * z, z7 = z5 * z * z
+        return z + (z3 + z) / (4 * v) + (5 * z5 + 16 * z3 + 3 * z) / (96 * v * v)
+            + (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * v * v * v)
     }
 }
 

@@ -1,4 +1,4 @@
-import BridgetAnalysis
+@testable import BridgetAnalysis
 import BridgetDTOs
 import Foundation
 import Testing
@@ -44,16 +44,17 @@ struct NowcastTests {
         #expect(back.share(origin: "B") < 0.1 && back.share(origin: "") > 0.5, "\(back.originShares)")
     }
 
-    @Test("links are earned: on independent bridges none is kept and the test's scores are centred, spread about 1")
-    func independentBridges() {
+    @Test("links are earned: on independent bridges none is kept and the test's scores are centred, spread about 1",
+          arguments: [(days: 300, seeds: UInt64(6)), (days: 30, seeds: 12)])
+    func independentBridges(days: Int, seeds: UInt64) {
         var scores: [Double] = []
         var kept = 0
         var pairs = 0
-        for seed in UInt64(1)...6 {
+        for seed in UInt64(1)...seeds {
             let world = PlantedWorld(
                 name: "independent", summary: "", bridgeIDs: ["A", "B", "C"], links: [:],
                 hourlyRates: ["A": PlantedWorld.weekly(1, rush: 2), "B": PlantedWorld.weekly(0.8, rush: 2),
-                              "C": PlantedWorld.weekly(0.6, rush: 2)], days: 300, seed: seed * 101)
+                              "C": PlantedWorld.weekly(0.6, rush: 2)], days: days, seed: seed * 101)
             let (starts, learnt) = Self.learnt(world)
             kept += learnt.values.reduce(0) { $0 + $1.followers.count }
             for to in world.bridgeIDs {
@@ -66,8 +67,29 @@ struct NowcastTests {
         }
         let mean = scores.reduce(0, +) / Double(scores.count)
         let spread = (scores.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(scores.count - 1)).squareRoot()
-        #expect(kept == 0, "\(kept) of \(pairs) pairs kept at a false-link rate of 0.1%")
+        #expect(kept == 0, "\(kept) of \(pairs) pairs kept at a false-link rate of 0.1%: \(scores.sorted().suffix(5))")
         #expect(abs(mean) < 0.4 && spread > 0.6 && spread < 1.5, "scores: mean \(mean), spread \(spread): \(scores)")
+    }
+
+    @Test("a month of history earns a strong link: its null shuffles days of the same weekday, 24 times")
+    func shortHistory() throws {
+        let learnt = Self.learnt(PlantedWorld.all(days: 30)[0]).learnt
+        let follow = try #require(learnt["B"]?.followers.first { $0.fromBridgeID == "A" })
+        #expect(abs(follow.share - 0.7) < 0.15, "share \(follow.share)")
+        // Day d opens at 10:00 + d minutes: a moved opening says which day it came from.
+        let target = (Int32(0)..<30).map { $0 * 1_440 + 600 + $0 }
+        let nulls = RiverLearner.nullTargets(target)
+        #expect(nulls.count == 24)
+        for null in nulls {
+            #expect(null.minutes.count == target.count)
+            for minute in null.minutes {
+                let (day, from) = (minute / 1_440, minute % 1_440 - 600)
+                #expect(from != day && (from - day) % 7 == 0, "day \(day) took day \(from)'s openings")
+            }
+        }
+        #expect(RiverLearner.nullTargets(Array(target.prefix(20))).isEmpty, "20 days: too few to shuffle")
+        #expect(RiverLearner.nullTargets(target.map { $0 * 5 }).count == 12, "150 days: moved by whole weeks")
+        #expect(abs(RiverLearner.threshold(df: 12) - 3.930) < 0.01 && abs(RiverLearner.threshold(df: 30) - 3.385) < 0.01)
     }
 
     // MARK: The arithmetic of every vessel
