@@ -2,6 +2,7 @@ import BridgetApp
 import BridgetAnalysis
 import BridgetDTOs
 import BridgetNetworking
+import BridgetTestSupport
 import Foundation
 import Testing
 
@@ -15,6 +16,12 @@ struct ModelOnSampleDataTests {
         return judgeSocrataRows(rows, now: Date(timeIntervalSince1970: 1_800_000_000)).events
     }()
 
+    /// The sample years' events and models, made on a thread of their own: seconds of arithmetic that on the
+    /// cooperative pool would hold a thread the in-process servers of other tests need.
+    static func built() async -> (events: [BridgeEventDTO], models: [OpeningModelDTO]) {
+        await RawConnection.blocking { (events, models) }
+    }
+
     /// Models as Bridget builds them for Seattle: federal holidays that lift the curfew count as Sundays.
     static let models = OpeningModelBuilder().buildAll(
         bridges: BridgeCatalog.seattle.bridges,
@@ -23,7 +30,7 @@ struct ModelOnSampleDataTests {
 
     @Test("Ship Canal bridges are near-zero on weekday rush hours (large vessels only), and busy at midday", arguments: ["2", "3", "4", "21"])
     func curfew(_ bridgeID: String) async throws {
-        let model = try #require(Self.models.first { $0.bridgeID == bridgeID })
+        let model = try #require(await Self.built().models.first { $0.bridgeID == bridgeID })
         var rush: [Double] = []
         var midday: [Double] = []
         for weekday in 0..<5 {
@@ -40,7 +47,7 @@ struct ModelOnSampleDataTests {
 
     @Test("the model knows the season: summer months scale forecasts up, winter months down")
     func seasonFactors() async throws {
-        for model in Self.models {
+        for model in await Self.built().models {
             #expect(model.monthFactors[6] > 1.15 && model.monthFactors[0] < 0.85, "\(model.bridgeID)")
         }
     }
@@ -48,8 +55,12 @@ struct ModelOnSampleDataTests {
     @Test("a backtest on held-out months beats climatology for every bridge and both windows, and is calibrated")
     func backtestBeatsClimatology() async throws {
         let october = CivilCalendar.daysFromCivil(year: 2025, month: 10, day: 1)
-        let result = try Backtester(mergeGap: 120).run(
-            bridges: BridgeCatalog.seattle.bridges, events: Self.events, trainUntil: october, testUntil: october + 61)
+        let result = try await RawConnection.blocking {
+            Result {
+                try Backtester(mergeGap: 120).run(bridges: BridgeCatalog.seattle.bridges, events: Self.events,
+                                                  trainUntil: october, testUntil: october + 61)
+            }
+        }.get()
         #expect(result.windows.map(\.minutes) == [15, 30])
         #expect(result.testFrom == "2025-10-01" && result.testUntil == "2025-12-01")
         for window in result.windows {
@@ -67,7 +78,8 @@ struct ModelOnSampleDataTests {
 
     @Test("a test period reaching past the history is cut at its end, not scored for years")
     func backtestStopsAtHistory() async throws {
-        let processor = SerialProcessor(history: ProcessorEqualityTests.YearHistory(Self.events), now: { Date() })
+        let processor = SerialProcessor(history: ProcessorEqualityTests.YearHistory(await Self.built().events),
+                                        now: { Date() })
         let october = CivilCalendar.daysFromCivil(year: 2025, month: 10, day: 1)
         let farFuture = CivilCalendar.daysFromCivil(year: 2900, month: 1, day: 1)
         let result = try await processor.backtest(trainUntil: october, testUntil: farFuture)
@@ -77,12 +89,13 @@ struct ModelOnSampleDataTests {
 
     @Test("per-bridge rates keep the generator's order; summer is busier than winter")
     func ratesAndSeason() async throws {
-        let base = Dictionary(uniqueKeysWithValues: Self.models.map { ($0.bridgeID, $0.baseStartProbability) })
+        let (events, models) = await Self.built()
+        let base = Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0.baseStartProbability) })
         #expect(base["3", default: 0] > base["2", default: 0])
         #expect(base["2", default: 0] > base["21", default: 0])
         #expect(base["21", default: 0] > base["4", default: 0])
         #expect(base["1", default: 0] > base["29", default: 0])
-        let stats = OpeningStatistics.compute(bridges: BridgeCatalog.seattle.bridges, events: Self.events,
+        let stats = OpeningStatistics.compute(bridges: BridgeCatalog.seattle.bridges, events: events,
                                               generatedAt: Date(), mergeGap: 120)
         for bridge in stats.bridges {
             let july = try #require(bridge.openingsPerDayByMonth[6])

@@ -91,7 +91,8 @@ public struct ParallelProcessor: BackgroundProcessing {
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
         let bridges = try await history.bridges()
         let tallies = try await talliesByBridge(bridges, scope: .everything, occupancy: true, rules: rules)
-        return OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now())
+        let builtAt = now()
+        return try await OwnThread.run { OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: builtAt) }
     }
 
     /// The tallies of `bridges` over the scope's time range: one read per bridge, at most `width` at once.

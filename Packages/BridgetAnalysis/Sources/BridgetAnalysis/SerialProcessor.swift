@@ -48,10 +48,10 @@ public struct SerialProcessor: BackgroundProcessing {
     }
 
     public func buildOpeningModels() async throws -> [OpeningModelDTO] {
-        OpeningModelBuilder().buildAll(
-            bridges: try await history.bridges(),
-            tallies: try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true, rules: rules),
-            builtAt: now())
+        let bridges = try await history.bridges()
+        let tallies = try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true, rules: rules)
+        let builtAt = now()
+        return try await OwnThread.run { OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: builtAt) }
     }
 
     public func backtest(trainUntil: Int, testUntil: Int?, in scope: HistoryScope) async throws -> BacktestDTO {
@@ -64,9 +64,13 @@ public struct SerialProcessor: BackgroundProcessing {
             scope: everyBridge, mergeGap: mergeGap)
         // Never past the history: there is nothing to score there, and a far date would mean years of empty work.
         let afterHistory = (periods.lastDay ?? trainUntil) + 1
-        return try Backtester(mergeGap: mergeGap, rules: rules).run(
-            bridges: bridges, periods: periods, testUntil: min(testUntil ?? afterHistory, afterHistory),
-            scoring: scope.bridgeIDs.isEmpty ? nil : Set(scope.bridgeIDs))
+        let (mergeGap, rules) = (mergeGap, rules)
+        let scoring = scope.bridgeIDs.isEmpty ? nil : Set(scope.bridgeIDs)
+        return try await OwnThread.run {
+            try Backtester(mergeGap: mergeGap, rules: rules).run(
+                bridges: bridges, periods: periods, testUntil: min(testUntil ?? afterHistory, afterHistory),
+                scoring: scoring)
+        }
     }
 
     public func findCascades(withinMinutes: Int, minimumCount: Int, in scope: HistoryScope) async throws -> [CascadeDTO] {
@@ -81,9 +85,11 @@ public struct SerialProcessor: BackgroundProcessing {
     public func findAnomalies() async throws -> [AnomalyDTO] {
         let bridges = try await history.bridges()
         let tallies = try await history.tallies(.everything, mergeGap: mergeGap, occupancy: true, rules: rules)
-        let finder = PatternFinder(bridges: bridges,
-                                   models: OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: now()),
-                                   rules: rules, startMinutes: tallies.startMinutes)
+        let builtAt = now()
+        let models = try await OwnThread.run {
+            OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: builtAt)
+        }
+        let finder = PatternFinder(bridges: bridges, models: models, rules: rules, startMinutes: tallies.startMinutes)
         let p99 = tallies.byBridge.compactMapValues { $0.durations.percentileMinutes(0.99) }
         let found = try await history.pass(AnomalySink(finder: finder, p99: p99), scope: .everything, mergeGap: mergeGap)
         return PatternFinder.newestFirst(found.found)

@@ -237,7 +237,8 @@ enum PageTemplates {
         range is above zero. The forecast is one model of the river: each bridge opens at its own rate (the time of \
         week and season, the rush-hour rule and the holidays that lift it, dated closures) plus what every opening \
         of a linked bridge brings (a vessel passes a waterway's bridges in order; the links, their shares and lags \
-        are learnt from the history and kept only when they beat the history moved by whole weeks). The time of \
+        are learnt from the history and kept only when they beat copies of it with the days moved, at a false-link \
+        rate of 0.1%). The time of \
         week alone is the same without those openings. On planted histories whose true chance is known, the same \
         model reaches 91&ndash;98% of the truth's skill (Docs/FORECASTS.md, Scripts/bench forecast). It does not \
         know weather, vessel schedules or radio calls.</p>
