@@ -66,6 +66,10 @@ struct ServeTests {
             return (http.statusCode, fields, String(decoding: data, as: UTF8.self))
         }
 
+        /// A server its test left running (an expectation thrown past its stop) is stopped with it: it would go on
+        /// polling a fixture's port that a later test's server may hold.
+        deinit { if process.isRunning { process.terminate() } }
+
         /// SIGTERM, not waiting for the exit: for a `defer`, which cannot wait.
         func terminate() {
             if process.isRunning { process.terminate() }
@@ -174,7 +178,9 @@ struct ServeTests {
         // After a sync that changed the history, the refresher keeps what the pages need of it, in the background.
         let pagesNeed = ["pages.figures", "pages.provenance", "pages.quality"]
         var keptAtVersion: [String] = []
-        let keptBy = Date().addingTimeInterval(300) // a hang detector: the backtest is slow on a loaded machine
+        // A hang detector: the quality page's backtest (a quarter of forecasts for seven bridges, in a debug build)
+        // takes minutes on a loaded machine.
+        let keptBy = Date().addingTimeInterval(TestTime.seconds(900))
         while Date() < keptBy, keptAtVersion != pagesNeed {
             try await Task.sleep(for: .milliseconds(250))
             var waiting = Configuration()

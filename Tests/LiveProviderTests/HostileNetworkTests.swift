@@ -17,7 +17,7 @@ struct HostileNetworkTests {
                           policy: CachePolicy = .networkFirst, token: String? = nil, timeout: TimeInterval = TestTime.seconds(10),
                           attempts: Int = 4) throws -> LiveProvider {
         LiveProvider(client: fixture.client(cache: cache, policy: policy, token: token, timeout: timeout, attempts: attempts),
-                     query: try SocrataQuery(baseURL: baseURL ?? fixture.baseURL, dataset: "gm8h-9449"), pageSize: pageSize)
+                     query: try SocrataQuery(baseURL: baseURL ?? fixture.baseURL, dataset: fixture.server.datasetID), pageSize: pageSize)
     }
 
     private func expectExact(_ store: SQLiteBridgeStore, _ fixture: LiveFixture) async throws {
@@ -144,7 +144,7 @@ struct HostileNetworkTests {
         let client = fixture.client(cache: nil, timeout: 120, maxBytes: 2_000_000)
         let started = ContinuousClock.now
         do {
-            _ = try await client.get(try SocrataQuery(baseURL: front, dataset: "gm8h-9449").changeCheckURL)
+            _ = try await client.get(try SocrataQuery(baseURL: front, dataset: fixture.server.datasetID).changeCheckURL)
             Issue.record("expected network.too-large")
         } catch let error as FeedError {
             #expect(error.code == "network.too-large")
@@ -220,7 +220,7 @@ struct HostileNetworkTests {
             _ = try await fixture.pipeline(provider: provider, store: store).run(full: false)
             Issue.record("expected the sync to fail")
         } catch let error as FeedError {
-            #expect(error.description.contains("gave up on \(front.absoluteString)/resource/gm8h-9449.json"), "\(error.description)")
+            #expect(error.description.contains("gave up on \(front.absoluteString)/resource/\(fixture.server.datasetID).json"), "\(error.description)")
             #expect(error.description.contains("after 3 attempts"))
         }
         #expect(try await store.allEvents() == before)

@@ -16,14 +16,18 @@ struct LiveFixture {
 
     static func start(rows: Int = 1_200, seed: UInt64 = 5, token: String? = nil) async throws -> LiveFixture {
         let dataset = FixtureDataset.generate(rows: rows, seed: seed)
-        let server = try SocrataFixtureServer(dataset: dataset, requiredToken: token)
+        // A dataset id of its own (a four-by-four): no other test's client asks for it.
+        let letters = Array("abcdefghijkmnpqrstuvwxyz23456789")
+        let word = { String((0..<4).map { _ in letters[Int.random(in: 0..<letters.count)] }) }
+        let id = word() + "-" + word()
+        let server = try SocrataFixtureServer(dataset: dataset, datasetID: id, requiredToken: token)
         let url = try await server.start()
         let folder = NSTemporaryDirectory() + "bridget-live-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         return LiveFixture(server: server, baseURL: url, folder: folder, dataset: dataset)
     }
 
-    var query: SocrataQuery { get throws { try SocrataQuery(baseURL: baseURL, dataset: "gm8h-9449") } }
+    var query: SocrataQuery { get throws { try SocrataQuery(baseURL: baseURL, dataset: server.datasetID) } }
 
     func cache(_ name: String = "cache") throws -> DiskCache {
         try DiskCache(directory: folder + "/" + name, maximumBytes: 100_000_000)

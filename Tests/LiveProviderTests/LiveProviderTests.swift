@@ -125,7 +125,7 @@ struct LiveProviderTests {
         } catch let error as FeedError {
             #expect(error.code == code)
             #expect(error.description.contains(fragment), "\(error.description)")
-            #expect(error.description.contains(fixture.baseURL.absoluteString + "/resource/gm8h-9449.json"))
+            #expect(error.description.contains(fixture.baseURL.absoluteString + "/resource/\(fixture.server.datasetID).json"))
         }
         #expect(fixture.server.requests.count - before == 2) // the change check, and the page: not retried
         #expect(try await store.allEvents() == stored)

@@ -67,12 +67,13 @@ struct LiveProviderConformanceTests {
                 """.write(toFile: path, atomically: true, encoding: .utf8)
             return try AppContext.load(configPath: path, environment: [:], notes: { _ in })
         }
-        let live = "  kind: live\n  live: {base_url: \"\(fixture.baseURL.absoluteString)\", page_size: 100}"
+        let settings = "{base_url: \"\(fixture.baseURL.absoluteString)\", dataset: \(fixture.server.datasetID), page_size: 100}"
+        let live = "  kind: live\n  live: \(settings)"
         // One arm a kind, no default: a kind added to the configuration does not compile here until it is tested.
         let (made, minimumPages): (AppContext, Int) = switch kind {
         case .sample: (try context("  kind: sample\n  sample: {days: 20, end_date: 2026-06-30, page_size: 200}"), 2)
         case .live: (try context(live), 2)
-        case .cached: (try context("  kind: cached\n  live: {base_url: \"\(fixture.baseURL.absoluteString)\", page_size: 100}"), 2)
+        case .cached: (try context("  kind: cached\n  live: \(settings)"), 2)
         case .ndw: (try context("  kind: ndw\n  ndw: {source: \"\(NDWSnapshotFile.url.path)\"}"), 1)
         }
         if kind == .cached { // the cache a live sync through the same settings fills

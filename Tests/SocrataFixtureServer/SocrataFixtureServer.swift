@@ -149,7 +149,10 @@ public final class SocrataFixtureServer: Sendable {
         if request.path.hasPrefix("/control/") { return await control(request, query: query) }
         var headers: [String: String] = [:]
         for (name, value) in request.headers { headers[name.rawValue.lowercased()] = value }
-        let fault = state.withLock { $0.faults.isEmpty ? nil : $0.faults.removeFirst() }
+        // A fault is for a request of this server's dataset: a client of another test that still calls a port
+        // this server now has (a refresher whose fixture stopped) gets its 404 and takes none.
+        let ours = request.path == "/resource/\(datasetID).json"
+        let fault = ours ? state.withLock { $0.faults.isEmpty ? nil : $0.faults.removeFirst() } : nil
         let response = await makeResponse(path: request.path, query: query, headers: headers, fault: fault)
         state.withLock {
             $0.log.append(LoggedRequest(path: request.path, query: query, headers: headers,

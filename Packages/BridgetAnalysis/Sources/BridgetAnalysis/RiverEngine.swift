@@ -54,6 +54,8 @@ public struct RiverEngine: Sendable {
     }
 
     private let outOf: [String: [Link]]
+    /// Each bridge's links by the bridge they come from.
+    private let linkFrom: [String: [String: FollowDTO]]
     /// `openOnward`'s answers by target.
     private let openCache = OnwardCache()
     /// Each bridge's origins: `""` (starting out), then each bridge linked into it.
@@ -79,6 +81,9 @@ public struct RiverEngine: Sendable {
         }
         self.outOf = outOf
         self.originsOf = originsOf
+        linkFrom = into.mapValues { follows in
+            Dictionary(follows.map { ($0.fromBridgeID, $0) }, uniquingKeysWith: { first, _ in first })
+        }
         maxLag = into.values.flatMap { $0 }.map(\.lagWeights.count).max() ?? 0
     }
 
@@ -257,13 +262,12 @@ public struct RiverEngine: Sendable {
         let horizon = Int64(maxLag) + 1_440
         for index in vessels.indices {
             let here = vessels[index]
-            let links = into[here.bridgeID] ?? []
+            let links = linkFrom[here.bridgeID] ?? [:]
             var weights: [(Int, Double)] = []
             for earlier in vessels[..<index].indices.reversed() {
                 let source = vessels[earlier]
                 if here.minute - source.minute > horizon { break }
-                guard source.minute < here.minute,
-                      let follow = links.first(where: { $0.fromBridgeID == source.bridgeID }) else { continue }
+                guard source.minute < here.minute, let follow = links[source.bridgeID] else { continue }
                 let lag = Int(clock.passableMinutes(here.bridgeID, from: source.minute, to: here.minute))
                 guard lag >= 1, lag <= follow.lagWeights.count else { continue }
                 let share = source.origins.reduce(0.0) { $0 + $1.value * follow.share(origin: $1.key) }

@@ -335,7 +335,7 @@ public struct ForecastReasonDTO: Sendable, Codable, Equatable, Hashable {
     /// brings none here: its vessel came from here, or has passed already), `holiday` (a federal holiday lifts the
     /// curfew), `curfew` (the rush-hour rule holds small vessels), `deviation` (closed for an event), `announced` (an
     /// opening is announced in the window), `under-way` (the bridge is open now), `evidence` (what happened before
-    /// the moment is not known yet).
+    /// the moment is not known yet), `model` (a past moment's model was learnt from the history after it).
     public let kind: String
     /// For people: "Ballard opened 6 min ago: 71% of such openings are followed at Fremont within 20 min".
     public let text: String

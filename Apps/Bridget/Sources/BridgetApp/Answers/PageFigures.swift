@@ -60,12 +60,12 @@ package struct KeptFigures: Sendable {
         }
     }
 
-    /// Computes and keeps what the pages need of the history as it is now (the figures, the quality page's
-    /// backtest and provenance), so the next pages render from them.
+    /// Computes and keeps what the pages need of the history as it is now (the figures, provenance and the quality
+    /// page's backtest, the one of minutes last), so the next pages render from them.
     package func keepAll() async throws {
         _ = try await figures()
-        _ = try await qualityBacktest()
         _ = try await provenance(now: context.assembly.now())
+        _ = try await qualityBacktest()
     }
 
     /// Where the stored openings come from (`ProvenanceAnswer`), as of the history's current version: counting
