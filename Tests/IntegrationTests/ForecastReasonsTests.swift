@@ -24,7 +24,7 @@ struct ForecastReasonsTests {
     func sampleYearBacktest() async throws {
         // A quarter of forecasts for seven bridges is seconds of work: done on a thread of its own, not on the
         // cooperative pool that the in-process servers of the other tests run on.
-        let (result, legacy, models) = try await RawConnection.blocking {
+        let (result, legacy, models) = try await RawConnection.blocking(computing: true) {
             Result { try Self.sampleYearFigures() }
         }.get()
         let window = try #require(result.windows.first)

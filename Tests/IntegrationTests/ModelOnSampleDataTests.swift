@@ -19,7 +19,7 @@ struct ModelOnSampleDataTests {
     /// The sample years' events and models, made on a thread of their own: seconds of arithmetic that on the
     /// cooperative pool would hold a thread the in-process servers of other tests need.
     static func built() async -> (events: [BridgeEventDTO], models: [OpeningModelDTO]) {
-        await RawConnection.blocking { (events, models) }
+        await RawConnection.blocking(computing: true) { (events, models) }
     }
 
     /// Models as Bridget builds them for Seattle: federal holidays that lift the curfew count as Sundays.
@@ -55,7 +55,7 @@ struct ModelOnSampleDataTests {
     @Test("a backtest on held-out months beats climatology for every bridge and both windows, and is calibrated")
     func backtestBeatsClimatology() async throws {
         let october = CivilCalendar.daysFromCivil(year: 2025, month: 10, day: 1)
-        let result = try await RawConnection.blocking {
+        let result = try await RawConnection.blocking(computing: true) {
             Result {
                 try Backtester(mergeGap: 120).run(bridges: BridgeCatalog.seattle.bridges, events: Self.events,
                                                   trainUntil: october, testUntil: october + 61)

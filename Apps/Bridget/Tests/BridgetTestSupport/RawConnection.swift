@@ -102,10 +102,14 @@ public final class RawConnection: Sendable {
         }
     }
 
-    /// `work`'s result, computed on a thread of its own.
-    public static func blocking<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+    /// `work`'s result, computed on a thread of its own; with `computing`, one of lower priority (a nice of 10):
+    /// seconds of arithmetic that must not take the CPU from the in-process servers and clients of other tests.
+    public static func blocking<T: Sendable>(computing: Bool = false, _ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(returning: work()) }
+            Thread.detachNewThread {
+                if computing { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) }
+                continuation.resume(returning: work())
+            }
         }
     }
 }
