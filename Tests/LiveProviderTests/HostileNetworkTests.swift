@@ -20,6 +20,14 @@ struct HostileNetworkTests {
                      query: try SocrataQuery(baseURL: baseURL ?? fixture.baseURL, dataset: fixture.server.datasetID), pageSize: pageSize)
     }
 
+    /// The requests the fixture answered, in order (what took which injected fault, when a test fails).
+    static func said(_ fixture: LiveFixture) -> String {
+        fixture.server.requests.map { request in
+            let query = request.query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+            return "\(request.path)?\(query) → \(request.status)"
+        }.joined(separator: "; ")
+    }
+
     private func expectExact(_ store: SQLiteBridgeStore, _ fixture: LiveFixture) async throws {
         let stored = try await store.allEvents()
         #expect(stored.count == fixture.expected.events.count)
@@ -67,7 +75,7 @@ struct HostileNetworkTests {
         #expect(report.fetched == 300)
         try await expectExact(store, fixture)
         let pageZero = fixture.server.requests.filter { $0.query["$offset"] == "0" }
-        #expect(pageZero.count == 3)
+        #expect(pageZero.count == 3, "\(Self.said(fixture))")
         #expect(pageZero.dropFirst().allSatisfy { $0.headers["if-none-match"] == nil })
     }
 
@@ -83,7 +91,7 @@ struct HostileNetworkTests {
             try await fixture.pipeline(provider: provider, store: store).run(full: false)
         }
         let run = try #require(try await store.syncRuns(limit: 1).first)
-        #expect(run.status == .failed)
+        #expect(run.status == .failed, "\(Self.said(fixture))")
         #expect(run.error?.contains("reached 0 rows, but the server counts 300") == true, "\(run.error ?? "")")
         #expect(try await store.lastSucceededRun(provider: "live") == nil)
         let next = try await fixture.pipeline(provider: provider, store: store).run(full: false)
@@ -126,7 +134,7 @@ struct HostileNetworkTests {
         let provider = try provider(fixture, token: token)
         let report = try await fixture.pipeline(provider: provider, store: store).run(full: true)
         #expect(report.fetched == 200)
-        let redirected = try #require(elsewhere.requests.first)
+        let redirected = try #require(elsewhere.requests.first, "\(Self.said(fixture))")
         #expect(redirected.target.contains("$offset=0") || redirected.target.contains("%24offset=0"))
         #expect(elsewhere.requests.allSatisfy { $0.headers["x-app-token"] == nil })
         #expect(fixture.server.requests.first?.headers["x-app-token"] == token) // its own origin still gets it
