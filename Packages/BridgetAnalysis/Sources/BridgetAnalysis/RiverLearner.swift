@@ -11,8 +11,8 @@ import Foundation
 ///    week and season kept, any link broken), or on a history shorter than 13 weeks with B's days shuffled among the
 ///    days of the same weekday (24 times). A pair is a candidate only when the count beats the null's mean by the
 ///    t-quantile of `falseLinkRate` in units of its spread (degrees of freedom: the null's copies, less one; the
-///    spread widened for the mean's own error): on bridges with no link at all, a pair is kept at that rate. A history
-///    shorter than three weeks learns no link. A bridge against itself
+///    spread widened for the mean's own error, and never narrower than a binomial count's): on bridges with no link
+///    at all, a pair is kept at that rate. A history shorter than three weeks learns no link. A bridge against itself
 ///    is counted beyond the minutes it cannot open again (`deadTime`), which its moved copy does not have.
 /// 2. **Shares and lags by maximum likelihood** (expectation–maximisation of a self-exciting point process): each
 ///    opening of B is a vessel starting out there (rate: its time-of-week slot times the background share of that

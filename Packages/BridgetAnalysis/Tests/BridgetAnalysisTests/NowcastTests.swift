@@ -148,6 +148,31 @@ struct NowcastTests {
         #expect(abs(own.chance - 0.05) < 1e-12 && abs(own.plainVessels[0] - 0.05) < 1e-12)
     }
 
+    @Test("the onward chances kept for open spans are those worked out minute by minute, windows past the kept length too")
+    func keptOnwardChances() throws {
+        let follow = { (from: String, share: Double, lags: ClosedRange<Int>) in
+            FollowDTO(fromBridgeID: from, maxLagMinutes: 60, sourceOpenings: 0, followed: 0, expectedByChance: 0,
+                      chanceSpread: 0, share: share, originShares: ["": share / 2], lagWeights: PlantedWorld.lags(lags))
+        }
+        let links = ["B": [follow("A", 0.7, 10...16)], "C": [follow("B", 0.6, 4...30)]]
+        let moment = try #require(FloatingTimestamp("2026-11-18T10:00:00.000")).wallClockSeconds / 60
+        // A minute of C held before the moment: its timeline is no longer open, so the chances are worked out minute
+        // by minute, while what comes after the moment is the same.
+        let held = RuleDeviationDTO(id: "held", bridgeIDs: ["C"], from: "2026-11-18T09:54:00", until: "2026-11-18T09:55:00",
+                                    reason: "a minute held")
+        let open = RiverEngine(into: links, clock: PassageClock(rules: nil))
+        let minuteByMinute = RiverEngine(into: links, clock: PassageClock(rules: RuleCalendar(curfews: [], deviations: [held])))
+        let vessels = [RiverVessel(bridgeID: "A", minute: moment - 5), RiverVessel(bridgeID: "B", minute: moment - 3)]
+        let background = { (id: String, minute: Int64) in id == "A" ? 0.01 : id == "B" ? 0.004 + Double(minute % 7) * 1e-4 : 0 }
+        for window in [20, 60, 200, 15] {
+            let kept = open.chance(target: "C", moment: moment, window: window, vessels: vessels, background: background)
+            let worked = minuteByMinute.chance(target: "C", moment: moment, window: window, vessels: vessels,
+                                               background: background)
+            #expect(abs(kept.chance - worked.chance) < 1e-12 && kept.chance > 0.1, "\(window) min: \(kept.chance), \(worked.chance)")
+            #expect(zip(kept.fromVessels, worked.fromVessels).allSatisfy { abs($0 - $1) < 1e-12 })
+        }
+    }
+
     @Test("a link that is not a link (shares out of 0…1 or not a number, no lags) brings nothing and breaks nothing")
     func unsoundLinks() {
         let broken = [
