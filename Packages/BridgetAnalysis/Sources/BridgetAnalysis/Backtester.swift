@@ -75,61 +75,69 @@ public struct Backtester: Sendable {
         let periodStart = Int64(trainUntil) * 86_400
         let end = Int64(testUntil) * 86_400
         let days = testUntil - trainUntil
-        let results = windows.map { minutes -> BacktestWindowDTO in
-            var overall = Accumulator()
-            var perBridge: [ForecastScoreDTO] = []
-            var comparisons: [ModelSkillDTO] = []
-            var overallDaily = DailySums(days: days)
-            var bins = ReliabilityBins()
-            for (bridge, model) in zip(bridges, models) where scoring?.contains(bridge.id) ?? true {
-                var accumulator = Accumulator()
-                var all = DailySums(days: days)
-                var after = DailySums(days: days)
-                var afterBins = ReliabilityBins()
-                let neighbours = Self.neighbours(of: model, among: models)
-                let starts = startsByBridge[bridge.id] ?? []
-                var cursor = 0
-                var wall = periodStart
-                while wall < end {
-                    let reading = FloatingTimestamp(wallClockSeconds: wall)
-                    let lookback = wall - Int64(NowcastEvidence.lookbackMinutes * 60)
-                    var seen: [NowcastEvidence.Seen] = []
-                    var index = timeline.partitioningIndex { $0.0 >= lookback }
-                    while index < timeline.count && timeline[index].0 < wall {
-                        seen.append(.init(bridgeID: timeline[index].1, minutesAgo: Double(wall - timeline[index].0) / 60))
-                        index += 1
-                    }
-                    let evidence = NowcastEvidence(seen: seen, isComplete: lookback >= periodStart)
+        // Moment by moment: the evidence is read once for every bridge and window (`Nowcaster.riverMoment`).
+        let scored = zip(bridges, models).filter { scoring?.contains($0.0.id) ?? true }
+        let neighbours = scored.map { Self.neighbours(of: $0.1, among: models) }
+        let startsOf = scored.map { startsByBridge[$0.0.id] ?? [] }
+        var cursors = [Int](repeating: 0, count: scored.count)
+        var tallies = windows.map { _ in scored.map { _ in BridgeTally(days: days) } }
+        var overall = windows.map { _ in Accumulator() }
+        var overallDaily = windows.map { _ in DailySums(days: days) }
+        var bins = windows.map { _ in ReliabilityBins() }
+        let horizon = windows.max() ?? 1
+        var wall = periodStart
+        while wall < end {
+            let reading = FloatingTimestamp(wallClockSeconds: wall)
+            let lookback = wall - Int64(NowcastEvidence.lookbackMinutes * 60)
+            var seen: [NowcastEvidence.Seen] = []
+            var index = timeline.partitioningIndex { $0.0 >= lookback }
+            while index < timeline.count && timeline[index].0 < wall {
+                seen.append(.init(bridgeID: timeline[index].1, minutesAgo: Double(wall - timeline[index].0) / 60))
+                index += 1
+            }
+            let evidence = NowcastEvidence(seen: seen, isComplete: lookback >= periodStart)
+            let shared = nowcaster.riverMoment(at: reading, evidence: evidence, horizon: horizon)
+            let day = Int((wall - periodStart) / 86_400)
+            for position in scored.indices {
+                let starts = startsOf[position]
+                while cursors[position] < starts.count && starts[cursors[position]] < wall { cursors[position] += 1 }
+            }
+            let afterNeighbour = neighbours.map { ids in
+                seen.contains { ids.contains($0.bridgeID) && $0.minutesAgo <= Double(Self.neighbourMinutes) }
+            }
+            for (slot, minutes) in windows.enumerated() {
+                for (position, (bridge, model)) in scored.enumerated() {
                     let nowcast = nowcaster.forecast(model, bridge: bridge, at: reading, windowMinutes: minutes,
-                                                     evidence: evidence)
-                    while cursor < starts.count && starts[cursor] < wall { cursor += 1 }
+                                                     evidence: evidence, shared: shared, explain: false)
+                    let starts = startsOf[position]
+                    let cursor = cursors[position]
                     let happened = cursor < starts.count && starts[cursor] < wall + Int64(minutes * 60)
                     let chance = nowcast.chanceOfOpening
-                    accumulator.add(chance, climatology: nowcast.baseChanceOfOpening, happened: happened)
-                    overall.add(chance, climatology: nowcast.baseChanceOfOpening, happened: happened)
-                    bins.add(chance, happened: happened)
-                    let day = Int((wall - periodStart) / 86_400)
                     let point = DailySums.Point(nowcast: chance, slot: nowcast.slotChanceOfOpening,
                                                 base: nowcast.baseChanceOfOpening, happened: happened)
-                    all.add(point, day: day)
-                    overallDaily.add(point, day: day)
-                    if seen.contains(where: { neighbours.contains($0.bridgeID)
-                        && $0.minutesAgo <= Double(Self.neighbourMinutes) }) {
-                        after.add(point, day: day)
-                        afterBins.add(chance, happened: happened)
-                    }
-                    wall += Int64(OpeningModelDTO.slotMinutes * 60)
+                    tallies[slot][position].add(point, day: day, after: afterNeighbour[position])
+                    overall[slot].add(chance, climatology: nowcast.baseChanceOfOpening, happened: happened)
+                    bins[slot].add(chance, happened: happened)
+                    overallDaily[slot].add(point, day: day)
                 }
-                perBridge.append(accumulator.score(bridgeID: bridge.id, bridgeName: bridge.name))
-                comparisons.append(all.comparison(bridgeID: bridge.id, bridgeName: bridge.name, subset: "all",
-                                                  reliabilityError: nil))
-                comparisons.append(after.comparison(bridgeID: bridge.id, bridgeName: bridge.name,
-                                                    subset: "after-neighbour", reliabilityError: afterBins.error))
             }
-            comparisons.insert(overallDaily.comparison(bridgeID: nil, bridgeName: nil, subset: "all",
-                                                       reliabilityError: bins.error), at: 0)
-            return BacktestWindowDTO(minutes: minutes, overall: overall.score(bridgeID: nil, bridgeName: nil),
-                                     bridges: perBridge, reliability: bins.dto, comparisons: comparisons)
+            wall += Int64(OpeningModelDTO.slotMinutes * 60)
+        }
+        let results = windows.indices.map { slot -> BacktestWindowDTO in
+            var perBridge: [ForecastScoreDTO] = []
+            var comparisons: [ModelSkillDTO] = [overallDaily[slot].comparison(
+                bridgeID: nil, bridgeName: nil, subset: "all", reliabilityError: bins[slot].error)]
+            for (position, (bridge, _)) in scored.enumerated() {
+                let tally = tallies[slot][position]
+                perBridge.append(tally.accumulator.score(bridgeID: bridge.id, bridgeName: bridge.name))
+                comparisons.append(tally.all.comparison(bridgeID: bridge.id, bridgeName: bridge.name, subset: "all",
+                                                        reliabilityError: nil))
+                comparisons.append(tally.after.comparison(bridgeID: bridge.id, bridgeName: bridge.name,
+                                                          subset: "after-neighbour",
+                                                          reliabilityError: tally.afterBins.error))
+            }
+            return BacktestWindowDTO(minutes: windows[slot], overall: overall[slot].score(bridgeID: nil, bridgeName: nil),
+                                     bridges: perBridge, reliability: bins[slot].dto, comparisons: comparisons)
         }
         let first = train.span.firstDay?.dateString
         return BacktestDTO(
@@ -158,6 +166,28 @@ public struct Backtester: Sendable {
                 return leg.medianLagMinutes < source.medianLagMinutes
             }
         }.map(\.fromBridgeID))
+    }
+
+    /// One bridge's scores in one window: every point, and those after a neighbour's opening.
+    struct BridgeTally {
+        var accumulator = Accumulator()
+        var all: DailySums
+        var after: DailySums
+        var afterBins = ReliabilityBins()
+
+        init(days: Int) {
+            all = DailySums(days: days)
+            after = DailySums(days: days)
+        }
+
+        mutating func add(_ point: DailySums.Point, day: Int, after isAfter: Bool) {
+            accumulator.add(point.nowcast, climatology: point.base, happened: point.happened)
+            all.add(point, day: day)
+            if isAfter {
+                after.add(point, day: day)
+                afterBins.add(point.nowcast, happened: point.happened)
+            }
+        }
     }
 
     /// Deciles of predicted chance: how often what was predicted happened.

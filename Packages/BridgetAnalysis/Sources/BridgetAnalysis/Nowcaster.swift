@@ -105,6 +105,14 @@ public struct Nowcaster: Sendable {
     /// The forecast for `bridge` at `reading` and the next `windowMinutes`, given `evidence`.
     public func forecast(_ model: OpeningModelDTO, bridge: BridgeInfoDTO, at reading: FloatingTimestamp,
                          windowMinutes: Int, evidence: NowcastEvidence) -> ForecastDTO {
+        forecast(model, bridge: bridge, at: reading, windowMinutes: windowMinutes, evidence: evidence, shared: nil)
+    }
+
+    /// The same, reading the evidence as `shared` has (`riverMoment`) where it was made for this moment and evidence
+    /// and reaches past the window; otherwise afresh. Without `explain`, the chances only: no reasons (a backtest
+    /// scores millions of forecasts and reads none of them).
+    func forecast(_ model: OpeningModelDTO, bridge: BridgeInfoDTO, at reading: FloatingTimestamp, windowMinutes: Int,
+                  evidence: NowcastEvidence, shared: RiverMoment?, explain: Bool = true) -> ForecastDTO {
         let window = max(windowMinutes, 1)
         let season = model.monthFactors[reading.month - 1]
         var reasons: [ForecastReasonDTO] = []
@@ -121,20 +129,19 @@ public struct Nowcaster: Sendable {
         var factsDay = Int.min
         var lifted = false
         for minute in 0..<window {
-            let moment = FloatingTimestamp(wallClockSeconds: reading.wallClockSeconds + Int64(minute * 60))
-            let day = Int(moment.wallClockSeconds.floorDivided(by: 86_400))
+            let wall = reading.wallClockSeconds + Int64(minute * 60)
+            let day = Int(wall.floorDivided(by: 86_400))
             if day != factsDay {
                 lifted = rules?.liftedCurfew(bridge.id, onDay: day) != nil
                 factsDay = day
             }
-            let weekSlot = OpeningModelDTO.slot(of: moment)
+            let weekSlot = Self.weekSlot(wallClockSeconds: wall)
             let slot = lifted && model.dynamics.holidaysAsSundays ? 6 * 96 + weekSlot % 96 : weekSlot
             if covered.insert(slot).inserted {
                 starts += model.slots[slot].starts
                 occurrences += model.slots[slot].occurrences
             }
-            let wall = moment.wallClockSeconds
-            if let closure = closures.first(where: { $0.from <= wall && wall < $0.until }) {
+            if !closures.isEmpty, let closure = closures.first(where: { $0.from <= wall && wall < $0.until }) {
                 closedBy = closedBy ?? closure.deviation
                 if minute == 0 { closedNow = true }
                 continue
@@ -143,15 +150,15 @@ public struct Nowcaster: Sendable {
         }
         let slotChance = 1 - exp(-slotRate)
         var chance = slotChance
-        if let closedBy {
+        if explain, let closedBy {
             reasons.append(ForecastReasonDTO(
                 kind: "deviation", text: "closed for \(closedBy.reason) until \(closedBy.until.dropFirst(11).prefix(5))"
                     + (closedBy.until.prefix(10) == reading.dateString ? "" : " on \(closedBy.until.prefix(10))")))
         }
-        reasons += ruleReasons(bridge: bridge, model: model, at: reading, window: window)
+        if explain { reasons += ruleReasons(bridge: bridge, model: model, at: reading, window: window) }
         if evidence.isComplete {
             let (river, riverReasons) = riverChance(model, bridge: bridge, at: reading, window: window,
-                                                    evidence: evidence)
+                                                    evidence: evidence, shared: shared, explain: explain)
             chance = river
             reasons += riverReasons
         }
@@ -179,6 +186,14 @@ public struct Nowcaster: Sendable {
             chanceOfOpening: chance, chanceOpenOnArrival: openOnArrival, expectedDelayMinutes: openOnArrival * waitIfOpen,
             baseChanceOfOpening: base, sampleStarts: starts, sampleOccurrences: occurrences,
             slotChanceOfOpening: slotChance, reasons: reasons)
+    }
+
+    /// `OpeningModelDTO.slot(of:)` from the wall clock's seconds by arithmetic: the week's quarter hour from Monday
+    /// 00:00 (1970-01-01 was a Thursday).
+    static func weekSlot(wallClockSeconds wall: Int64) -> Int {
+        let day = wall.floorDivided(by: 86_400)
+        let weekday = Int((day + 3).floorModulo(7))
+        return weekday * 96 + Int((wall - day * 86_400) / Int64(OpeningModelDTO.slotMinutes * 60))
     }
 
     /// A slot's rate from its chance of a start (openings as a Poisson process within the slot).

@@ -78,10 +78,11 @@ extension PlantedWorld {
                     isComplete: true)
                 let rawFrom = rawMinutes.partitioningIndex { $0 >= moment }
                 let rawTo = rawMinutes.partitioningIndex { $0 >= moment + Int64(window) }
+                let shared = nowcaster.riverMoment(at: reading, evidence: evidence, horizon: window)
                 for (model, id) in zip(models, bridgeIDs) {
                     let bridge = BridgeInfoDTO(id: id, name: id, displayName: id, latitude: 0, longitude: 0, waterway: "planted", kind: "bascule")
                     let forecast = nowcaster.forecast(model, bridge: bridge, at: reading, windowMinutes: window,
-                                                      evidence: evidence)
+                                                      evidence: evidence, shared: shared, explain: false)
                     let truth = self.truth(target: id, moment: moment, window: window, openings: openings,
                                            engine: engine)
                     let happened = openings[rawFrom..<rawTo].contains { $0.bridgeID == id } ? 1.0 : 0.0

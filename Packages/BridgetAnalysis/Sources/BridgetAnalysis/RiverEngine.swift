@@ -53,11 +53,41 @@ public struct RiverEngine: Sendable {
         let originAtTo: Int
     }
 
+    /// What a target's chance walks: the bridges whose vessels can reach it (its ancestors through the links), and
+    /// those of them that carry a vessel on (all but the target), in order.
+    struct Plan {
+        let reach: Set<String>
+        let carriers: [String]
+        let carrierIndex: [String: Int]
+
+        init(target: String, into: [String: [FollowDTO]]) {
+            var reach: Set<String> = [target]
+            var frontier = [target]
+            while let bridge = frontier.popLast() {
+                for follow in into[bridge] ?? [] where reach.insert(follow.fromBridgeID).inserted {
+                    frontier.append(follow.fromBridgeID)
+                }
+            }
+            self.reach = reach
+            carriers = reach.subtracting([target]).sorted()
+            carrierIndex = Dictionary(uniqueKeysWithValues: carriers.enumerated().map { ($1, $0) })
+        }
+
+        /// The plan of a bridge no link touches: its own vessels only.
+        init(lone target: String) {
+            reach = [target]
+            carriers = []
+            carrierIndex = [:]
+        }
+    }
+
     private let outOf: [String: [Link]]
+    /// The plan of every bridge a link touches, by target (another target's is made when asked).
+    private let plans: [String: Plan]
     /// Each bridge's links by the bridge they come from.
     private let linkFrom: [String: [String: FollowDTO]]
-    /// `openOnward`'s answers by target.
-    private let openCache = OnwardCache()
+    /// Onward chances worked out: `openOnward`'s by target, the others by the minutes held in their window.
+    private let onwardCache = OnwardCache()
     /// Each bridge's origins: `""` (starting out), then each bridge linked into it.
     private let originsOf: [String: [String]]
 
@@ -85,6 +115,8 @@ public struct RiverEngine: Sendable {
             Dictionary(follows.map { ($0.fromBridgeID, $0) }, uniquingKeysWith: { first, _ in first })
         }
         maxLag = into.values.flatMap { $0 }.map(\.lagWeights.count).max() ?? 0
+        let touched = Set(into.keys).union(into.values.flatMap { $0.map(\.fromBridgeID) })
+        plans = Dictionary(uniqueKeysWithValues: touched.map { ($0, Plan(target: $0, into: into)) })
     }
 
     /// Whether a link can be walked: shares in 0…1, lags finite, non-negative and summing to about 1.
@@ -109,43 +141,82 @@ public struct RiverEngine: Sendable {
     /// moment) and each bridge's background rate per minute.
     public func chance(target: String, moment: Int64, window: Int, vessels: [RiverVessel],
                        background: (String, Int64) -> Double) -> Outcome {
+        chance(target: target, moment: moment, window: window, vessels: vessels, background: background, timeline: nil)
+    }
+
+    /// The same, with each bridge's timeline from `timeline` where it covers the span, and its background rates
+    /// minute by minute from the moment from `rates` where they cover the window (one moment's forecasts share
+    /// them: `Nowcaster.RiverMoment`).
+    func chance(target: String, moment: Int64, window: Int, vessels: [RiverVessel],
+                background: (String, Int64) -> Double, timeline: ((String) -> Timeline)?,
+                rates: ((String) -> [Double])? = nil) -> Outcome {
         let window = max(window, 1)
         let last = moment + Int64(window) - 1
-        // The bridges whose vessels can reach the target: its ancestors through the links.
-        var reach: Set<String> = [target]
-        var frontier = [target]
-        while let bridge = frontier.popLast() {
-            for follow in into[bridge] ?? [] where reach.insert(follow.fromBridgeID).inserted {
-                frontier.append(follow.fromBridgeID)
-            }
-        }
-        let earliest = min(vessels.map(\.minute).min() ?? moment - 1, moment - 1) - 1
+        let plan = plans[target] ?? Plan(lone: target)
+        let reach = plan.reach, carriers = plan.carriers, carrierIndex = plan.carrierIndex
+        var earliest = moment - 1
+        for vessel in vessels where vessel.minute < earliest { earliest = vessel.minute }
+        earliest -= 1
         var timelines: [String: Timeline] = [:]
         for bridge in reach {
-            timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest, last: last)
+            if let given = timeline?(bridge), given.first == earliest, given.last >= last {
+                timelines[bridge] = given
+            } else {
+                timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest, last: last)
+            }
         }
         // onward[carrier][origin][k]: the chance that a vessel at the carrier at minute moment + k, come from that
         // origin, is carried on to the target before the window ends. Where every bridge on the way lets vessels
-        // through all the span, it depends on the minutes left only: kept by target, worked out once.
-        let carriers = reach.subtracting([target]).sorted()
-        let carrierIndex = Dictionary(uniqueKeysWithValues: carriers.enumerated().map { ($1, $0) })
-        let onward: [[[Double]]]
-        if reach.allSatisfy({ timelines[$0]?.open == true }) {
-            let left = openOnward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
-                                  minutes: window)
-            onward = left.map { $0.map { Array($0[0..<window].reversed()) } }
+        // through every minute of the window, it depends on the minutes left only: kept by target, worked out once,
+        // and read backwards.
+        let onward: Onward
+        if reach.allSatisfy({ timelines[$0]?.passable(from: moment - 1, to: last) == window }) {
+            onward = Onward(values: openOnward(target: target, reach: reach, carriers: carriers,
+                                               carrierIndex: carrierIndex, minutes: window), lastIndex: window - 1)
         } else {
-            onward = self.onward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
-                                 moment: moment, window: window, timelines: timelines)
+            // Otherwise they depend on which minutes of the window each bridge on the way holds vessels in: the
+            // same curfew minutes recur day after day, so they are kept by that pattern.
+            var held: [UInt64] = []
+            for bridge in carriers + [target] {
+                guard let line = timelines[bridge] else { continue }
+                var words = [UInt64](repeating: 0, count: (window + 63) / 64)
+                if line.passable(from: moment - 1, to: last) < window {
+                    var before = line.count(at: moment - 1)
+                    for k in 0..<window {
+                        let now = line.count(at: moment + Int64(k))
+                        if now == before { words[k / 64] |= 1 << UInt64(k % 64) }
+                        before = now
+                    }
+                }
+                held += words
+            }
+            let key = OnwardCache.HeldKey(target: target, window: window, held: held)
+            if let known = onwardCache.value(key) {
+                onward = Onward(values: known, lastIndex: nil)
+            } else {
+                let values = self.onward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
+                                         moment: moment, window: window, timelines: timelines)
+                onwardCache.set(key, values)
+                onward = Onward(values: values, lastIndex: nil)
+            }
         }
         // Vessels starting out in the window, at the target or carried to it.
+        func ratesOf(_ bridge: String) -> [Double] {
+            if let given = rates?(bridge), given.count >= window { return given }
+            var made: [Double] = []
+            made.reserveCapacity(window)
+            for k in 0..<window { made.append(background(bridge, moment + Int64(k))) }
+            return made
+        }
         var lambda = 0.0
-        for k in 0..<window {
-            let minute = moment + Int64(k)
-            lambda += max(background(target, minute), 0)
-            for (index, carrier) in carriers.enumerated() {
-                let chance = onward[index][0][k]
-                if chance > 0 { lambda += max(background(carrier, minute), 0) * chance }
+        let own = ratesOf(target)
+        for k in 0..<window { lambda += max(own[k], 0) }
+        for index in carriers.indices {
+            let carried = onward.values[index][0]
+            let rate = ratesOf(carriers[index])
+            for k in 0..<window {
+                let chance = carried[onward.lastIndex.map { $0 - k } ?? k]
+                if chance > 0 { lambda += max(rate[k], 0) * chance }
             }
         }
         // Openings before the moment.
@@ -199,7 +270,8 @@ public struct RiverEngine: Sendable {
                 carried.removeAll(keepingCapacity: true)
                 for link in links {
                     carried.append(hop(link, from: minute, elapsed: 0, target: target, last: last, moment: moment,
-                                       timelines: timelines, onward: onward, carrierIndex: carrierIndex))
+                                       timelines: timelines, onward: Onward(values: onward, lastIndex: nil),
+                                       carrierIndex: carrierIndex))
                 }
                 let origins = originLists[index]
                 for slot in origins.indices {
@@ -218,36 +290,45 @@ public struct RiverEngine: Sendable {
     /// minute), at least `minutes` of them; kept by target.
     private func openOnward(target: String, reach: Set<String>, carriers: [String], carrierIndex: [String: Int],
                             minutes: Int) -> [[[Double]]] {
-        if let known = openCache.value(target), known.first?.first?.count ?? .max >= minutes { return known }
+        if let known = onwardCache.value(target), known.first?.first?.count ?? .max >= minutes { return known }
         let length = max(minutes, 120)
         let timelines = Dictionary(uniqueKeysWithValues: reach.map {
             ($0, Timeline((counts: [], passes: []), first: -Int64(maxLag) - 2, last: Int64(length) - 1))
         })
         let computed = onward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
                               moment: 0, window: length, timelines: timelines).map { $0.map { Array($0.reversed()) } }
-        openCache.set(target, computed)
+        onwardCache.set(target, computed)
         return computed
     }
 
     /// The chance mass of a link's lag beyond `elapsed` (from an opening at `minute`) whose arrival reaches the
     /// target by `last`: directly (the link ends at the target) or through the arrival bridge's onward chance.
     private func hop(_ link: Link, from minute: Int64, elapsed: Int, target: String, last: Int64, moment: Int64,
-                     timelines: [String: Timeline], onward: [[[Double]]], carrierIndex: [String: Int]) -> Double {
+                     timelines: [String: Timeline], onward: Onward, carrierIndex: [String: Int]) -> Double {
         guard let to = timelines[link.to] else { return 0 }
         let base = to.count(at: minute)
         let upper = min(Int(to.count(at: last) - base), link.follow.lagWeights.count)
         guard upper > elapsed else { return 0 }
         if link.to == target { return max(link.cumulative[upper] - link.cumulative[elapsed], 0) }
         guard let index = carrierIndex[link.to] else { return 0 }
-        let carried = onward[index][link.originAtTo]
+        let carried = onward.values[index][link.originAtTo]
+        // Minutes of the window: `k` from the moment, or (read backwards) minutes left.
+        let count = onward.lastIndex.map { $0 + 1 } ?? carried.count
         let lags = link.follow.lagWeights
         var sum = 0.0
         for lag in (elapsed + 1)...upper where lags[lag - 1] > 0 {
             guard let arrival = to.minute(reachingCount: base + Int32(lag)) else { break }
             let k = Int(arrival - moment)
-            if k >= 0 && k < carried.count { sum += lags[lag - 1] * carried[k] }
+            if k >= 0 && k < count { sum += lags[lag - 1] * carried[onward.lastIndex.map { $0 - k } ?? k] }
         }
         return sum
+    }
+
+    /// Onward chances by carrier, origin and minute of the window (`lastIndex` nil), or by minutes left, read
+    /// backwards from `lastIndex` (the window's last minute is index 0).
+    struct Onward {
+        let values: [[[Double]]]
+        let lastIndex: Int?
     }
 
     /// The forecaster's reading of openings before a moment: for each (in order of time), where its vessel likely
@@ -298,6 +379,8 @@ struct Timeline {
     /// Whether every minute lets vessels through (no arrays kept).
     let open: Bool
     private let length: Int
+    /// The span's last minute.
+    var last: Int64 { first + Int64(length) - 1 }
 
     init(_ prefix: (counts: [Int32], passes: [Bool]), first: Int64, last: Int64) {
         self.first = first
@@ -307,7 +390,8 @@ struct Timeline {
         var reaching: [Int32] = []
         if !open {
             reaching.reserveCapacity(Int(prefix.counts.last ?? 0))
-            for (index, passes) in prefix.passes.enumerated() where passes { reaching.append(Int32(index)) }
+            let passes = prefix.passes
+            for index in passes.indices where passes[index] { reaching.append(Int32(index)) }
         }
         self.reaching = reaching
     }
@@ -331,10 +415,21 @@ struct Timeline {
     }
 }
 
-/// The open onward chances an engine has worked out, by target (shared by copies of the engine, behind a lock).
+/// The onward chances an engine has worked out (shared by copies of the engine, behind a lock): where every minute lets
+/// vessels through, by target; else by target, window and the minutes each bridge on the way holds vessels in, at
+/// most `heldLimit` of them (a full cache starts again: the patterns in use come back at once).
 final class OnwardCache: @unchecked Sendable {
+    /// A window's pattern: each bridge's held minutes as bits (bridges in the plan's order, 64 minutes a word).
+    struct HeldKey: Hashable {
+        let target: String
+        let window: Int
+        let held: [UInt64]
+    }
+
+    static let heldLimit = 4_096
     private let lock = NSLock()
     private var byTarget: [String: [[[Double]]]] = [:]
+    private var byPattern: [HeldKey: [[[Double]]]] = [:]
 
     func value(_ target: String) -> [[[Double]]]? {
         lock.lock()
@@ -346,5 +441,18 @@ final class OnwardCache: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         byTarget[target] = value
+    }
+
+    func value(_ key: HeldKey) -> [[[Double]]]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return byPattern[key]
+    }
+
+    func set(_ key: HeldKey, _ value: [[[Double]]]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if byPattern.count >= Self.heldLimit { byPattern.removeAll(keepingCapacity: true) }
+        byPattern[key] = value
     }
 }
