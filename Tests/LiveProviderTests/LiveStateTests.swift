@@ -181,7 +181,7 @@ struct LiveStateTests {
     /// A poller of the fixture's feed into `store`, as `holder`: its poll's timeout (`hangDetector`) is a hang
     /// detector, long enough for a busy machine (and stretched for a slow build, `TestTime`); the hang fault waits
     /// longer.
-    static let hangDetector: TimeInterval = TestTime.seconds(10)
+    static let hangDetector: TimeInterval = TestTime.seconds(30)
 
     static func poller(_ url: URL, _ store: any BridgeStore, holder: String, interval: TimeInterval = 1,
                        now: @escaping @Sendable () -> Date = { Date() },
