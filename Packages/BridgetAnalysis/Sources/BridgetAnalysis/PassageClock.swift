@@ -47,44 +47,73 @@ public struct PassageClock: Sendable {
     /// The minutes in `(from, to]` in which `bridgeID` holds vessels.
     public func heldMinutes(_ bridgeID: String, from: Int64, to: Int64) -> Int64 {
         guard to > from else { return 0 }
-        var held: Int64 = 0
-        if let curfew = curfews[bridgeID] {
-            let firstDay = (from + 1).floorDivided(by: 1_440)
-            let lastDay = to.floorDivided(by: 1_440)
-            var day = firstDay
-            while day <= lastDay {
-                let weekday = Int((day + 3).floorModulo(7))
-                if curfew.weekdays.contains(weekday) {
-                    var overlap: Int64 = 0
-                    for (start, end) in curfew.windows {
-                        // Minutes [day·1440 + start, day·1440 + end) against (from, to] = [from + 1, to + 1).
-                        let low = max(day * 1_440 + start, from + 1)
-                        let high = min(day * 1_440 + end, to + 1)
-                        if high > low { overlap += high - low }
+        return bridge(bridgeID).heldMinutes(from: from, to: to)
+    }
+
+    /// One bridge's clock, its rules looked up once: a caller that asks one bridge many times keeps it.
+    func bridge(_ bridgeID: String) -> Bridge {
+        Bridge(id: bridgeID, rules: rules, curfew: curfews[bridgeID], closures: closures[bridgeID] ?? [],
+               longestClosure: longestClosure[bridgeID] ?? 0)
+    }
+
+    /// `PassageClock` for one bridge.
+    struct Bridge {
+        let id: String
+        let rules: RuleCalendar?
+        let curfew: (weekdays: Set<Int>, windows: [(Int64, Int64)])?
+        let closures: [(Int64, Int64)]
+        let longestClosure: Int64
+
+        /// Whether any minute holds vessels.
+        var holds: Bool { curfew != nil || !closures.isEmpty }
+
+        /// The minutes in `(from, to]` that let vessels through.
+        func passableMinutes(from: Int64, to: Int64) -> Int64 {
+            to > from ? to - from - heldMinutes(from: from, to: to) : 0
+        }
+
+        /// The minutes in `(from, to]` that hold vessels.
+        func heldMinutes(from: Int64, to: Int64) -> Int64 {
+            guard to > from else { return 0 }
+            var held: Int64 = 0
+            if let curfew {
+                let firstDay = (from + 1).floorDivided(by: 1_440)
+                let lastDay = to.floorDivided(by: 1_440)
+                var day = firstDay
+                while day <= lastDay {
+                    let weekday = Int((day + 3).floorModulo(7))
+                    if curfew.weekdays.contains(weekday) {
+                        var overlap: Int64 = 0
+                        for (start, end) in curfew.windows {
+                            // Minutes [day·1440 + start, day·1440 + end) against (from, to] = [from + 1, to + 1).
+                            let low = max(day * 1_440 + start, from + 1)
+                            let high = min(day * 1_440 + end, to + 1)
+                            if high > low { overlap += high - low }
+                        }
+                        // The holiday table is asked only where the curfew's hours are met.
+                        if overlap > 0, rules?.liftedCurfew(id, onDay: Int(day)) == nil { held += overlap }
                     }
-                    // The holiday table is asked only where the curfew's hours are met.
-                    if overlap > 0, rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil { held += overlap }
+                    day += 1
                 }
-                day += 1
             }
+            if !closures.isEmpty {
+                var low = 0
+                var high = closures.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if closures[middle].0 < from + 1 - longestClosure { low = middle + 1 } else { high = middle }
+                }
+                var index = low
+                while index < closures.count && closures[index].0 <= to {
+                    let (start, end) = closures[index]
+                    let overlapLow = max(start, from + 1)
+                    let overlapHigh = min(end, to + 1)
+                    if overlapHigh > overlapLow { held += overlapHigh - overlapLow }
+                    index += 1
+                }
+            }
+            return min(held, to - from)
         }
-        if let spans = closures[bridgeID], let longest = longestClosure[bridgeID] {
-            var low = 0
-            var high = spans.count
-            while low < high {
-                let middle = (low + high) / 2
-                if spans[middle].0 < from + 1 - longest { low = middle + 1 } else { high = middle }
-            }
-            var index = low
-            while index < spans.count && spans[index].0 <= to {
-                let (start, end) = spans[index]
-                let overlapLow = max(start, from + 1)
-                let overlapHigh = min(end, to + 1)
-                if overlapHigh > overlapLow { held += overlapHigh - overlapLow }
-                index += 1
-            }
-        }
-        return min(held, to - from)
     }
 
     /// The minutes in `(from, to]` in which `bridgeID` lets vessels through.

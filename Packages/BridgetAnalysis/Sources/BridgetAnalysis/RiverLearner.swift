@@ -22,8 +22,8 @@ import Foundation
 ///    re-estimated from them, 30 times. Lags count the minutes B lets vessels through (`PassageClock`), so a
 ///    follower a curfew holds is late, not missing. A link that ends with a share under 1% is dropped.
 ///
-/// Memory: the openings' minutes, bridges and per-opening rates, and each opening's passage count at the bridges
-/// that hold vessels: about 40 bytes an opening.
+/// Memory: the openings' minutes, bridges and per-opening rates, and each opening's passage count at the linked bridges
+/// that hold vessels: about 40 bytes an opening, of the newest `fitOpenings` at most.
 public struct RiverLearner: Sendable {
     public let maxLagMinutes: Int
     public let iterations: Int
@@ -34,10 +34,34 @@ public struct RiverLearner: Sendable {
     /// The t-quantile of 1 − `falseLinkRate` by degrees of freedom, 1…11.
     static let thresholds = [318.3, 22.33, 10.21, 7.173, 5.893, 5.208, 4.785, 4.501, 4.297, 4.144, 4.025]
 
-    public init(maxLagMinutes: Int = 60, iterations: Int = 30) {
+    /// The most openings (of all bridges, the newest) the likelihood's maximum is found on: the river as it is now,
+    /// and a rebuild's time and memory bounded whatever the history's length (250,000: 18 years of Seattle's).
+    public let fitOpenings: Int
+
+    public init(maxLagMinutes: Int = 60, iterations: Int = 30, fitOpenings: Int = 250_000) {
         self.maxLagMinutes = max(maxLagMinutes, 1)
         self.iterations = max(iterations, 1)
+        self.fitOpenings = max(fitOpenings, 1)
         falseLinkRate = 0.001
+    }
+
+    /// Each bridge's starts from the minute on which the newest `count` of all of them begin (all of them when
+    /// there are no more).
+    static func newest(_ starts: [String: [Int32]], ids: [String], count: Int) -> [String: [Int32]] {
+        let total = ids.reduce(0) { $0 + (starts[$1]?.count ?? 0) }
+        guard total > count else { return starts }
+        // The cut: the smallest minute that leaves at most `count` starts at or after it (a binary search on minutes).
+        let all = ids.compactMap { starts[$0] }
+        func after(_ minute: Int32) -> Int {
+            all.reduce(0) { $0 + $1.count - $1.partitioningIndex { $0 >= minute } }
+        }
+        var low = all.compactMap(\.first).min() ?? 0
+        var high = (all.compactMap(\.last).max() ?? 0) + 1
+        while low < high {
+            let middle = low + (high - low) / 2
+            if after(middle) <= count { high = middle } else { low = middle + 1 }
+        }
+        return starts.mapValues { Array($0[$0.partitioningIndex { $0 >= low }...]) }
     }
 
     /// What is learnt of one bridge.
@@ -88,9 +112,10 @@ public struct RiverLearner: Sendable {
                 }
             }
         }
-        // 2. The likelihood's maximum.
-        let river = River(ids: ids, startMinutes: startMinutes, models: models, rules: rules, clock: clock,
-                          maxLag: maxLagMinutes, links: tests.mapValues { Array($0.keys).sorted() })
+        // 2. The likelihood's maximum, on the newest `fitOpenings` openings of all bridges at most.
+        let river = River(ids: ids, startMinutes: Self.newest(startMinutes, ids: ids, count: fitOpenings),
+                          models: models, rules: rules, clock: clock, maxLag: maxLagMinutes,
+                          links: tests.mapValues { Array($0.keys).sorted() })
         var fit = river.initial(tests: tests)
         for _ in 0..<iterations { fit = river.step(fit) }
         var result: [String: Learnt] = [:]
@@ -104,7 +129,8 @@ public struct RiverLearner: Sendable {
                     shares[origin < 0 ? "" : ids[origin]] = link.shares[slot]
                 }
                 followers.append(FollowDTO(
-                    fromBridgeID: ids[from], maxLagMinutes: maxLagMinutes, sourceOpenings: river.counts[from],
+                    fromBridgeID: ids[from], maxLagMinutes: maxLagMinutes,
+                    sourceOpenings: startMinutes[ids[from]]?.count ?? river.counts[from],
                     followed: test.followed, expectedByChance: test.mean, chanceSpread: test.spread,
                     share: link.overall, originShares: shares, lagWeights: link.lags))
             }
@@ -139,6 +165,8 @@ public struct RiverLearner: Sendable {
         -> PairTest
     {
         let lag = maxLagMinutes
+        let bridge = clock.bridge(id)
+        let holds = bridge.holds
         guard let first = target.first, let last = target.last, !source.isEmpty else {
             return PairTest(followed: 0, mean: 0, spread: 0, lags: [])
         }
@@ -156,8 +184,7 @@ public struct RiverLearner: Sendable {
                 while next < target.count {
                     let gap = Int64(target[next] - start)
                     if gap > Int64(lag) + 1_440 { break }
-                    let passable = gap <= Int64(lag) && !clock.holds(id)
-                        ? gap : clock.passableMinutes(id, from: Int64(start), to: Int64(start) + gap)
+                    let passable = holds ? bridge.passableMinutes(from: Int64(start), to: Int64(start) + gap) : gap
                     if passable > Int64(floor) {
                         if passable <= Int64(lag) {
                             found += 1
@@ -266,7 +293,9 @@ struct River {
     private let rates: [Float]
     private let pools: [UInt8]
     /// Per bridge that holds vessels: each opening's count of the minutes that bridge let vessels through.
-    private let passage: [Int: [Int32]]
+    private let passage: [[Int32]?]
+    /// By target and source bridge (`target · bridges + source`): which of the target's links the source is, −1 none.
+    private let linkIndex: [Int]
 
     /// The parameters: per bridge, per link: shares by origin, lags; background shares by hour pool.
     struct Fit {
@@ -310,20 +339,27 @@ struct River {
         }
         self.rates = rates
         self.pools = pools
-        var passage: [Int: [Int32]] = [:]
-        for (index, id) in ids.enumerated() where clock.holds(id) {
+        var passage = [[Int32]?](repeating: nil, count: ids.count)
+        // Only a bridge with links into it has its lags counted.
+        for (index, id) in ids.enumerated() where clock.holds(id) && !self.links[index].isEmpty {
+            let bridge = clock.bridge(id)
             var counts = [Int32](repeating: 0, count: merged.count)
             guard let first = merged.first?.0 else { continue }
             var previous = Int64(first)
             var running: Int64 = 0
             for (position, (minute, _)) in merged.enumerated() {
-                running += clock.passableMinutes(id, from: previous, to: Int64(minute))
+                running += bridge.passableMinutes(from: previous, to: Int64(minute))
                 previous = Int64(minute)
                 counts[position] = Int32(truncatingIfNeeded: running)
             }
             passage[index] = counts
         }
         self.passage = passage
+        var linkIndex = [Int](repeating: -1, count: ids.count * ids.count)
+        for to in ids.indices {
+            for (position, from) in self.links[to].enumerated() { linkIndex[to * ids.count + from] = position }
+        }
+        self.linkIndex = linkIndex
     }
 
     /// The minutes bridge `to` let vessels through from opening `from` to opening `at` (positions in the timeline).
@@ -372,9 +408,7 @@ struct River {
         var poolCounts = ownSums
         var ownTotal = [Double](repeating: 0, count: ids.count)
         // Which link (index in `links[to]`) each source bridge is, per target.
-        let linkIndex = links.map { sources -> [Int: Int] in
-            Dictionary(uniqueKeysWithValues: sources.enumerated().map { ($1, $0) })
-        }
+        let bridgeCount = ids.count
         var candidates: [(position: Int, link: Int, weight: Double)] = []
         for position in 0..<count {
             let bridge = Int(bridges[position])
@@ -387,7 +421,8 @@ struct River {
                 while earlier >= 0 {
                     let lag = lag(earlier, position, to: bridge)
                     if lag > maxLag { break }
-                    if lag >= 1, let link = linkIndex[bridge][Int(bridges[earlier])] {
+                    let link = linkIndex[bridge * bridgeCount + Int(bridges[earlier])]
+                    if lag >= 1, link >= 0 {
                         let parameters = fit.links[bridge][link]
                         let source = Int(bridges[earlier])
                         var share = 0.0
@@ -435,7 +470,8 @@ struct River {
         for position in 0..<count {
             let source = Int(bridges[position])
             for to in ids.indices {
-                guard let link = linkIndex[to][source] else { continue }
+                let link = linkIndex[to * bridgeCount + source]
+                guard link >= 0 else { continue }
                 for slot in 0..<origins[source].count {
                     exposure[to][link][slot] += Double(originChances[originOffsets[position] + slot])
                 }

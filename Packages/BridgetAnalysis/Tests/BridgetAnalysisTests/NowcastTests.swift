@@ -44,6 +44,39 @@ struct NowcastTests {
         #expect(back.share(origin: "B") < 0.1 && back.share(origin: "") > 0.5, "\(back.originShares)")
     }
 
+    @Test("a long history is fitted on its newest openings: the cut keeps at most that many, the newest, and the link is the same")
+    func fitsTheNewestOpenings() throws {
+        let world = PlantedWorld.all(days: 400)[0]
+        let (starts, full) = Self.learnt(world)
+        let ids = starts.keys.sorted()
+        let total = starts.values.reduce(0) { $0 + $1.count }
+        let kept = RiverLearner.newest(starts, ids: ids, count: total / 3)
+        let keptCount = kept.values.reduce(0) { $0 + $1.count }
+        #expect(keptCount <= total / 3 && keptCount > total / 3 - 10, "\(keptCount) of \(total)")
+        // The newest: every kept start is at or after every dropped one.
+        let cut = kept.values.compactMap(\.first).min() ?? 0
+        #expect(ids.allSatisfy { id in (starts[id] ?? []).filter { $0 >= cut } == kept[id] ?? [] })
+        #expect(RiverLearner.newest(starts, ids: ids, count: total) == starts)
+        // Fitted on a third of the history, the planted link comes out the same (within the third's noise), and
+        // says how many openings of the whole history its source had.
+        let records = world.simulate().map {
+            OpeningRecordDTO(bridgeID: $0.bridgeID, openedAt: $0.minute * 60, closedAt: $0.minute * 60 + 120,
+                             openWall: $0.minute * 60)
+        }
+        let bridges = world.bridgeIDs.map {
+            BridgeInfoDTO(id: $0, name: $0, displayName: $0, latitude: 0, longitude: 0, waterway: "w", kind: "bascule")
+        }
+        let tallies = Tallies(records: records, mergeGap: 60, rules: world.rules)
+        let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: Date())
+        let third = RiverLearner(fitOpenings: total / 3).learn(
+            startMinutes: starts, models: Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) }),
+            rules: world.rules)
+        let whole = try #require(full["B"]?.followers.first { $0.fromBridgeID == "A" })
+        let part = try #require(third["B"]?.followers.first { $0.fromBridgeID == "A" })
+        #expect(abs(part.share - whole.share) < 0.08 && abs(part.share - 0.7) < 0.1, "\(part.share) \(whole.share)")
+        #expect(part.sourceOpenings == whole.sourceOpenings && part.sourceOpenings == starts["A"]?.count)
+    }
+
     @Test("links are earned: on independent bridges none is kept and the test's scores are centred, spread about 1",
           arguments: [(days: 300, seeds: UInt64(6)), (days: 30, seeds: 12)])
     func independentBridges(days: Int, seeds: UInt64) {
