@@ -7,7 +7,7 @@ import Testing
 @Suite("The river model and the now-cast")
 struct NowcastTests {
     /// The world's openings as the learner reads them, and slot models built from them.
-    static func learnt(_ world: PlantedWorld)
+    static func learnt(_ world: PlantedWorld, learner: RiverLearner = RiverLearner())
         -> (starts: [String: [Int32]], learnt: [String: RiverLearner.Learnt])
     {
         let records = world.simulate().map {
@@ -19,7 +19,7 @@ struct NowcastTests {
         }
         let tallies = Tallies(records: records, mergeGap: 60, rules: world.rules)
         let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: Date())
-        let learnt = RiverLearner().learn(startMinutes: tallies.startMinutes,
+        let learnt = learner.learn(startMinutes: tallies.startMinutes,
                                           models: Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) }),
                                           rules: world.rules)
         return (tallies.startMinutes, learnt)
@@ -59,18 +59,7 @@ struct NowcastTests {
         #expect(RiverLearner.newest(starts, ids: ids, count: total) == starts)
         // Fitted on a third of the history, the planted link comes out the same (within the third's noise), and
         // says how many openings of the whole history its source had.
-        let records = world.simulate().map {
-            OpeningRecordDTO(bridgeID: $0.bridgeID, openedAt: $0.minute * 60, closedAt: $0.minute * 60 + 120,
-                             openWall: $0.minute * 60)
-        }
-        let bridges = world.bridgeIDs.map {
-            BridgeInfoDTO(id: $0, name: $0, displayName: $0, latitude: 0, longitude: 0, waterway: "w", kind: "bascule")
-        }
-        let tallies = Tallies(records: records, mergeGap: 60, rules: world.rules)
-        let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: Date())
-        let third = RiverLearner(fitOpenings: total / 3).learn(
-            startMinutes: starts, models: Dictionary(uniqueKeysWithValues: models.map { ($0.bridgeID, $0) }),
-            rules: world.rules)
+        let third = Self.learnt(world, learner: RiverLearner(fitOpenings: total / 3)).learnt
         let whole = try #require(full["B"]?.followers.first { $0.fromBridgeID == "A" })
         let part = try #require(third["B"]?.followers.first { $0.fromBridgeID == "A" })
         #expect(abs(part.share - whole.share) < 0.08 && abs(part.share - 0.7) < 0.1, "\(part.share) \(whole.share)")
