@@ -195,6 +195,53 @@ struct NowcastTests {
         }
     }
 
+    @Test("what a reused engine keeps (onward chances by held minutes, longer timelines) equals a fresh engine's, through curfews")
+    func keptAcrossCurfews() throws {
+        let world = try #require(PlantedWorld.all(days: 20).last)
+        let openings = world.simulate()
+        let reused = world.engine
+        let clock = PassageClock(rules: world.rules)
+        var compared = 0
+        var differentPatterns = 0
+        // Two weekdays, every 5 minutes: the same curfew minutes come back on the second day.
+        let start = try #require(openings.first?.minute).floorDivided(by: 1_440) * 1_440 + 7 * 1_440
+        for moment in stride(from: start + 6 * 60, to: start + 2 * 1_440, by: 5) {
+            let vessels = openings.filter { $0.minute < moment && $0.minute >= moment - 240 }
+                .map { RiverVessel(bridgeID: $0.bridgeID, minute: $0.minute) }
+            for target in world.bridgeIDs {
+                for window in [20, 60] {
+                    let fresh = world.engine.chance(target: target, moment: moment, window: window, vessels: vessels,
+                                                    background: world.background)
+                    // A timeline reaching past the window, as one moment's forecasts share it.
+                    var earliest = moment - 1
+                    for vessel in vessels where vessel.minute < earliest { earliest = vessel.minute }
+                    earliest -= 1
+                    let last = moment + 90
+                    let kept = reused.chance(target: target, moment: moment, window: window, vessels: vessels,
+                                             background: world.background, timeline: { bridge in
+                                                 Timeline(clock.prefix(bridge, first: earliest, last: last),
+                                                          first: earliest, last: last)
+                                             })
+                    #expect(abs(kept.chance - fresh.chance) < 1e-12, "\(target) \(moment) \(window)")
+                    #expect(zip(kept.fromVessels, fresh.fromVessels).allSatisfy { abs($0 - $1) < 1e-12 })
+                    compared += 1
+                    if (0..<window).contains(where: { !clock.passes(target, minute: moment + Int64($0)) }) {
+                        differentPatterns += 1
+                    }
+                }
+            }
+        }
+        #expect(compared > 1_000 && differentPatterns > 50, "\(compared) compared, \(differentPatterns) in a curfew")
+    }
+
+    @Test("the week's slot by arithmetic is the slot of the reading, before 1970 and after, at every quarter hour")
+    func weekSlotByArithmetic() throws {
+        for seconds in stride(from: Int64(-400 * 86_400), to: Int64(800 * 86_400), by: 86_400 * 3 + 899) {
+            let reading = FloatingTimestamp(wallClockSeconds: seconds)
+            #expect(Nowcaster.weekSlot(wallClockSeconds: seconds) == OpeningModelDTO.slot(of: reading), "\(seconds)")
+        }
+    }
+
     @Test("a link that is not a link (shares out of 0…1 or not a number, no lags) brings nothing and breaks nothing")
     func unsoundLinks() {
         let broken = [
