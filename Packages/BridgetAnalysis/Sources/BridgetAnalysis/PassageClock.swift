@@ -74,45 +74,118 @@ public struct PassageClock: Sendable {
 
         /// The minutes in `(from, to]` that hold vessels.
         func heldMinutes(from: Int64, to: Int64) -> Int64 {
-            guard to > from else { return 0 }
-            var held: Int64 = 0
+            guard to > from, holds else { return 0 }
+            return heldSpans(first: from + 1, last: to).reduce(0) { held, span in
+                held + max(min(span.end, to + 1) - max(span.start, from + 1), 0)
+            }
+        }
+
+        /// The spans of held minutes (`start..<end`) that meet minutes `first…last`: sorted, a minute held by both
+        /// the curfew and a deviation in one span. A span may reach beyond `first…last`.
+        func heldSpans(first: Int64, last: Int64) -> [(start: Int64, end: Int64)] {
+            guard last >= first else { return [] }
+            var spans: [(start: Int64, end: Int64)] = []
             if let curfew {
-                let firstDay = (from + 1).floorDivided(by: 1_440)
-                let lastDay = to.floorDivided(by: 1_440)
-                var day = firstDay
-                while day <= lastDay {
+                var day = first.floorDivided(by: 1_440)
+                while day <= last.floorDivided(by: 1_440) {
                     let weekday = Int((day + 3).floorModulo(7))
-                    if curfew.weekdays.contains(weekday) {
-                        var overlap: Int64 = 0
-                        for (start, end) in curfew.windows {
-                            // Minutes [day·1440 + start, day·1440 + end) against (from, to] = [from + 1, to + 1).
-                            let low = max(day * 1_440 + start, from + 1)
-                            let high = min(day * 1_440 + end, to + 1)
-                            if high > low { overlap += high - low }
+                    // The holiday table is asked only where the curfew's hours are met.
+                    if curfew.weekdays.contains(weekday), curfew.windows.contains(where: {
+                        day * 1_440 + $0.0 <= last && day * 1_440 + $0.1 > first
+                    }), rules?.liftedCurfew(id, onDay: Int(day)) == nil {
+                        for (start, end) in curfew.windows where day * 1_440 + start <= last && day * 1_440 + end > first {
+                            spans.append((day * 1_440 + start, day * 1_440 + end))
                         }
-                        // The holiday table is asked only where the curfew's hours are met.
-                        if overlap > 0, rules?.liftedCurfew(id, onDay: Int(day)) == nil { held += overlap }
                     }
                     day += 1
                 }
             }
             if !closures.isEmpty {
+                // The first deviation that may reach `first`, by a binary search on starts.
                 var low = 0
                 var high = closures.count
                 while low < high {
                     let middle = (low + high) / 2
-                    if closures[middle].0 < from + 1 - longestClosure { low = middle + 1 } else { high = middle }
+                    if closures[middle].0 < first - longestClosure { low = middle + 1 } else { high = middle }
                 }
                 var index = low
-                while index < closures.count && closures[index].0 <= to {
-                    let (start, end) = closures[index]
-                    let overlapLow = max(start, from + 1)
-                    let overlapHigh = min(end, to + 1)
-                    if overlapHigh > overlapLow { held += overlapHigh - overlapLow }
+                while index < closures.count && closures[index].0 <= last {
+                    if closures[index].1 > first { spans.append((closures[index].0, closures[index].1)) }
                     index += 1
                 }
             }
-            return min(held, to - from)
+            guard spans.count > 1 else { return spans }
+            spans.sort { $0.start < $1.start }
+            var merged: [(start: Int64, end: Int64)] = [spans[0]]
+            for span in spans.dropFirst() {
+                if span.start <= merged[merged.count - 1].end {
+                    merged[merged.count - 1].end = max(merged[merged.count - 1].end, span.end)
+                } else {
+                    merged.append(span)
+                }
+            }
+            return merged
+        }
+
+        /// The held minutes over `first…last` laid out once, for many questions inside it (a learner's walk over a
+        /// history): each answer is a binary search.
+        func indexed(first: Int64, last: Int64) -> Index {
+            Index(bridge: self, first: first, last: last)
+        }
+    }
+
+    /// One bridge's held minutes over a span of minutes, laid out once: the minutes held before any minute of it by
+    /// a binary search, not a walk over its days. Outside the span it asks the bridge.
+    struct Index {
+        let bridge: Bridge
+        let first: Int64
+        let last: Int64
+        /// The held spans clipped to `first…last`, and the minutes held before each.
+        private let starts: [Int64]
+        private let ends: [Int64]
+        private let before: [Int64]
+
+        init(bridge: Bridge, first: Int64, last: Int64) {
+            self.bridge = bridge
+            self.first = first
+            self.last = last
+            let spans = bridge.heldSpans(first: first, last: last)
+            starts = spans.map { max($0.start, first) }
+            ends = spans.map { min($0.end, last + 1) }
+            var before: [Int64] = []
+            before.reserveCapacity(spans.count)
+            var total: Int64 = 0
+            for index in spans.indices {
+                before.append(total)
+                total += ends[index] - starts[index]
+            }
+            self.before = before
+        }
+
+        /// The held minutes in `first..<minute`, for `minute` in `first…last + 1`.
+        private func held(before minute: Int64) -> Int64 {
+            // How many spans start before `minute`.
+            var low = 0
+            var high = starts.count
+            while low < high {
+                let middle = (low + high) / 2
+                if starts[middle] < minute { low = middle + 1 } else { high = middle }
+            }
+            guard low > 0 else { return 0 }
+            return before[low - 1] + min(ends[low - 1], minute) - starts[low - 1]
+        }
+
+        /// `minute` on the bridge's passage clock: the passable minutes of `(a, b]` are `clocked(b) − clocked(a)`.
+        /// Beyond the span the bridge is asked for the minutes past its ends.
+        func clocked(_ minute: Int64) -> Int64 {
+            if minute < first - 1 { return clocked(first - 1) - bridge.passableMinutes(from: minute, to: first - 1) }
+            if minute > last { return clocked(last) + bridge.passableMinutes(from: last, to: minute) }
+            return minute - held(before: minute + 1)
+        }
+
+        /// The minutes in `(from, to]` that let vessels through.
+        func passableMinutes(from: Int64, to: Int64) -> Int64 {
+            to > from ? clocked(to) - clocked(from) : 0
         }
     }
 
@@ -127,29 +200,12 @@ public struct PassageClock: Sendable {
     func prefix(_ bridgeID: String, first: Int64, last: Int64) -> (counts: [Int32], passes: [Bool]) {
         let count = Int(max(last - first + 1, 0))
         guard holds(bridgeID), count > 0 else { return ([], []) }
-        var passes: [Bool] = []
-        func hold(_ start: Int64, _ end: Int64) {
-            // Minutes [start, end) held.
-            let low = max(start, first)
-            let high = min(end, last + 1)
-            guard high > low else { return }
-            if passes.isEmpty { passes = [Bool](repeating: true, count: count) }
-            for minute in low..<high { passes[Int(minute - first)] = false }
+        let spans = bridge(bridgeID).heldSpans(first: first, last: last)
+        guard !spans.isEmpty else { return ([], []) }
+        var passes = [Bool](repeating: true, count: count)
+        for span in spans {
+            for minute in max(span.start, first)..<min(span.end, last + 1) { passes[Int(minute - first)] = false }
         }
-        if let curfew = curfews[bridgeID] {
-            var day = first.floorDivided(by: 1_440)
-            while day <= last.floorDivided(by: 1_440) {
-                let weekday = Int((day + 3).floorModulo(7))
-                if curfew.weekdays.contains(weekday), curfew.windows.contains(where: {
-                    day * 1_440 + $0.0 <= last && day * 1_440 + $0.1 > first
-                }), rules?.liftedCurfew(bridgeID, onDay: Int(day)) == nil {
-                    for (start, end) in curfew.windows { hold(day * 1_440 + start, day * 1_440 + end) }
-                }
-                day += 1
-            }
-        }
-        for (start, end) in closures[bridgeID] ?? [] where start <= last && end > first { hold(start, end) }
-        guard !passes.isEmpty else { return ([], []) }
         var counts = [Int32](repeating: 0, count: count)
         var running: Int32 = 0
         for index in 0..<count {

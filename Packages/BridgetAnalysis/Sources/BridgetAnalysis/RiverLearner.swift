@@ -102,10 +102,11 @@ public struct RiverLearner: Sendable {
         // 1. The links that beat the null.
         var tests: [Int: [Int: PairTest]] = [:]
         for (to, target) in ids.enumerated() {
+            let copies = PairTarget(startMinutes[target] ?? [],
+                                    passage: passage(clock.bridge(target), covering: Array(startMinutes.values)))
             for (from, source) in ids.enumerated() {
                 let starts = startMinutes[source] ?? []
-                let test = pairTest(starts, startMinutes[target] ?? [], target: target, clock: clock,
-                                    after: source == target ? Self.deadTime(starts) : 0)
+                let test = pairTest(starts, copies, after: source == target ? Self.deadTime(starts) : 0)
                 if test.moves >= 2, test.score >= Self.threshold(df: test.moves - 1),
                    Double(test.followed) - test.mean >= 10 {
                     tests[to, default: [:]][from] = test
@@ -145,8 +146,19 @@ public struct RiverLearner: Sendable {
     /// the count beats the week-moved null, in the null's spreads (about 0 with a spread about 1 where there is no
     /// link; kept at `threshold`).
     public func score(from source: [Int32], to target: [Int32], targetID: String, rules: RuleCalendar?) -> Double {
-        pairTest(source, target, target: targetID, clock: PassageClock(rules: rules),
-                 after: source == target ? Self.deadTime(source) : 0).score
+        let copies = PairTarget(target, passage: passage(PassageClock(rules: rules).bridge(targetID),
+                                                         covering: [source, target]))
+        return pairTest(source, copies, after: source == target ? Self.deadTime(source) : 0).score
+    }
+
+    /// A target bridge's held minutes laid out over every minute its pair tests ask of (the openings' minutes, the
+    /// null's moves and a day and the lag beyond), or nil when it lets vessels through at every minute.
+    func passage(_ bridge: PassageClock.Bridge, covering starts: [[Int32]]) -> PassageClock.Index? {
+        guard bridge.holds, let low = starts.compactMap(\.first).min(), let high = starts.compactMap(\.last).max() else {
+            return nil
+        }
+        let reach = Int64(Self.shifts.map { abs($0) }.max() ?? 0) * 10_080 + Int64(maxLagMinutes) + 2 * 1_440
+        return bridge.indexed(first: Int64(low) - reach, last: Int64(high) + reach)
     }
 
     /// The minutes after an opening in which the same bridge is seen to open again hardly ever (it is still open, or
@@ -159,32 +171,65 @@ public struct RiverLearner: Sendable {
         return min(max(gaps[gaps.count / 50], 0), 30)
     }
 
+    /// A target bridge as its pair tests read it, for every source alike: its openings and the null's copies of
+    /// them, and its passage clock.
+    struct PairTarget {
+        struct Copy {
+            let minutes: [Int32]
+            /// The span the copy covers.
+            let range: ClosedRange<Int32>
+            /// Each opening's minute on the target's passage clock (nil: the target holds no minute).
+            let clocked: [Int64]?
+        }
+        /// The openings as they are (nil: none), and the null's copies.
+        let observed: Copy?
+        let nulls: [Copy]
+        let passage: PassageClock.Index?
+
+        init(_ target: [Int32], passage: PassageClock.Index?) {
+            self.passage = passage
+            let clocked = { (minutes: [Int32]) in passage.map { clock in minutes.map { clock.clocked(Int64($0)) } } }
+            if let first = target.first, let last = target.last {
+                observed = Copy(minutes: target, range: first...last, clocked: clocked(target))
+            } else {
+                observed = nil
+            }
+            nulls = RiverLearner.nullTargets(target).map {
+                Copy(minutes: $0.minutes, range: $0.range, clocked: clocked($0.minutes))
+            }
+        }
+
+        /// Minutes on the target's passage clock (nil: it holds no minute, and a minute is its own).
+        func clocked(_ minutes: [Int32]) -> [Int64]? {
+            passage.map { clock in minutes.map { clock.clocked(Int64($0)) } }
+        }
+    }
+
     /// The count of `source` openings followed by one of `target` within the lag (minutes the target lets vessels
     /// through; beyond `floor` of them), against the same with `target`'s openings moved (`nullTargets`).
-    func pairTest(_ source: [Int32], _ target: [Int32], target id: String, clock: PassageClock, after floor: Int = 0)
-        -> PairTest
-    {
+    func pairTest(_ source: [Int32], _ target: PairTarget, after floor: Int = 0) -> PairTest {
         let lag = maxLagMinutes
-        let bridge = clock.bridge(id)
-        let holds = bridge.holds
-        guard let first = target.first, let last = target.last, !source.isEmpty else {
+        guard let observedCopy = target.observed, !source.isEmpty else {
             return PairTest(followed: 0, mean: 0, spread: 0, lags: [])
         }
-        // Source openings whose whole lag lies within `range` of the (moved) target are counted.
-        func count(_ target: [Int32], within range: ClosedRange<Int32>) -> (found: Int, covered: Int, lags: [Int]) {
+        let sourceClocked = target.clocked(source)
+        // Source openings whose whole lag lies within the copy's span are counted.
+        func count(_ copy: PairTarget.Copy) -> (found: Int, covered: Int, lags: [Int]) {
+            let range = copy.range
+            let minutes = copy.minutes
             var lags = [Int](repeating: 0, count: lag)
             var found = 0
             var covered = 0
             var cursor = 0
-            for start in source {
+            for (index, start) in source.enumerated() {
                 guard start >= range.lowerBound && start + Int32(lag) <= range.upperBound else { continue }
                 covered += 1
-                while cursor < target.count && target[cursor] <= start { cursor += 1 }
+                while cursor < minutes.count && minutes[cursor] <= start { cursor += 1 }
+                let from = sourceClocked?[index] ?? Int64(start)
                 var next = cursor
-                while next < target.count {
-                    let gap = Int64(target[next] - start)
-                    if gap > Int64(lag) + 1_440 { break }
-                    let passable = holds ? bridge.passableMinutes(from: Int64(start), to: Int64(start) + gap) : gap
+                while next < minutes.count {
+                    if Int64(minutes[next] - start) > Int64(lag) + 1_440 { break }
+                    let passable = (copy.clocked?[next] ?? Int64(minutes[next])) - from
                     if passable > Int64(floor) {
                         if passable <= Int64(lag) {
                             found += 1
@@ -197,12 +242,12 @@ public struct RiverLearner: Sendable {
             }
             return (found, covered, lags)
         }
-        let observed = count(target, within: first...last)
+        let observed = count(observedCopy)
         let total = Double(source.count)
         var nulls: [Double] = []
         var nullLags = [Double](repeating: 0, count: lag)
-        for moved in Self.nullTargets(target) {
-            let null = count(moved.minutes, within: moved.range)
+        for moved in target.nulls {
+            let null = count(moved)
             guard null.covered >= 10 else { continue }
             let scale = total / Double(null.covered)
             nulls.append(Double(null.found) * scale)
@@ -292,10 +337,19 @@ struct River {
     /// Per opening: the time-of-week rate per minute of its bridge, and its hour pool (0–47).
     private let rates: [Float]
     private let pools: [UInt8]
-    /// Per bridge that holds vessels: each opening's count of the minutes that bridge let vessels through.
-    private let passage: [[Int32]?]
+    /// Per bridge that holds vessels: each opening's count of the minutes that bridge let vessels through, at
+    /// `passageBase[bridge]` in `passage` (−1: it holds none, and lags are minutes).
+    private let passage: [Int32]
+    private let passageBase: [Int]
     /// By target and source bridge (`target · bridges + source`): which of the target's links the source is, −1 none.
     private let linkIndex: [Int]
+    /// By bridge and origin bridge (`bridge · bridges + origin`): the origin's slot in `origins[bridge]`, −1 none.
+    private let originSlot: [Int]
+    /// The links laid end to end (target by target, in `links` order): link `l` of target `t` is `linkStart[t] + l`;
+    /// its shares start at `shareStart` of it (one per origin of its source), its lags at `maxLag` times it.
+    private let linkStart: [Int]
+    private let shareStart: [Int]
+    private let shareCount: Int
 
     /// The parameters: per bridge, per link: shares by origin, lags; background shares by hour pool.
     struct Fit {
@@ -339,33 +393,49 @@ struct River {
         }
         self.rates = rates
         self.pools = pools
-        var passage = [[Int32]?](repeating: nil, count: ids.count)
+        var passage: [Int32] = []
+        var passageBase = [Int](repeating: -1, count: ids.count)
         // Only a bridge with links into it has its lags counted.
         for (index, id) in ids.enumerated() where clock.holds(id) && !self.links[index].isEmpty {
-            let bridge = clock.bridge(id)
-            var counts = [Int32](repeating: 0, count: merged.count)
-            guard let first = merged.first?.0 else { continue }
+            guard let first = merged.first?.0, let last = merged.last?.0 else { continue }
+            let bridge = clock.bridge(id).indexed(first: Int64(first), last: Int64(last))
+            passageBase[index] = passage.count
             var previous = Int64(first)
             var running: Int64 = 0
-            for (position, (minute, _)) in merged.enumerated() {
+            for (minute, _) in merged {
                 running += bridge.passableMinutes(from: previous, to: Int64(minute))
                 previous = Int64(minute)
-                counts[position] = Int32(truncatingIfNeeded: running)
+                passage.append(Int32(truncatingIfNeeded: running))
             }
-            passage[index] = counts
         }
         self.passage = passage
+        self.passageBase = passageBase
         var linkIndex = [Int](repeating: -1, count: ids.count * ids.count)
+        var originSlot = [Int](repeating: -1, count: ids.count * ids.count)
+        var linkStart: [Int] = []
+        var shareStart: [Int] = []
+        var shareCount = 0
         for to in ids.indices {
-            for (position, from) in self.links[to].enumerated() { linkIndex[to * ids.count + from] = position }
+            linkStart.append(shareStart.count)
+            for (position, from) in self.links[to].enumerated() {
+                linkIndex[to * ids.count + from] = position
+                shareStart.append(shareCount)
+                shareCount += origins[from].count
+            }
+            for (slot, origin) in origins[to].enumerated() where origin >= 0 { originSlot[to * ids.count + origin] = slot }
         }
         self.linkIndex = linkIndex
+        self.originSlot = originSlot
+        self.linkStart = linkStart
+        self.shareStart = shareStart
+        self.shareCount = shareCount
     }
 
     /// The minutes bridge `to` let vessels through from opening `from` to opening `at` (positions in the timeline).
     @inline(__always)
     private func lag(_ from: Int, _ at: Int, to bridge: Int) -> Int {
-        if let counts = passage[bridge] { return Int(counts[at] - counts[from]) }
+        let base = passageBase[bridge]
+        if base >= 0 { return Int(passage[base + at] - passage[base + from]) }
         return Int(minutes[at] - minutes[from])
     }
 
@@ -396,42 +466,58 @@ struct River {
     /// One round of expectation–maximisation.
     func step(_ fit: Fit) -> Fit {
         let count = minutes.count
+        let bridgeCount = ids.count
+        let originCounts = origins.map(\.count)
+        let linked = links.map { !$0.isEmpty }
+        // The parameters laid flat (see `linkStart`), background by bridge and hour pool.
+        var shares: [Double] = []
+        var lags: [Double] = []
+        shares.reserveCapacity(shareCount)
+        lags.reserveCapacity(shareStart.count * maxLag)
+        for to in ids.indices {
+            for link in fit.links[to] {
+                shares += link.shares
+                lags += link.lags
+            }
+        }
+        let background = fit.background.flatMap { $0 }
         // Each opening's origin probabilities (by slot in its bridge's `origins`), from this round.
         var originOffsets = [Int](repeating: 0, count: count + 1)
-        for index in 0..<count { originOffsets[index + 1] = originOffsets[index] + origins[Int(bridges[index])].count }
+        for index in 0..<count { originOffsets[index + 1] = originOffsets[index] + originCounts[Int(bridges[index])] }
         var originChances = [Float](repeating: 0, count: originOffsets[count])
-        // Sums for the new parameters.
-        var expected = fit.links.map { $0.map { [Double](repeating: 0, count: $0.shares.count) } }
+        // Sums for the new parameters, laid out as the parameters are.
+        var expected = [Double](repeating: 0, count: shareCount)
         var exposure = expected
-        var lagSums = fit.links.map { $0.map { [Double](repeating: 0, count: $0.lags.count) } }
-        var ownSums = [[Double]](repeating: [Double](repeating: 0, count: 48), count: ids.count)
+        var lagSums = [Double](repeating: 0, count: lags.count)
+        var ownSums = [Double](repeating: 0, count: bridgeCount * 48)
         var poolCounts = ownSums
-        var ownTotal = [Double](repeating: 0, count: ids.count)
-        // Which link (index in `links[to]`) each source bridge is, per target.
-        let bridgeCount = ids.count
-        var candidates: [(position: Int, link: Int, weight: Double)] = []
+        var ownTotal = [Double](repeating: 0, count: bridgeCount)
+        // The earlier openings that may have brought this one: position, link (flat), lag and weight.
+        var candidates: [(position: Int, link: Int, lag: Int, weight: Double)] = []
         for position in 0..<count {
             let bridge = Int(bridges[position])
-            let pool = Int(pools[position])
-            let own = max(Double(rates[position]) * fit.background[bridge][pool], 1e-12)
+            let pool = bridge * 48 + Int(pools[position])
+            let own = max(Double(rates[position]) * background[pool], 1e-12)
             candidates.removeAll(keepingCapacity: true)
             var total = own
-            if !links[bridge].isEmpty {
+            if linked[bridge] {
                 var earlier = position - 1
                 while earlier >= 0 {
                     let lag = lag(earlier, position, to: bridge)
                     if lag > maxLag { break }
-                    let link = linkIndex[bridge * bridgeCount + Int(bridges[earlier])]
+                    let source = Int(bridges[earlier])
+                    let link = linkIndex[bridge * bridgeCount + source]
                     if lag >= 1, link >= 0 {
-                        let parameters = fit.links[bridge][link]
-                        let source = Int(bridges[earlier])
+                        let flat = linkStart[bridge] + link
+                        let first = shareStart[flat]
+                        let origin = originOffsets[earlier]
                         var share = 0.0
-                        for slot in 0..<origins[source].count {
-                            share += Double(originChances[originOffsets[earlier] + slot]) * parameters.shares[slot]
+                        for slot in 0..<originCounts[source] {
+                            share += Double(originChances[origin + slot]) * shares[first + slot]
                         }
-                        let weight = share * parameters.lags[lag - 1]
+                        let weight = share * lags[flat * maxLag + lag - 1]
                         if weight > 0 {
-                            candidates.append((earlier, link, weight))
+                            candidates.append((earlier, flat, lag, weight))
                             total += weight
                         }
                     }
@@ -444,57 +530,55 @@ struct River {
             for candidate in candidates {
                 let source = Int(bridges[candidate.position])
                 let responsibility = candidate.weight / total
-                if let slot = origins[bridge].firstIndex(of: source) {
-                    originChances[base + slot] += Float(responsibility)
-                }
+                let slot = originSlot[bridge * bridgeCount + source]
+                if slot >= 0 { originChances[base + slot] += Float(responsibility) }
                 // Shared out over the source's own origins in proportion to what each would bring.
-                let parameters = fit.links[bridge][candidate.link]
+                let first = shareStart[candidate.link]
                 let sourceBase = originOffsets[candidate.position]
+                let slots = originCounts[source]
                 var sum = 0.0
-                for slot in 0..<origins[source].count {
-                    sum += Double(originChances[sourceBase + slot]) * parameters.shares[slot]
-                }
+                for slot in 0..<slots { sum += Double(originChances[sourceBase + slot]) * shares[first + slot] }
                 if sum > 0 {
-                    for slot in 0..<origins[source].count {
-                        let weight = Double(originChances[sourceBase + slot]) * parameters.shares[slot]
-                        expected[bridge][candidate.link][slot] += responsibility * weight / sum
+                    for slot in 0..<slots {
+                        let weight = Double(originChances[sourceBase + slot]) * shares[first + slot]
+                        expected[first + slot] += responsibility * weight / sum
                     }
                 }
-                lagSums[bridge][candidate.link][lag(candidate.position, position, to: bridge) - 1] += responsibility
+                lagSums[candidate.link * maxLag + candidate.lag - 1] += responsibility
             }
-            ownSums[bridge][pool] += own / total
-            poolCounts[bridge][pool] += 1
+            ownSums[pool] += own / total
+            poolCounts[pool] += 1
             ownTotal[bridge] += own / total
         }
         // Each opening is a source for every link out of its bridge, by origin.
         for position in 0..<count {
             let source = Int(bridges[position])
-            for to in ids.indices {
+            let origin = originOffsets[position]
+            for to in 0..<bridgeCount {
                 let link = linkIndex[to * bridgeCount + source]
                 guard link >= 0 else { continue }
-                for slot in 0..<origins[source].count {
-                    exposure[to][link][slot] += Double(originChances[originOffsets[position] + slot])
-                }
+                let first = shareStart[linkStart[to] + link]
+                for slot in 0..<originCounts[source] { exposure[first + slot] += Double(originChances[origin + slot]) }
             }
         }
         var next = fit
         for to in ids.indices {
-            for link in links[to].indices {
-                let totalExpected = expected[to][link].reduce(0, +)
-                let totalExposure = exposure[to][link].reduce(0, +)
+            for (link, from) in links[to].enumerated() {
+                let flat = linkStart[to] + link
+                let slots = shareStart[flat]..<(shareStart[flat] + originCounts[from])
+                let totalExpected = expected[slots].reduce(0, +)
+                let totalExposure = exposure[slots].reduce(0, +)
                 let overall = totalExposure > 0 ? min(totalExpected / totalExposure, 0.99) : 0
                 // Each origin's share, shrunk toward the link's overall share by five openings' worth.
-                next.links[to][link].shares = expected[to][link].indices.map { slot in
-                    min(0.99, (expected[to][link][slot] + 5 * overall) / (exposure[to][link][slot] + 5))
-                }
+                next.links[to][link].shares = slots.map { min(0.99, (expected[$0] + 5 * overall) / (exposure[$0] + 5)) }
                 next.links[to][link].overall = overall
-                let lags = lagSums[to][link]
-                let sum = lags.reduce(0, +)
-                if sum > 0 { next.links[to][link].lags = Self.smoothed(lags.map { $0 / sum }) }
+                let lagged = lagSums[(flat * maxLag)..<((flat + 1) * maxLag)]
+                let sum = lagged.reduce(0, +)
+                if sum > 0 { next.links[to][link].lags = Self.smoothed(lagged.map { $0 / sum }) }
             }
             let overallOwn = counts[to] > 0 ? ownTotal[to] / Double(counts[to]) : 1
             next.background[to] = (0..<48).map { pool in
-                min(1, max(0.01, (ownSums[to][pool] + 5 * overallOwn) / (poolCounts[to][pool] + 5)))
+                min(1, max(0.01, (ownSums[to * 48 + pool] + 5 * overallOwn) / (poolCounts[to * 48 + pool] + 5)))
             }
             next.brought[to] = 1 - overallOwn
         }

@@ -242,6 +242,48 @@ struct NowcastTests {
         }
     }
 
+    @Test("the passage clock laid out once counts what minute-by-minute counting does: curfews, a lifted holiday, deviations over them, inside its span and past it")
+    func passageClockIndex() throws {
+        let start = try #require(FloatingTimestamp("2026-11-16T00:00:00.000")).wallClockSeconds / 60
+        // Deviations over a curfew window (07:00–09:00 on Tuesday the 17th), over each other, and across midnight.
+        let deviations = [
+            RuleDeviationDTO(id: "over-curfew", bridgeIDs: ["B"], from: "2026-11-17T08:30:00", until: "2026-11-17T10:15:00",
+                             reason: "works"),
+            RuleDeviationDTO(id: "overlapping", bridgeIDs: ["B"], from: "2026-11-17T10:00:00", until: "2026-11-17T11:00:00",
+                             reason: "works"),
+            RuleDeviationDTO(id: "midnight", bridgeIDs: ["B"], from: "2026-11-19T23:10:00", until: "2026-11-20T00:40:00",
+                             reason: "works"),
+        ]
+        let rules = RuleCalendar(curfews: PlantedWorld.curfew(["B"]).curfews, deviations: deviations)
+        let clock = PassageClock(rules: rules)
+        let bridge = clock.bridge("B")
+        // Thanksgiving (the 26th) lifts the curfew: its minutes pass.
+        #expect(clock.passes("B", minute: start + 10 * 1_440 + 7 * 60 + 30))
+        #expect(!clock.passes("B", minute: start + 9 * 1_440 + 7 * 60 + 30))
+        #expect(!clock.passes("B", minute: start + 1 * 1_440 + 9 * 60 + 30), "the deviation after the curfew's end")
+        // Minute by minute, over 14 days from the 16th.
+        let days: Int64 = 14
+        var passable = [Int64](repeating: 0, count: Int(days * 1_440) + 1)
+        for minute in 1...(days * 1_440) {
+            passable[Int(minute)] = passable[Int(minute - 1)] + (clock.passes("B", minute: start + minute) ? 1 : 0)
+        }
+        #expect(passable.last.map { $0 < days * 1_440 - 9 * 240 } == true, "the curfew holds most weekdays")
+        // The index over days 2…11: questions inside it, across its ends and wholly outside.
+        let index = bridge.indexed(first: start + 2 * 1_440, last: start + 11 * 1_440)
+        var random = SplitMix64(seed: 46)
+        for _ in 0..<2_000 {
+            let from = Int64(random.next() % UInt64(days * 1_440))
+            let to = from + Int64(random.next() % UInt64(days * 1_440 - from + 1))
+            let truth = passable[Int(to)] - passable[Int(from)]
+            #expect(index.passableMinutes(from: start + from, to: start + to) == truth, "(\(from), \(to)]")
+            #expect(bridge.passableMinutes(from: start + from, to: start + to) == truth, "(\(from), \(to)]")
+            #expect(index.clocked(start + to) - index.clocked(start + from) == truth, "(\(from), \(to)]")
+        }
+        // The prefix the engine's timelines use agrees too.
+        let prefix = clock.prefix("B", first: start + 1, last: start + days * 1_440)
+        #expect(prefix.counts.map(Int64.init) == Array(passable.dropFirst()))
+    }
+
     @Test("a link that is not a link (shares out of 0…1 or not a number, no lags) brings nothing and breaks nothing")
     func unsoundLinks() {
         let broken = [
