@@ -1,4 +1,5 @@
 @testable import BridgetCLI
+import ArgumentParser
 import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
@@ -67,5 +68,23 @@ struct OutputTests {
         #expect(BridgetCommand.unknownCommand(in: ["import", "file.csv"]) == nil)
         #expect(BridgetCommand.unknownCommand(in: ["route", "score", "commute", "--depart", "17:40"]) == nil)
         #expect(BridgetCommand.unknownCommand(in: ["--version"]) == nil)
+    }
+
+    @Test("every command names itself, as the name its type would give: no command's word is found by reflecting on its type, which costs every run milliseconds")
+    func commandsNameThemselves() {
+        func check(_ commands: [any ParsableCommand.Type], path: String) {
+            for command in commands {
+                let name = command.configuration.commandName
+                let typeName = String(describing: command)
+                let derived = typeName.enumerated().map { index, character in
+                    index > 0 && character.isUppercase ? "-\(character)" : "\(character)"
+                }.joined().lowercased()
+                #expect(name != nil, "\(path) \(command) has no commandName")
+                #expect(name == derived || typeName.hasSuffix("Command"), "\(path) \(command): \(name ?? "nil")")
+                check(command.configuration.subcommands, path: path + " " + (name ?? "?"))
+            }
+        }
+        check(BridgetCommand.configuration.subcommands, path: "bridget")
+        #expect(BridgetCommand.commandTree.count == BridgetCommand.configuration.subcommands.count)
     }
 }

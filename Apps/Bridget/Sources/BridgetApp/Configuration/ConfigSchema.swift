@@ -206,18 +206,21 @@ package struct ConfigKey: Sendable {
 /// Every key Bridget's configuration accepts, in the order `config show` prints them.
 package struct ConfigSchema: Sendable {
     package let keys: [ConfigKey]
+    /// Paths of sections (mappings), e.g. `provider` and `provider.sample`: worked out once, as every section of a
+    /// file is checked against them.
+    package let sections: Set<String>
 
-    /// Paths of sections (mappings), e.g. `provider` and `provider.sample`.
-    package var sections: Set<String> {
-        var result = Set<String>()
+    package init(keys: [ConfigKey]) {
+        self.keys = keys
+        var sections = Set<String>()
         for key in keys {
             var parts = key.path.split(separator: ".").dropLast()
             while !parts.isEmpty {
-                result.insert(parts.joined(separator: "."))
+                sections.insert(parts.joined(separator: "."))
                 parts = parts.dropLast()
             }
         }
-        return result
+        self.sections = sections
     }
 
     package func key(_ path: String) -> ConfigKey? { keys.first { $0.path == path } }

@@ -45,7 +45,9 @@ package struct ConfigurationLoader: Sendable {
 
         let root: Node?
         do {
-            root = try Yams.compose(yaml: yaml)
+            // The basic resolver: values are read as text and checked against the schema here, so the default
+            // resolver's tags (and the regular expressions it compiles in every run) would go unused.
+            root = try Yams.compose(yaml: yaml, .basic)
         } catch let error as YamlError {
             throw Self.malformed(error, yaml: yaml, origin: origin)
         }

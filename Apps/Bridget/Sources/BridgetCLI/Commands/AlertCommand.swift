@@ -35,7 +35,7 @@ struct AlertCommand: AsyncParsableCommand {
 
     /// `alert add`.
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Save an alert (replacing one of the same name).")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Save an alert (replacing one of the same name).")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "The alert's name (letters, digits, '-', '_', '.').") var name: String
@@ -75,7 +75,7 @@ struct AlertCommand: AsyncParsableCommand {
 
     /// `alert list`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the alerts.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the alerts.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
 
@@ -92,7 +92,7 @@ struct AlertCommand: AsyncParsableCommand {
 
     /// `alert show`.
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show an alert and its latest messages.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show an alert and its latest messages.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "The alert's name.") var name: String
@@ -124,7 +124,7 @@ struct AlertCommand: AsyncParsableCommand {
 
     /// `alert remove`.
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "remove", 
             abstract: "Remove an alert (its messages already in the outbox are given up when next tried).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The alert's name.") var name: String
@@ -140,7 +140,7 @@ struct AlertCommand: AsyncParsableCommand {
 
     /// `alert test`.
     struct Test: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "test", 
             abstract: "Send a test message to an alert's destination now, and say what came back.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The alert's name.") var name: String
@@ -165,7 +165,7 @@ struct AlertCommand: AsyncParsableCommand {
 
     /// `alert log`.
     struct Log: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show every attempt to deliver, newest first.")
+        static let configuration = CommandConfiguration(commandName: "log", abstract: "Show every attempt to deliver, newest first.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "Only this alert's attempts.") var name: String?

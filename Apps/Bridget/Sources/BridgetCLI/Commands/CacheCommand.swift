@@ -12,7 +12,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     /// `bridget cache stats`.
     struct Stats: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "stats", 
             abstract: "Entries, size and budget of the HTTP cache; every entry is checked and corrupt ones removed.")
 
         @OptionGroup var global: GlobalOptions
@@ -39,7 +39,7 @@ struct CacheCommand: AsyncParsableCommand {
 
     /// `bridget cache clear`.
     struct Clear: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "clear", 
             abstract: "Remove every cached response (the store is not touched).")
 
         @OptionGroup var global: GlobalOptions

@@ -11,7 +11,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     /// `bridget config show`.
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "show", 
             abstract: "Print every key's effective value, where it came from, and what it means.")
 
         @OptionGroup var global: GlobalOptions
@@ -43,7 +43,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
     /// `bridget config validate`.
     struct Validate: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "validate", 
             abstract: "Check a configuration file and the environment overrides; exit 78 with every problem if invalid.")
 
         @OptionGroup var global: GlobalOptions

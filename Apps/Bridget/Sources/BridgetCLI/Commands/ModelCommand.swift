@@ -12,7 +12,7 @@ struct ModelCommand: AsyncParsableCommand {
 
     /// `bridget model rebuild`.
     struct Rebuild: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Rebuild every bridge's opening model from the stored history now.")
+        static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Rebuild every bridge's opening model from the stored history now.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {

@@ -9,7 +9,7 @@ import Foundation
 extension RouteCommand {
     /// `route score`.
     struct Score: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "score", 
             abstract: "Per crossing: arrival, chance open, chance of an opening, expected delay; the best bridge.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
@@ -151,7 +151,7 @@ extension RouteCommand {
 
     /// `route compare`.
     struct Compare: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "compare", 
             abstract: "Which of two routes has less expected delay, departure by departure.",
             discussion: """
                 Scores both routes for each departure in the range and says which is better \

@@ -27,7 +27,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route add`.
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Save a route (replacing one of the same name).")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Save a route (replacing one of the same name).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The route's name.") var name: String
         @Option(name: .long, help: ArgumentHelp(
@@ -69,7 +69,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route list`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List saved routes, favourites first.")
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List saved routes, favourites first.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
 
@@ -100,7 +100,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route show`.
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Show one route.")
+        static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one route.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
         @Argument(help: "The route's name.") var name: String
@@ -129,7 +129,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route remove`.
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Delete a route.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Delete a route.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The route's name.") var name: String
 
@@ -145,7 +145,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route favorite`.
     struct Favorite: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Mark a route as a favourite (or not, with --off).")
+        static let configuration = CommandConfiguration(commandName: "favorite", abstract: "Mark a route as a favourite (or not, with --off).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The route's name.") var name: String
         @Flag(name: .long, help: "Remove the mark.") var off = false
@@ -162,7 +162,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route export`.
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "export", 
             abstract: "Write saved routes as YAML (the routes file's form), to share or keep.",
             discussion: """
                   bridget route export > routes.yaml
@@ -197,7 +197,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route import`.
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "import", 
             abstract: "Add routes from a YAML file (as route export writes); a route of the same name is replaced.",
             discussion: """
                 --from-store copies the routes the configured data store holds (where an earlier \
@@ -241,7 +241,7 @@ struct RouteCommand: AsyncParsableCommand {
 
     /// `route move`.
     struct Move: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "move", 
             abstract: "Copy every saved route from the routes file into the store, or back (--to file).",
             discussion: """
                 For a deployment whose hosts share a PostgreSQL store: routes saved with `bridget route add` on \

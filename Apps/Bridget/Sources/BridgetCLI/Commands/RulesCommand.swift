@@ -37,7 +37,7 @@ struct RulesCommand: AsyncParsableCommand {
 
     /// `rules list`.
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "list", 
             abstract: "The standing rules, the next federal holidays and every dated deviation.")
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: FormatOptions
@@ -109,7 +109,7 @@ struct RulesCommand: AsyncParsableCommand {
 
     /// `rules add`.
     struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "add", 
             abstract: "Keep a bridge closed to vessels from one local time to another (replaces one of the same id).")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "An id: lower-case letters, digits and dashes (e.g. beat-the-bridge-2027).") var id: String
@@ -137,7 +137,7 @@ struct RulesCommand: AsyncParsableCommand {
 
     /// `rules remove`.
     struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a dated deviation by its id.")
+        static let configuration = CommandConfiguration(commandName: "remove", abstract: "Remove a dated deviation by its id.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The deviation's id (see `bridget rules list`).") var id: String
 
@@ -157,7 +157,7 @@ struct RulesCommand: AsyncParsableCommand {
 
     /// `rules import`.
     struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "import", 
             abstract: "Add every deviation of a rules YAML file (as `rules export` writes it); all or none.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The file to read.") var file: String
@@ -183,7 +183,7 @@ struct RulesCommand: AsyncParsableCommand {
 
     /// `rules export`.
     struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
+        static let configuration = CommandConfiguration(commandName: "export", 
             abstract: "Write the kept deviations as a rules YAML file to standard output.")
         @OptionGroup var global: GlobalOptions
 
