@@ -174,12 +174,14 @@ public struct RiverLearner: Sendable {
     /// A target bridge as its pair tests read it, for every source alike: its openings and the null's copies of
     /// them, and its passage clock.
     struct PairTarget {
+        /// The openings as one count reads them: `minutes` moved by `shift` (a week's move shares the target's own
+        /// array, not a copy of it), the span they cover, and each one's minute on the target's passage clock.
         struct Copy {
             let minutes: [Int32]
-            /// The span the copy covers.
+            let shift: Int32
             let range: ClosedRange<Int32>
-            /// Each opening's minute on the target's passage clock (nil: the target holds no minute).
-            let clocked: [Int64]?
+            /// nil: the target holds no minute, and a minute is its own.
+            let clocked: [Int32]?
         }
         /// The openings as they are (nil: none), and the null's copies.
         let observed: Copy?
@@ -188,20 +190,31 @@ public struct RiverLearner: Sendable {
 
         init(_ target: [Int32], passage: PassageClock.Index?) {
             self.passage = passage
-            let clocked = { (minutes: [Int32]) in passage.map { clock in minutes.map { clock.clocked(Int64($0)) } } }
-            if let first = target.first, let last = target.last {
-                observed = Copy(minutes: target, range: first...last, clocked: clocked(target))
-            } else {
-                observed = nil
+            let clocked = { (minutes: [Int32], shift: Int32) in
+                passage.map { clock in minutes.map { Int32(truncatingIfNeeded: clock.clocked(Int64($0 + shift))) } }
             }
-            nulls = RiverLearner.nullTargets(target).map {
-                Copy(minutes: $0.minutes, range: $0.range, clocked: clocked($0.minutes))
+            guard let first = target.first, let last = target.last else {
+                observed = nil
+                nulls = []
+                return
+            }
+            observed = Copy(minutes: target, shift: 0, range: first...last, clocked: clocked(target, 0))
+            if RiverLearner.movesByWeeks(target) {
+                nulls = RiverLearner.shifts.map { weeks in
+                    let shift = weeks * 10_080
+                    return Copy(minutes: target, shift: shift, range: (first + shift)...(last + shift),
+                                clocked: clocked(target, shift))
+                }
+            } else {
+                nulls = RiverLearner.nullTargets(target).map {
+                    Copy(minutes: $0.minutes, shift: 0, range: $0.range, clocked: clocked($0.minutes, 0))
+                }
             }
         }
 
         /// Minutes on the target's passage clock (nil: it holds no minute, and a minute is its own).
-        func clocked(_ minutes: [Int32]) -> [Int64]? {
-            passage.map { clock in minutes.map { clock.clocked(Int64($0)) } }
+        func clocked(_ minutes: [Int32]) -> [Int32]? {
+            passage.map { clock in minutes.map { Int32(truncatingIfNeeded: clock.clocked(Int64($0))) } }
         }
     }
 
@@ -217,6 +230,7 @@ public struct RiverLearner: Sendable {
         func count(_ copy: PairTarget.Copy) -> (found: Int, covered: Int, lags: [Int]) {
             let range = copy.range
             let minutes = copy.minutes
+            let shift = copy.shift
             var lags = [Int](repeating: 0, count: lag)
             var found = 0
             var covered = 0
@@ -224,12 +238,13 @@ public struct RiverLearner: Sendable {
             for (index, start) in source.enumerated() {
                 guard start >= range.lowerBound && start + Int32(lag) <= range.upperBound else { continue }
                 covered += 1
-                while cursor < minutes.count && minutes[cursor] <= start { cursor += 1 }
-                let from = sourceClocked?[index] ?? Int64(start)
+                while cursor < minutes.count && minutes[cursor] + shift <= start { cursor += 1 }
+                let from = Int64(sourceClocked?[index] ?? start)
                 var next = cursor
                 while next < minutes.count {
-                    if Int64(minutes[next] - start) > Int64(lag) + 1_440 { break }
-                    let passable = (copy.clocked?[next] ?? Int64(minutes[next])) - from
+                    let minute = minutes[next] + shift
+                    if Int64(minute - start) > Int64(lag) + 1_440 { break }
+                    let passable = Int64(copy.clocked?[next] ?? minute) - from
                     if passable > Int64(floor) {
                         if passable <= Int64(lag) {
                             found += 1
@@ -272,7 +287,7 @@ public struct RiverLearner: Sendable {
     /// another; 24 shuffles, the same for every pair), on a history of three weeks or more.
     static func nullTargets(_ target: [Int32]) -> [(minutes: [Int32], range: ClosedRange<Int32>)] {
         guard let first = target.first, let last = target.last else { return [] }
-        if last - first >= 13 * 10_080 {
+        if movesByWeeks(target) {
             return shifts.map { weeks in
                 let shift = weeks * 10_080
                 return (target.map { $0 + shift }, (first + shift)...(last + shift))
@@ -310,6 +325,12 @@ public struct RiverLearner: Sendable {
             }
             return (moved, Int32(firstDay * 1_440)...Int32((firstDay + days) * 1_440 - 1))
         }
+    }
+
+    /// Whether the null moves the openings by whole weeks: a history of 13 weeks or more.
+    static func movesByWeeks(_ target: [Int32]) -> Bool {
+        guard let first = target.first, let last = target.last else { return false }
+        return last - first >= 13 * 10_080
     }
 
     /// The t-quantile of 1 − `falseLinkRate` for `df` degrees of freedom: the table to 11, Cornish–Fisher's
