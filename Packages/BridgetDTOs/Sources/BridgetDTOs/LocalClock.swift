@@ -12,8 +12,9 @@ import Foundation
 /// - **Spring gap** (e.g. Seattle's 2024-03-10 02:00–02:59 does not exist): the reading is taken with the offset in
 ///   force before the gap (standard time), so "02:30" is 10:30 UTC, which clocks showed as 03:30 PDT.
 ///
-/// A clock reads its zone's offsets from Foundation once, when it is made (1900 to 2200): make one per zone and
-/// keep it (`LocalClock.seattle` is made once per process).
+/// A clock reads its zone's offsets from Foundation once, when it is made (1960 to 2100, the span any record or
+/// forecast falls in; outside it each reading asks the zone): make one per zone and keep it (`LocalClock.seattle` is
+/// made once per process, and every command that reads a time makes it).
 public struct LocalClock: Sendable {
     /// The zone.
     public let zone: TimeZone
@@ -163,7 +164,7 @@ struct OffsetTable: Sendable {
     /// The range the table covers; outside it callers ask the zone.
     private let covered: ClosedRange<Int64>
 
-    init(zone: TimeZone, from: Int64 = -2_208_988_800, through: Int64 = 7_258_118_400) { // 1900 ... 2200
+    init(zone: TimeZone, from: Int64 = -315_619_200, through: Int64 = 4_102_444_800) { // 1960 ... 2100
         var starts = [from]
         var offsets = [Int64(zone.secondsFromGMT(for: Date(timeIntervalSince1970: Double(from))))]
         var cursor = Date(timeIntervalSince1970: Double(from))

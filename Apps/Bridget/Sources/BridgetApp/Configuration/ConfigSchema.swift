@@ -199,7 +199,7 @@ package struct ConfigKey: Sendable {
 
     /// The environment variable that overrides this key: `BRIDGET_` + the path in capitals, dots as underscores.
     package var environmentName: String {
-        "BRIDGET_" + path.replacingOccurrences(of: ".", with: "_").uppercased()
+        "BRIDGET_" + String(path.map { $0 == "." ? "_" : $0 }).uppercased()
     }
 }
 

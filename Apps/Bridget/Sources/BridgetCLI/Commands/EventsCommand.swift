@@ -160,7 +160,7 @@ struct EventsCommand: AsyncParsableCommand {
     static func line(_ entry: ChangeLogEntryDTO, format: OutputFormat, clock: LocalClock, names: [String: String]) throws
         -> String
     {
-        func instant(_ date: Date?) -> String { date.map { ISO8601DateFormatter().string(from: $0) } ?? "" }
+        func instant(_ date: Date?) -> String { date?.internetDateTime ?? "" }
         func csv(_ fields: [String]) -> String {
             fields.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
                 .joined(separator: ",")

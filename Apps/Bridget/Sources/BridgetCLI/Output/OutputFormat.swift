@@ -64,7 +64,7 @@ struct Cell: Sendable {
             return
         }
         display = time.display(instant)
-        raw = ISO8601DateFormatter.bridget.string(from: instant)
+        raw = instant.internetDateTime
         numeric = false
     }
 }
@@ -209,13 +209,9 @@ struct OutputWriter: Sendable {
     static func json(_ value: some Encodable) throws -> String { try AnswerJSON.text(value) }
 }
 
-extension ISO8601DateFormatter {
-    /// `2026-09-24T05:35:00Z`; a new instance each time, because the formatter is not Sendable.
-    static var bridget: ISO8601DateFormatter {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter
-    }
+extension Date {
+    /// `2026-09-24T05:35:00Z`, as CSV writes an instant (a format style: no formatter made, no ICU, per value).
+    var internetDateTime: String { formatted(Date.ISO8601FormatStyle()) }
 }
 
 extension String {
