@@ -14,10 +14,21 @@ package struct OpeningModels: Sendable {
     }
 
     /// The stored models of some bridges, all rebuilt first when the history changed since they were built (for
-    /// this run only when the store is read-only), one rebuild at a time in this process.
+    /// this run only when the store is read-only).
     package func current(bridgeIDs: [String]) async throws -> [OpeningModelDTO] {
-        try await context.assembly.modelRefresh.current(
-            bridgeIDs: Set(bridgeIDs), store: store, processor: context.assembly.makeProcessor(store: store),
-            note: context.note)
+        let wanted = Set(bridgeIDs)
+        let version = try await store.historyVersion()
+        let stored = try await store.openingModels(bridgeIDs: Array(wanted))
+        // A model of an older form (learnt before the river model) is rebuilt like an out-of-date one.
+        if stored.count == wanted.count, stored.allSatisfy({
+            $0.sourceVersion == version && $0.dynamics.format == OpeningDynamicsDTO.currentFormat
+        }) { return stored }
+        if store.isReadOnly {
+            context.note("the stored opening model is out of date or missing and the store is read-only: "
+                + "building it for this run only")
+        }
+        let rebuilt = try await OpeningModelRefresh.rebuild(
+            store: store, processor: context.assembly.makeProcessor(store: store))
+        return rebuilt.filter { wanted.contains($0.bridgeID) }
     }
 }

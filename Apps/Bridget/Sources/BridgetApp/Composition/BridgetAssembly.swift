@@ -12,9 +12,6 @@ package struct BridgetAssembly: Sendable {
     package let now: @Sendable () -> Date
     /// Where the parts' notes to the user go (a retried request, a store read as it is).
     package let notes: @Sendable (String) -> Void
-    /// The process's rebuilds of the opening models, one at a time (a sync's, and those of answers that found them
-    /// out of date).
-    package let modelRefresh = OpeningModelRefresh()
 
     package init(configuration: BridgetConfiguration, now: @escaping @Sendable () -> Date = { Date() },
                  notes: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -196,8 +193,7 @@ package struct BridgetAssembly: Sendable {
     package func makeSyncPipeline(store: any BridgeStore, rejects: RejectedRowLog? = nil) throws -> SyncPipeline {
         SyncPipeline(
             provider: try makeProvider(), processor: makeProcessor(store: store), store: store,
-            batchSize: configuration.batchSize, overlap: configuration.overlap, now: now, rejects: rejects,
-            modelRefresh: modelRefresh)
+            batchSize: configuration.batchSize, overlap: configuration.overlap, now: now, rejects: rejects)
     }
 
     /// An import pipeline over the configured parts.

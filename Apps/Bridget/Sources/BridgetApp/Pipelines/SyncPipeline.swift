@@ -72,12 +72,10 @@ package struct SyncPipeline: Sendable {
     package let now: @Sendable () -> Date
     /// Where rejected rows go (a file and `--verbose` examples), if anywhere.
     package var rejects: RejectedRowLog?
-    /// The process's model rebuilds, which this sync's joins.
-    package let modelRefresh: OpeningModelRefresh
 
     package init(provider: any NetworkProcessing, processor: any BackgroundProcessing, store: any BridgeStore,
                  batchSize: Int, overlap: TimeInterval, now: @escaping @Sendable () -> Date,
-                 rejects: RejectedRowLog? = nil, modelRefresh: OpeningModelRefresh = OpeningModelRefresh()) {
+                 rejects: RejectedRowLog? = nil) {
         self.provider = provider
         self.processor = processor
         self.store = store
@@ -85,7 +83,6 @@ package struct SyncPipeline: Sendable {
         self.overlap = overlap
         self.now = now
         self.rejects = rejects
-        self.modelRefresh = modelRefresh
     }
 
     /// Syncs while holding the store's sync lock, so that one sync writes at a time across every process (and host)
@@ -169,7 +166,7 @@ package struct SyncPipeline: Sendable {
             // a rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that never
             // finished; the stored rows stay, and the stale model is rebuilt when next asked for.
             if record.counts.inserted + record.counts.updated > 0 {
-                try await modelRefresh.rebuild(store: store, processor: processor)
+                try await OpeningModelRefresh.rebuild(store: store, processor: processor)
             }
         } catch {
             let interrupted = error is CancellationError || Task.isCancelled
