@@ -102,13 +102,7 @@ public struct PassageClock: Sendable {
             }
             if !closures.isEmpty {
                 // The first deviation that may reach `first`, by a binary search on starts.
-                var low = 0
-                var high = closures.count
-                while low < high {
-                    let middle = (low + high) / 2
-                    if closures[middle].0 < first - longestClosure { low = middle + 1 } else { high = middle }
-                }
-                var index = low
+                var index = closures.partitioningIndex { $0.0 >= first - longestClosure }
                 while index < closures.count && closures[index].0 <= last {
                     if closures[index].1 > first { spans.append((closures[index].0, closures[index].1)) }
                     index += 1
@@ -165,12 +159,7 @@ public struct PassageClock: Sendable {
         /// The held minutes in `first..<minute`, for `minute` in `first…last + 1`.
         private func held(before minute: Int64) -> Int64 {
             // How many spans start before `minute`.
-            var low = 0
-            var high = starts.count
-            while low < high {
-                let middle = (low + high) / 2
-                if starts[middle] < minute { low = middle + 1 } else { high = middle }
-            }
+            let low = starts.partitioningIndex { $0 >= minute }
             guard low > 0 else { return 0 }
             return before[low - 1] + min(ends[low - 1], minute) - starts[low - 1]
         }
