@@ -70,6 +70,17 @@ struct OutputTests {
         #expect(BridgetCommand.unknownCommand(in: ["--version"]) == nil)
     }
 
+    @Test("an instant in CSV is ISO 8601 in UTC to the second, its fraction dropped, as ISO8601DateFormatter wrote it")
+    func instantsInCSV() {
+        for seconds in [0.0, 1.9, -0.5, 1_790_000_000.999, -2_208_988_800] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(date.internetDateTime == formatter.string(from: date), "\(seconds)")
+        }
+        #expect(Date(timeIntervalSince1970: 1_790_000_000).internetDateTime == "2026-09-21T14:13:20Z")
+    }
+
     @Test("every command names itself, as the name its type would give: no command's word is found by reflecting on its type, which costs every run milliseconds")
     func commandsNameThemselves() {
         func check(_ commands: [any ParsableCommand.Type], path: String) {
