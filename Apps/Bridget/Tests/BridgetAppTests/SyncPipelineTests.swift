@@ -48,6 +48,32 @@ struct SyncPipelineTests {
         #expect(runs.last?.counts.inserted == first.inserted)
     }
 
+    @Test("a sync that stores nothing new rebuilds models left behind the history, and only those")
+    func syncCatchesUpModels() async throws {
+        let assembly = try assembly(Self.yaml)
+        let store = try await assembly.makeStore()
+        let ids = try await store.bridges().map(\.id) + BridgeCatalog.seattle.bridges.map(\.id)
+        _ = try await assembly.makeSyncPipeline(store: store).run(full: false)
+        let built = try await store.historyVersion()
+        #expect(try await store.openingModels(bridgeIDs: ids).allSatisfy { $0.sourceVersion == built })
+        // Rows changed with no rebuild after them: what a host killed between its rows and its rebuild leaves.
+        let oldest = try #require(try await store.events(matching: EventQuery(limit: 1)).first?.openedAt)
+        #expect(try await store.deleteEvents(openedBefore: oldest.addingTimeInterval(86_400)) > 0)
+        let behind = try await store.historyVersion()
+        #expect(behind > built)
+        let rebuilds = assembly.modelRebuilds.rebuilds(for: store)
+        #expect(rebuilds.started == 1)
+
+        let second = try await assembly.makeSyncPipeline(store: store).run(full: false)
+        #expect(second.inserted == 0 && second.updated == 0)
+        let models = try await store.openingModels(bridgeIDs: ids)
+        #expect(!models.isEmpty && models.allSatisfy { $0.sourceVersion == behind })
+        #expect(rebuilds.started == 2)
+        // In step: the next sync that stores nothing rebuilds nothing.
+        _ = try await assembly.makeSyncPipeline(store: store).run(full: false)
+        #expect(rebuilds.started == 2)
+    }
+
     @Test("a sync whose model rebuild fails on a damaged store keeps its rows and is recorded as failed")
     func failedRebuildIsRecorded() async throws {
         let path = NSTemporaryDirectory() + "bridget-pipeline-" + UUID().uuidString + "/store.sqlite"

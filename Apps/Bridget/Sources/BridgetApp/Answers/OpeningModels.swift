@@ -27,8 +27,8 @@ package struct OpeningModels: Sendable {
             context.note("the stored opening model is out of date or missing and the store is read-only: "
                 + "building it for this run only")
         }
-        let rebuilt = try await OpeningModelRefresh.rebuild(
-            store: store, processor: context.assembly.makeProcessor(store: store))
+        let rebuilt = try await context.assembly.modelRebuilds.rebuilds(for: store)
+            .models(from: version, store: store, processor: context.assembly.makeProcessor(store: store))
         return rebuilt.filter { wanted.contains($0.bridgeID) }
     }
 }

@@ -12,6 +12,8 @@ package struct BridgetAssembly: Sendable {
     package let now: @Sendable () -> Date
     /// Where the parts' notes to the user go (a retried request, a store read as it is).
     package let notes: @Sendable (String) -> Void
+    /// The opening-model rebuilds of this process's stores, shared by whoever asks (`OpeningModelRebuilds`).
+    package let modelRebuilds = OpeningModelRebuildsByStore()
 
     package init(configuration: BridgetConfiguration, now: @escaping @Sendable () -> Date = { Date() },
                  notes: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -193,7 +195,7 @@ package struct BridgetAssembly: Sendable {
     package func makeSyncPipeline(store: any BridgeStore, rejects: RejectedRowLog? = nil) throws -> SyncPipeline {
         SyncPipeline(
             provider: try makeProvider(), processor: makeProcessor(store: store), store: store,
-            batchSize: configuration.batchSize, overlap: configuration.overlap, now: now, rejects: rejects)
+            rebuilds: modelRebuilds.rebuilds(for: store), batchSize: configuration.batchSize, overlap: configuration.overlap, now: now, rejects: rejects)
     }
 
     /// An import pipeline over the configured parts.

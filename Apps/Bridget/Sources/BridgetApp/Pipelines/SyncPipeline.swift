@@ -67,6 +67,8 @@ package struct SyncPipeline: Sendable {
     package let provider: any NetworkProcessing
     package let processor: any BackgroundProcessing
     package let store: any BridgeStore
+    /// The store's model rebuilds in this process, which the sync's own joins.
+    package let rebuilds: OpeningModelRebuilds
     package let batchSize: Int
     package let overlap: TimeInterval
     package let now: @Sendable () -> Date
@@ -74,11 +76,12 @@ package struct SyncPipeline: Sendable {
     package var rejects: RejectedRowLog?
 
     package init(provider: any NetworkProcessing, processor: any BackgroundProcessing, store: any BridgeStore,
-                 batchSize: Int, overlap: TimeInterval, now: @escaping @Sendable () -> Date,
+                 rebuilds: OpeningModelRebuilds = OpeningModelRebuilds(), batchSize: Int, overlap: TimeInterval, now: @escaping @Sendable () -> Date,
                  rejects: RejectedRowLog? = nil) {
         self.provider = provider
         self.processor = processor
         self.store = store
+        self.rebuilds = rebuilds
         self.batchSize = batchSize
         self.overlap = overlap
         self.now = now
@@ -162,11 +165,14 @@ package struct SyncPipeline: Sendable {
             if provider.listsEveryAnnouncement, !sourceUnchanged {
                 withdrawn = try await store.withdrawAnnouncements(bridgeIDs: catalog.map(\.id), keeping: listed)
             }
-            // Keep the opening model in step with the history, so predictions read a small table. Inside the run:
-            // a rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that never
-            // finished; the stored rows stay, and the stale model is rebuilt when next asked for.
-            if record.counts.inserted + record.counts.updated > 0 {
-                try await OpeningModelRefresh.rebuild(store: store, processor: processor)
+            // Keep the opening model in step with the history, so predictions read a small table: after rows stored,
+            // or when the models are behind anyway (a process killed between its rows and its rebuild). Inside the
+            // run: a rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that
+            // never finished; the stored rows stay, and the stale model is rebuilt when next asked for.
+            let version = try await store.historyVersion()
+            let stored = record.counts.inserted + record.counts.updated > 0
+            if try await stored ? true : OpeningModelRebuilds.behind(store: store, version: version) {
+                _ = try await rebuilds.models(from: version, store: store, processor: processor)
             }
         } catch {
             let interrupted = error is CancellationError || Task.isCancelled

@@ -19,8 +19,7 @@ struct ModelCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let context = try global.context()
                 let store = try await context.assembly.makeStore()
-                let models = try await OpeningModelRefresh.rebuild(
-                    store: store, processor: context.assembly.makeProcessor(store: store))
+                let models = try await context.assembly.rebuildOpeningModels(store: store)
                 print("rebuilt the opening models of \(models.count) bridges from \(models.first?.sourceEvents ?? 0) stored rows")
             }
         }

@@ -39,7 +39,7 @@ struct PruneCommand: AsyncParsableCommand {
             var removed = 0
             if let cutoff {
                 removed = try await processor.cleanupOldData(olderThan: cutoff)
-                if removed > 0 { try await OpeningModelRefresh.rebuild(store: store, processor: processor) }
+                if removed > 0 { try await context.assembly.rebuildOpeningModels(store: store) }
             }
             let changesBefore = Date().addingTimeInterval(-context.assembly.configuration.changeRetention)
             let changesRemoved = try await store.pruneChanges(recordedBefore: changesBefore)
