@@ -8,7 +8,7 @@ extension SQLiteBridgeStore {
     }
 
     func write<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await translatingErrors(action) { try await pool.write(body) }
+        try await translatingErrors(action) { try await writingPool().write(body) }
     }
 
     func translatingErrors<T>(_ action: String, _ access: () async throws -> T) async throws -> T {

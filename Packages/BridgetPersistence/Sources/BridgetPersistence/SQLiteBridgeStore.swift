@@ -15,7 +15,12 @@ public final class SQLiteBridgeStore: Sendable {
     public let path: String
     /// Whether this store only reads (see `Access.readOnly`).
     public let isReadOnly: Bool
+    /// What reads: the writer's pool, or a read-only one until the first write (`Access.readWriteOnFirstWrite`).
     let pool: DatabasePool
+    /// The read-write pool, once open (at once, unless `Access.readWriteOnFirstWrite`); `nil` for a read-only store.
+    private let writer: Mutex<DatabasePool?>
+    /// How the writer opens when the first write comes; `nil` once open, and for a read-only store.
+    private let pendingWriter: Configuration?
     /// Checkpoints the log beside bulk writes; `nil` for a read-only store.
     let checkpointer: BackgroundCheckpointer?
     /// The file the path led to when the store opened (`checkReadiness` sees when it is deleted or replaced).
@@ -31,6 +36,12 @@ public final class SQLiteBridgeStore: Sendable {
         /// An existing store, read as it is and never written: for reading a store on a read-only disk or folder.
         /// It must already be at this version's schema, since upgrading it would be a write.
         case readOnly
+        /// Read-write, but opened for reading and the writer opened by the first write: a command that only reads
+        /// writes nothing to open or close the store. (Opened read-write, SQLite's log is set up with a write and
+        /// copied into the file when the last connection closes: two commits and four flushes to disk, which made
+        /// most of the difference between a `predict` and the process start.) A store that is missing, unmarked
+        /// or not at this version's schema is opened read-write at once, as `readWrite` would.
+        case readWriteOnFirstWrite
     }
 
     /// Turns off SQLite's memory statistics for the whole process, which a program that never reads them (as
@@ -64,7 +75,6 @@ public final class SQLiteBridgeStore: Sendable {
     /// Bridget (`.newer`); read-only, also when there is no store yet (`.missing`) or it needs an upgrade (`.outdated`).
     public init(path: String, busyTimeout: TimeInterval = 10, access: Access = .readWrite) throws {
         self.path = path
-        isReadOnly = access == .readOnly
         let contents = try StoreFile.inspect(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
@@ -84,30 +94,68 @@ public final class SQLiteBridgeStore: Sendable {
             try db.execute(sql: db.configuration.readonly ? "PRAGMA cache_size = -1024" : "PRAGMA cache_size = -8192")
         }
         switch access {
-        case .readWrite:
-            if contents != .marked {
-                // The writer connection marks the file as it opens, before the pool switches it to WAL: a new store
-                // then carries the mark in its own header from its first write, where `StoreFile` reads it even when
-                // the rest is still in the log. (Readers are read-only and skip it.)
-                configuration.prepareDatabase { db in
-                    guard !db.configuration.readonly else { return }
-                    try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
-                }
+        case .readWriteOnFirstWrite where contents == .marked:
+            if let reader = try? Self.openReadOnly(path, configuration) {
+                // A store that cannot be written (a read-only disk, a file or folder of another user) is read as it
+                // is, as `readOnly` would.
+                let writable = Self.canWrite(path)
+                pool = reader
+                writer = Mutex(nil)
+                pendingWriter = writable ? Self.writerConfiguration(configuration, contents: contents) : nil
+                checkpointer = writable ? BackgroundCheckpointer(path: path) : nil
+                isReadOnly = !writable
+                break
             }
-            configuration.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(BackgroundCheckpointer.writerThreshold)")
-            }
-            pool = try Self.openReadWrite(path, configuration)
+            // Not at this version's schema (or not readable as it is): migrated now, as a writer would.
+            fallthrough
+        case .readWrite, .readWriteOnFirstWrite:
+            pool = try Self.openReadWrite(path, Self.writerConfiguration(configuration, contents: contents))
+            writer = Mutex(pool)
+            pendingWriter = nil
             checkpointer = BackgroundCheckpointer(path: path)
+            isReadOnly = false
         case .readOnly:
             guard contents == .marked || contents == .unmarked else {
                 throw StoreError.missing(path: path, isEmptyFile: contents != .absent)
             }
             pool = try Self.openReadOnly(path, configuration)
+            writer = Mutex(nil)
+            pendingWriter = nil
             checkpointer = nil
+            isReadOnly = true
         }
         identity = FileIdentity(path: path)
         seenSize = Mutex(identity?.size ?? 0)
+    }
+
+    /// The writer's configuration: it marks a file not yet marked, and checkpoints the log at Bridget's threshold.
+    private static func writerConfiguration(_ base: Configuration, contents: StoreFile.Contents) -> Configuration {
+        var configuration = base
+        if contents != .marked {
+            // The writer connection marks the file as it opens, before the pool switches it to WAL: a new store then
+            // carries the mark in its own header from its first write, where `StoreFile` reads it even when the rest
+            // is still in the log. (Readers are read-only and skip it.)
+            configuration.prepareDatabase { db in
+                guard !db.configuration.readonly else { return }
+                try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
+            }
+        }
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(BackgroundCheckpointer.writerThreshold)")
+        }
+        return configuration
+    }
+
+    /// The pool that writes: open already, or opened now for the first write (`Access.readWriteOnFirstWrite`). A
+    /// read-only store's pool, which refuses every write (SQLite's "attempt to write a readonly database").
+    func writingPool() throws -> DatabasePool {
+        try writer.withLock { writer in
+            if let writer { return writer }
+            guard let pendingWriter else { return pool }
+            let opened = try Self.openReadWrite(path, pendingWriter)
+            writer = opened
+            return opened
+        }
     }
 
     private static func openReadWrite(_ path: String, _ configuration: Configuration) throws -> DatabasePool {
@@ -177,6 +225,13 @@ public final class SQLiteBridgeStore: Sendable {
         }
     }
 
+    /// Whether this process may write the file at `path`, its folder (the log and its index go there) and the file
+    /// system holding them.
+    private static func canWrite(_ path: String) -> Bool {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return access(path, W_OK) == 0 && access(folder, W_OK) == 0 && !onReadOnlyDisk(path)
+    }
+
     /// Whether the file system holding `path` is mounted read-only.
     private static func onReadOnlyDisk(_ path: String) -> Bool {
         var status = statvfs()
@@ -220,7 +275,7 @@ extension SQLiteBridgeStore: StoreHealth {
             let deadline = ContinuousClock.now + .seconds(10)
             while true {
                 do {
-                    _ = try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+                    _ = try await writingPool().writeWithoutTransaction { db in try db.checkpoint(.truncate) }
                     return
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY
                     && ContinuousClock.now < deadline

@@ -377,6 +377,45 @@ struct SQLiteBridgeStoreTests {
         } != last)
     }
 
+    @Test("read-write on first write: reading writes nothing to open or close; the first write opens the writer")
+    func readWriteOnFirstWrite() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        // Everything in the file, and the writer closed.
+        try await Self.store(at: path, with: (0..<3).map { StoreFixture.event(minute: $0) }).checkpoint()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        func logBytes() -> Int {
+            (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0
+        }
+        #expect(logBytes() == 0)
+        do {
+            let reader = try SQLiteBridgeStore(path: path, access: .readWriteOnFirstWrite)
+            #expect(!reader.isReadOnly)
+            #expect(try await reader.eventCount(bridgeID: nil) == 3)
+            #expect(try await reader.openingModels(bridgeIDs: ["1"]).isEmpty)
+        }
+        // Opened read-write, SQLite's log gets a commit as the store opens and is copied into the file as it closes.
+        #expect(logBytes() == 0)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+
+        let store = try SQLiteBridgeStore(path: path, access: .readWriteOnFirstWrite)
+        #expect(try await store.upsertEvents([StoreFixture.event(minute: 9)]) == UpsertCounts(inserted: 1))
+        #expect(try await store.eventCount(bridgeID: nil) == 4)
+        #expect(try await SQLiteBridgeStore(path: path, access: .readOnly).eventCount(bridgeID: nil) == 4)
+        try await store.checkpoint()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) != before)
+
+        // A store one migration behind is migrated as it opens, as read-write would.
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = (SELECT max(identifier) FROM grdb_migrations)")
+        }
+        try queue.close()
+        #expect(throws: StoreError.outdated(path: path)) { _ = try SQLiteBridgeStore(path: path, access: .readOnly) }
+        let migrated = try SQLiteBridgeStore(path: path, access: .readWriteOnFirstWrite)
+        #expect(try await migrated.eventCount(bridgeID: nil) == 4)
+        _ = try SQLiteBridgeStore(path: path, access: .readOnly)
+    }
+
     /// The files SQLite leaves beside a database while it writes or reads one in WAL mode.
     static func sideFiles(_ path: String) -> [String] {
         ["-wal", "-shm", "-journal"].map { path + $0 }.filter { FileManager.default.fileExists(atPath: $0) }

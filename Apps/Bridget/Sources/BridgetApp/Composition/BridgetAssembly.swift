@@ -147,7 +147,14 @@ package struct BridgetAssembly: Sendable {
         switch configuration.store {
         case .sqlite:
             do {
-                return try SQLiteBridgeStore(path: configuration.storePath)
+                // A command that reads writes nothing to open and close the store: its writer opens with its first
+                // write, if any (a stale model it saves).
+                let store = try SQLiteBridgeStore(path: configuration.storePath,
+                                                  access: forReading ? .readWriteOnFirstWrite : .readWrite)
+                if store.isReadOnly {
+                    notes("the store at \(configuration.storePath) cannot be written: reading it as it is")
+                }
+                return store
             } catch let error as StoreError where forReading && error.sqliteFailure == .unwritable
                 && FileManager.default.fileExists(atPath: configuration.storePath)
             {
