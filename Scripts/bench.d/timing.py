@@ -1,6 +1,8 @@
 """Times whole commands: median wall-clock seconds over N runs (after one warm-up run of each).
 
 Usage: timing.py RUNS -- CMD ARGS…          prints the command's median in seconds
+       timing.py RUNS -- CMD1 ARGS… ::: CMD2 ARGS…
+                                            several commands, run as they are (no shell); each median, one per line
        timing.py RUNS --shell CMD1 CMD2…    each CMD a bash command line; prints each median, one per line
 
 With several commands, the runs are interleaved (round r runs every command, starting at a different one each
@@ -23,7 +25,12 @@ runs = int(sys.argv[1])
 if sys.argv[2] == "--shell":
     commands = [["bash", "-c", line] for line in sys.argv[3:]]
 else:
-    commands = [sys.argv[sys.argv.index("--") + 1:]]
+    commands = [[]]
+    for word in sys.argv[sys.argv.index("--") + 1:]:
+        if word == ":::":
+            commands.append([])
+        else:
+            commands[-1].append(word)
 for command in commands:
     run(command)
 samples = [[] for _ in commands]
