@@ -19,10 +19,7 @@ package struct OpeningModels: Sendable {
         let wanted = Set(bridgeIDs)
         let version = try await store.historyVersion()
         let stored = try await store.openingModels(bridgeIDs: Array(wanted))
-        // A model of an older form (learnt before the river model) is rebuilt like an out-of-date one.
-        if stored.count == wanted.count, stored.allSatisfy({
-            $0.sourceVersion == version && $0.dynamics.format == OpeningDynamicsDTO.currentFormat
-        }) { return stored }
+        if stored.count == wanted.count, stored.allSatisfy({ $0.isBuilt(from: version) }) { return stored }
         if store.isReadOnly {
             context.note("the stored opening model is out of date or missing and the store is read-only: "
                 + "building it for this run only")

@@ -85,7 +85,15 @@ package final class OpeningModelRebuilds: Sendable {
     package static func behind(store: any BridgeStore, version: Int64) async throws -> Bool {
         let stored = try await store.openingModels(bridgeIDs: try await store.bridges().map(\.id))
         if stored.isEmpty { return try await store.latestOpening() != nil }
-        return stored.contains { $0.sourceVersion != version || $0.dynamics.format != OpeningDynamicsDTO.currentFormat }
+        return stored.contains { !$0.isBuilt(from: version) }
+    }
+}
+
+extension OpeningModelDTO {
+    /// Whether this model was built from history version `version` in the current form (a model of an older form,
+    /// learnt before the river model, counts as out of date).
+    package func isBuilt(from version: Int64) -> Bool {
+        sourceVersion == version && dynamics.format == OpeningDynamicsDTO.currentFormat
     }
 }
 
