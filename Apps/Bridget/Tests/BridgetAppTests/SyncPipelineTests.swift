@@ -74,6 +74,30 @@ struct SyncPipelineTests {
         #expect(rebuilds.started == 2)
     }
 
+    @Test("a command that reads opens the store without writing; a process that stays opens its writer at once")
+    func storeOpens() async throws {
+        let path = NSTemporaryDirectory() + "bridget-opens-" + UUID().uuidString + "/store.sqlite"
+        let assembly = try assembly(Self.yaml.replacingOccurrences(of: "kind: memory", with: "path: \(path)"))
+        do {
+            let store = try await assembly.makeStore()
+            _ = try await assembly.makeSyncPipeline(store: store).run(full: false)
+            try await #require(store as? SQLiteBridgeStore).checkpoint()
+        }
+        func log() -> Int { (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0 }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(log() == 0)
+        do {
+            let reader = try await assembly.makeStore(forReading: true)
+            #expect(try await reader.eventCount(bridgeID: nil) > 0)
+            #expect(log() == 0)
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        // The writer's open sets up the log with a commit: there as soon as the store is open.
+        let staying = try await assembly.makeStore(forReading: true, writerAtOnce: true)
+        #expect(log() > 0)
+        #expect(!staying.isReadOnly)
+    }
+
     @Test("a sync whose model rebuild fails on a damaged store keeps its rows and is recorded as failed")
     func failedRebuildIsRecorded() async throws {
         let path = NSTemporaryDirectory() + "bridget-pipeline-" + UUID().uuidString + "/store.sqlite"

@@ -143,14 +143,17 @@ package struct BridgetAssembly: Sendable {
 
     /// The configured store, opened and migrated. For a command that only reads, a SQLite store that cannot be
     /// written (a read-only disk or folder) is opened read-only instead, with a note, and read as it is.
-    package func makeStore(forReading: Bool = false) async throws -> any BridgeStore {
+    ///
+    /// A command that reads opens a SQLite store for reading and its writer with its first write, so it writes nothing
+    /// to open and close the store. `writerAtOnce` opens the writer as the store opens: a process that stays writes
+    /// anyway, and a writer opened later would open whatever file the path then names, while its reads stay on the
+    /// file first opened (`ReopeningStore` replaces the whole store when the file is replaced).
+    package func makeStore(forReading: Bool = false, writerAtOnce: Bool = false) async throws -> any BridgeStore {
         switch configuration.store {
         case .sqlite:
             do {
-                // A command that reads writes nothing to open and close the store: its writer opens with its first
-                // write, if any (a stale model it saves).
-                let store = try SQLiteBridgeStore(path: configuration.storePath,
-                                                  access: forReading ? .readWriteOnFirstWrite : .readWrite)
+                let access: SQLiteBridgeStore.Access = forReading && !writerAtOnce ? .readWriteOnFirstWrite : .readWrite
+                let store = try SQLiteBridgeStore(path: configuration.storePath, access: access)
                 if store.isReadOnly {
                     notes("the store at \(configuration.storePath) cannot be written: reading it as it is")
                 }

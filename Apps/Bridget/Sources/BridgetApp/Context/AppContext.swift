@@ -40,8 +40,9 @@ package struct AppContext: Sendable {
     package func note(_ message: String) { assembly.notes(message) }
 
     /// Opens the store; with the in-memory store, first syncs so read commands have data to show.
-    package func openStoreForReading() async throws -> any BridgeStore {
-        let store = try await assembly.makeStore(forReading: true)
+    /// `writerAtOnce`: for a process that stays (`openReopeningStore`), whose store's writer opens as it starts.
+    package func openStoreForReading(writerAtOnce: Bool = false) async throws -> any BridgeStore {
+        let store = try await assembly.makeStore(forReading: true, writerAtOnce: writerAtOnce)
         if assembly.configuration.store == .memory {
             note("store.kind is memory: syncing from \(assembly.configuration.provider.rawValue) first")
             _ = try await assembly.makeSyncPipeline(store: store).run(full: true)
@@ -52,14 +53,14 @@ package struct AppContext: Sendable {
     /// The store as a long-running process holds it (`ReopeningStore`): reopened when another file replaces its
     /// file; each call as it is until `guarded(by:)` gives a guard (the server's deadline, for requests).
     package func openReopeningStore() async throws -> ReopeningStore {
-        reopening(try await openStoreForReading())
+        reopening(try await openStoreForReading(writerAtOnce: true))
     }
 
     /// `store`, opened from this context's configuration, as a long-running process holds it.
     package func reopening(_ store: any BridgeStore) -> ReopeningStore {
         let assembly = self.assembly
         return ReopeningStore(store: store, name: "the store at \(assembly.storeDescription)", note: assembly.notes) {
-            try await assembly.makeStore(forReading: true)
+            try await assembly.makeStore(forReading: true, writerAtOnce: true)
         }
     }
 
