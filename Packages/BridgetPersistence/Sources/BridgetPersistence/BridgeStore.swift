@@ -25,7 +25,8 @@ public struct BridgeActivity: Sendable, Codable, Equatable {
 /// sync lock (`SyncLocking`), so one sync writes at a time whatever the store and however many processes share it.
 public protocol BridgeStore:
     BridgeCatalogStore, EventStore, ImportCheckpointStore, SyncRunStore, OpeningModelStore, RouteStore,
-    TrafficFlowStore, KeptAnswerStore, StoreHealth, SyncLocking, ChangeLogStore, AlertStore, LiveStateStore
+    TrafficFlowStore, KeptAnswerStore, StoreHealth, SyncLocking, ChangeLogStore, AlertStore, LiveStateStore,
+    SourceIdentityStore
 {
     /// Per bridge of the catalog, by numeric id: its stored openings and the latest of them (none: 0 and nil).
     func bridgeActivity() async throws -> [BridgeActivity]

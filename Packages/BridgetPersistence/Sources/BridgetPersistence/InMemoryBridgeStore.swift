@@ -24,6 +24,7 @@ public actor InMemoryBridgeStore: BridgeStore {
     private let syncLockHolder = Mutex<String?>(nil)
     private var liveState: LiveFeedState?
     private var liveLease: LiveFeedLease?
+    private var source: RecordedSource?
 
     /// Creates an empty store.
     public init() {}
@@ -432,5 +433,15 @@ extension InMemoryBridgeStore: LiveStateStore {
 
     public func releaseLiveFeed(holder: String) {
         if liveLease?.holder == holder { liveLease = nil }
+    }
+}
+
+extension InMemoryBridgeStore: SourceIdentityStore {
+    public func recordedSource() -> RecordedSource? { source }
+
+    public func claimSource(_ identity: SourceIdentity, at now: Date) -> SourceClaim {
+        if let source { return source.identity == identity ? .same : .other(source) }
+        source = RecordedSource(identity: identity, recordedAt: now)
+        return eventsByKey.isEmpty ? .recorded : .adopted
     }
 }

@@ -306,6 +306,19 @@ enum StoreSchema {
                 ALTER TABLE change_log_v15 RENAME TO change_log;
                 """)
         }
+        migrator.registerMigration("v16: the store's source") { db in
+            // What names the data the store holds (SourceIdentity), recorded by the first sync or import: one of
+            // another source is refused before it writes. A store migrated with data and no row takes the next
+            // source that writes to it.
+            try db.execute(sql: """
+                CREATE TABLE store_source (
+                    id          INTEGER PRIMARY KEY CHECK (id = 1),
+                    kind        TEXT NOT NULL,
+                    name        TEXT NOT NULL,
+                    recorded_at TEXT NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

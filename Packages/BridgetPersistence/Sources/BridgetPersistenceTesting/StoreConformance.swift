@@ -31,6 +31,8 @@ public enum StoreConformance {
         case bulkChanges
         /// Openings seen live, their replacement by published ones, and the live state feed's lease.
         case liveState
+        /// The identity of the source whose data the store holds.
+        case source
 
         /// The protocol whose promises this part checks.
         public var description: String {
@@ -50,6 +52,7 @@ public enum StoreConformance {
             case .bulkChanges: "ChangeLogStore (bulk writes)"
             case .alerts: "AlertStore"
             case .liveState: "LiveStateStore"
+            case .source: "SourceIdentityStore"
             }
         }
 
@@ -71,6 +74,7 @@ public enum StoreConformance {
             case .bulkChanges: try await checkBulkChanges(makeStore: makeStore)
             case .alerts: try await checkAlerts(makeStore: makeStore)
             case .liveState: try await checkLiveState(makeStore: makeStore)
+            case .source: try await checkSource(makeStore: makeStore)
             }
         }
     }

@@ -183,6 +183,15 @@ enum PostgresSchema {
             ADD CONSTRAINT change_log_bulk_check
                 CHECK ((kind = 'bulk') = (summary IS NOT NULL AND bridge_id IS NULL AND opened_ms IS NULL));
         """),
+        ("the store's source", """
+        -- What names the data the store holds (SourceIdentity), recorded by the first sync or import.
+        CREATE TABLE store_source (
+            id          integer PRIMARY KEY CHECK (id = 1),
+            kind        text NOT NULL,
+            name        text NOT NULL,
+            recorded_ms bigint NOT NULL
+        );
+        """),
     ]
 
     /// The newest version this build knows.
@@ -192,7 +201,7 @@ enum PostgresSchema {
     static let tableNames: Set<String> = [
         "bridget_schema", "bridges", "events", "history_version", "sync_runs", "import_checkpoints", "opening_models",
         "routes", "traffic_flows", "kept_answers", "change_log", "alerts", "alert_outbox", "alert_attempts",
-        "live_feed",
+        "live_feed", "store_source",
     ]
 
     /// Brings the settings' schema to the latest version in one transaction, holding a lock so that processes
