@@ -18,6 +18,8 @@ let package = Package(
     dependencies: [
         // Test support only: the README example check.
         .package(path: "../BridgetReadmeCheck"),
+        // Test support only: HTTP servers on 127.0.0.1 for the transport's redirect tests.
+        .package(url: "https://github.com/swhitty/FlyingFox", from: "0.27.1"),
         .package(path: "../BridgetDTOs"),
         .package(path: "../BridgetCaching"),
     ],
@@ -39,6 +41,7 @@ let package = Package(
             name: "BridgetNetworkingTests",
             dependencies: [
                 .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
+                .product(name: "FlyingFox", package: "FlyingFox"),
                 "BridgetNetworking", "BridgetNetworkingTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
             ],
             resources: [.copy("Fixtures")],

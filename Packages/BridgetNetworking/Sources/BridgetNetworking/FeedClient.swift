@@ -18,7 +18,9 @@ import FoundationNetworking
 ///   thrown as `FeedError.transport` (`isUnresolvedHost`): no server is there to be busy. Never retried:
 ///   400/401/403/404 and other 4xx, a wrong `Content-Type`, a body over the size limit, and the permanent transport
 ///   failures (`permanentTransportFailures`: a bad URL, an unsupported scheme, a refused TLS certificate,
-///   cancellation). Waiting is cancellable, so Ctrl-C stops a fetch promptly.
+///   cancellation), nor a redirect the transport refused (`FeedError.redirectRefused`: the requests follow
+///   `HTTPRequest.RedirectRule.anyOriginButSpecialPurpose`). Waiting is cancellable, so Ctrl-C stops a fetch
+///   promptly.
 /// - Limits: `timeout` is a deadline for each exchange (connect, headers and body), `maximumBodyBytes` holds while
 ///   the body arrives; both are the transport's (`HTTPTransport`).
 /// - Checks: status, a JSON `Content-Type`, the body size limit, and that the body parses as JSON; each failure is a
@@ -187,6 +189,8 @@ public actor FeedClient {
                 response = try await transport.send(request(url, headers: headers))
             } catch let error as HTTPBodyTooLarge {
                 throw Self.tooLarge(error, url: key)
+            } catch let error as HTTPRedirectRefused {
+                throw FeedError.redirectRefused(url: key, refusal: error)
             } catch let error as URLError {
                 if error.code == .cancelled || Task.isCancelled { throw CancellationError() }
                 guard !Self.permanentTransportFailures.contains(error.code) else {
@@ -274,12 +278,13 @@ public actor FeedClient {
         return response.body
     }
 
-    /// A status that is not a success as an error, with the server's message and its `Retry-After` delay.
+    /// A status that is not a success as an error, with the server's message and its `Retry-After` delay (a day
+    /// at most; `RetryPolicy.maxDelay` caps the wait itself).
     static func statusError(_ response: HTTPResponse, url: String, now: Date = Date()) -> FeedError {
         .httpStatus(url: url, status: response.status,
                     reason: HTTPURLResponse.localizedString(forStatusCode: response.status),
                     serverMessage: SocrataErrorBody.message(from: response.body),
-                    retryAfter: RetryPolicy.retryAfterSeconds(response.header("Retry-After"), now: now))
+                    retryAfter: RetryAfter.seconds(response.header("Retry-After"), now: now, limit: 86_400))
     }
 
     /// Transport failures that another attempt cannot mend: the request itself is wrong, the server's identity was

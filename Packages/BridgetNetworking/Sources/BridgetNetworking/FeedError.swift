@@ -29,6 +29,9 @@ public indirect enum FeedError: Error, Sendable, Equatable, CustomStringConverti
     /// A transport failure another attempt cannot mend (a bad URL, a refused certificate), with the system's
     /// description and `URLError` code.
     case transport(url: String, reason: String, errorCode: Int)
+    /// A redirect the request's rule does not follow (to a special-purpose address, or off the origin of a request
+    /// that stays on it); not retried: the server will point there again.
+    case redirectRefused(url: String, refusal: HTTPRedirectRefused)
     /// Every attempt failed: how many there were and the last failure (`nil` when none was recorded).
     case gaveUp(url: String, attempts: Int, last: FeedError?)
 
@@ -87,6 +90,7 @@ public indirect enum FeedError: Error, Sendable, Equatable, CustomStringConverti
         case .timeout: "network.timeout"
         case .connection: "network.connection"
         case .transport: "network.transport"
+        case .redirectRefused: "network.redirect-refused"
         case .gaveUp(_, _, let last): last?.code ?? "network.gave-up"
         case .notCached: "network.not-cached"
         case .nothingCached: "network.nothing-cached"
@@ -126,6 +130,8 @@ public indirect enum FeedError: Error, Sendable, Equatable, CustomStringConverti
             "\(url) did not answer in time"
         case .connection(let url, let reason, let errorCode), .transport(let url, let reason, let errorCode):
             "\(url): \(reason) (\(errorCode))"
+        case .redirectRefused(let url, let refusal):
+            "\(url): \(refusal)"
         case .gaveUp(let url, let attempts, let last):
             "gave up on \(url) after \(attempts) attempts; last: \(last?.description ?? "no response")"
         case .notCached(let url):

@@ -31,16 +31,4 @@ public struct RetryPolicy: Sendable, Equatable {
         let capped = min(exponential, maxDelay)
         return capped * (1 - jitter) + capped * jitter * random
     }
-
-    /// Seconds from a `Retry-After` value: delta seconds, or an HTTP date (IMF-fixdate) relative to `now`.
-    public static func retryAfterSeconds(_ value: String?, now: Date) -> TimeInterval? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
-        if let seconds = Int(value) { return TimeInterval(max(seconds, 0)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(secondsFromGMT: 0)
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
-    }
 }

@@ -20,6 +20,11 @@ struct FeedErrorTests {
             .description == "paging \(url) reached 0 rows, but the server counts 300 in the range; \(url)?p was empty 4 times")
         #expect(FeedError.feedFileTooLarge(path: "/f.xml.gz", size: 20, limit: 10).description
             == "the NDW feed file /f.xml.gz has 20 bytes, over the limit of 10 bytes")
+        let refusal = HTTPRedirectRefused(from: URL(string: url)!, to: URL(string: "http://169.254.169.254/latest")!,
+                                          reason: .specialPurpose(address: "169.254.169.254", block: "link-local"))
+        #expect(FeedError.redirectRefused(url: url, refusal: refusal).description
+            == "\(url): https://data.seattle.gov redirected to http://169.254.169.254, which is 169.254.169.254, "
+            + "a special-purpose address (link-local) that a redirect may not lead to")
     }
 
     @Test("a gave-up error names its attempts and its last failure, and carries that failure's code")
@@ -40,5 +45,8 @@ struct FeedErrorTests {
         #expect(FeedError.timeout(url: "u").code == "network.timeout")
         #expect(FeedError.nothingCached(folder: "/c", dataset: "d").code == "network.nothing-cached")
         #expect(FeedError.invalidDatasetID("x").code == "network.invalid-dataset")
+        let refusal = HTTPRedirectRefused(from: URL(string: "https://a.example")!, to: URL(string: "https://b.example")!,
+                                          reason: .leavesOrigin)
+        #expect(FeedError.redirectRefused(url: "u", refusal: refusal).code == "network.redirect-refused")
     }
 }

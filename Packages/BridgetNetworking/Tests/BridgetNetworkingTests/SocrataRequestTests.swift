@@ -51,16 +51,6 @@ struct SocrataRequestTests {
         #expect(policy.delay(afterAttempt: 1, retryAfter: 600, random: 0.3) == 10)
     }
 
-    @Test("Retry-After: delta seconds or an HTTP date")
-    func retryAfter() {
-        let now = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
-        #expect(RetryPolicy.retryAfterSeconds("120", now: now) == 120)
-        #expect(RetryPolicy.retryAfterSeconds("Sun, 06 Nov 1994 08:50:07 GMT", now: now) == 30)
-        #expect(RetryPolicy.retryAfterSeconds("Sun, 06 Nov 1994 08:00:00 GMT", now: now) == 0)
-        #expect(RetryPolicy.retryAfterSeconds("soon", now: now) == nil)
-        #expect(RetryPolicy.retryAfterSeconds(nil, now: now) == nil)
-    }
-
     @Test("the server's message is read from every error-body shape")
     func errorBodies() {
         func message(_ text: String) -> String? { SocrataErrorBody.message(from: Data(text.utf8)) }

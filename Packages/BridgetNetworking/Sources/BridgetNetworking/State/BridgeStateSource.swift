@@ -23,7 +23,8 @@ public enum BridgeStateNote: Sendable, Equatable, Hashable {
     case unknownBridge(id: String)
     /// An item's status was neither "Open" nor "Closed": the bridge is left out of this answer.
     case unknownStatus(bridgeID: String, status: String)
-    /// An item without a usable id or status: left out.
+    /// An item without a usable id (a whole number from 0 to 99,999 or its ASCII digits; not `true`, `1.5`, `-3` or
+    /// `" 3"`) or status (a string): left out.
     case badItem(index: Int)
     /// A bridge named twice with different statuses: left out of this answer.
     case contradiction(bridgeID: String)
@@ -75,6 +76,8 @@ public struct BridgeStateError: Error, Sendable, Equatable, CustomStringConverti
         case unreachable(String)
         /// A body over the limit.
         case tooLarge(Int)
+        /// A redirect the feed's request does not follow (off its origin), with the origins and the reason.
+        case redirectRefused(HTTPRedirectRefused)
     }
 
     public let kind: Kind
@@ -82,8 +85,8 @@ public struct BridgeStateError: Error, Sendable, Equatable, CustomStringConverti
     /// Creates an error.
     public init(_ kind: Kind) { self.kind = kind }
 
-    /// The name in log lines and metrics: `http-503`, `html-page`, `empty-body`, `malformed`, `timeout`,
-    /// `unreachable`, `too-large`.
+    /// The name in log lines and metrics: `http-503`, `rate-limited` (429), `html-page`, `empty-body`, `malformed`,
+    /// `timeout`, `unreachable`, `too-large`, `redirect-refused`.
     public var name: String {
         switch kind {
         case .httpStatus(let status, _): status == 429 ? "rate-limited" : "http-\(status)"
@@ -93,6 +96,7 @@ public struct BridgeStateError: Error, Sendable, Equatable, CustomStringConverti
         case .timeout: "timeout"
         case .unreachable: "unreachable"
         case .tooLarge: "too-large"
+        case .redirectRefused: "redirect-refused"
         }
     }
 
@@ -106,6 +110,7 @@ public struct BridgeStateError: Error, Sendable, Equatable, CustomStringConverti
         case .timeout: "the feed did not answer in time"
         case .unreachable(let reason): "the feed could not be reached: \(reason)"
         case .tooLarge(let limit): "the feed's answer is larger than \(limit) bytes"
+        case .redirectRefused(let refusal): "the feed's answer pointed elsewhere: \(refusal)"
         }
     }
 }

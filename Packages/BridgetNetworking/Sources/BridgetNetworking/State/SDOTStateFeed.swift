@@ -8,8 +8,9 @@ import FoundationNetworking
 /// string whose content is the JSON array of bridges (`BridgeID`, `DisplayName`, `Name`, `Latitude`, `Longitude`,
 /// `Status` "Open" or "Closed"; "Open" means raised). No timestamps: the poller notes changes with its own clock.
 ///
-/// One GET a reading, under `timeout` for the whole exchange and `maximumBytes` of body; what a city endpoint does on
-/// a bad day is named (`BridgeStateError`, `BridgeStateNote`), never read as a position.
+/// One GET a reading, under `timeout` for the whole exchange and `maximumBytes` of body, following redirects on the
+/// feed's own origin only (`HTTPRequest.RedirectRule.sameOriginOnly`); what a city endpoint does on a bad day is
+/// named (`BridgeStateError`, `BridgeStateNote`), never read as a position.
 public struct SDOTStateFeed: BridgeStateSource {
     /// The city's feed.
     public static let defaultURL = URL(string: "https://web.seattle.gov/Travelers/api/Map/GetBridgeData")!
@@ -19,24 +20,31 @@ public struct SDOTStateFeed: BridgeStateSource {
     public let timeout: TimeInterval
     public let maximumBytes: Int
     private let transport: any HTTPTransport
+    /// The clock a `Retry-After` date is read against.
+    private let now: @Sendable () -> Date
 
     public var origin: String { url.absoluteString }
 
+    /// The longest `Retry-After` taken from the feed: a day (the poller caps its own wait lower).
+    static let retryAfterLimit: TimeInterval = 86_400
+
     /// A feed at `url` whose bridges are `knownBridgeIDs` (the catalog's: 1, 2, 3, 4, 6, 21, 29 for Seattle).
     public init(url: URL = Self.defaultURL, knownBridgeIDs: Set<String>, transport: any HTTPTransport,
-                timeout: TimeInterval = 10, maximumBytes: Int = 256 * 1024) {
+                timeout: TimeInterval = 10, maximumBytes: Int = 256 * 1024,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.url = url
         self.knownBridgeIDs = knownBridgeIDs
         self.transport = transport
         self.timeout = timeout
         self.maximumBytes = maximumBytes
+        self.now = now
     }
 
     public func currentStates() async throws -> BridgeStateReading {
         let request = HTTPRequest(
             url: url, headers: ["Accept": "application/json", "Cache-Control": "no-cache",
                                 "User-Agent": "Bridget (drawbridge openings; polls every 20 s or slower)"],
-            timeout: timeout, maximumBodyBytes: maximumBytes)
+            timeout: timeout, maximumBodyBytes: maximumBytes, redirectRule: .sameOriginOnly)
         let response: HTTPResponse
         do {
             response = try await transport.send(request)
@@ -48,23 +56,18 @@ public struct SDOTStateFeed: BridgeStateSource {
             throw BridgeStateError(.unreachable(error.localizedDescription))
         } catch is HTTPBodyTooLarge {
             throw BridgeStateError(.tooLarge(maximumBytes))
+        } catch let refusal as HTTPRedirectRefused {
+            throw BridgeStateError(.redirectRefused(refusal))
         } catch is CancellationError {
             throw CancellationError()
         } catch {
             throw BridgeStateError(.unreachable("\(error)"))
         }
         guard response.status == 200 else {
-            throw BridgeStateError(.httpStatus(response.status, retryAfter: Self.retryAfter(response.header("Retry-After"))))
+            let retryAfter = RetryAfter.seconds(response.header("Retry-After"), now: now(), limit: Self.retryAfterLimit)
+            throw BridgeStateError(.httpStatus(response.status, retryAfter: retryAfter))
         }
         return try Self.read(response.body, knownBridgeIDs: knownBridgeIDs)
-    }
-
-    /// `Retry-After` as whole seconds, from 0 to a day; anything else (a date, `nan`, huge) is not used.
-    static func retryAfter(_ text: String?) -> TimeInterval? {
-        guard let text = text?.trimmingCharacters(in: .whitespaces), (1...6).contains(text.count),
-              text.allSatisfy(\.isASCII), text.allSatisfy(\.isNumber), let seconds = Int(text), seconds <= 86_400
-        else { return nil }
-        return TimeInterval(seconds)
     }
 
     /// A body as the feed sends it (or as it might on a bad day).
@@ -160,9 +163,12 @@ public struct SDOTStateFeed: BridgeStateSource {
         return deepest
     }
 
-    /// A `BridgeID` as a catalog id: a whole number (or its text), from 0 to 99,999.
+    /// A `BridgeID` as a catalog id: a whole number (or its text of ASCII digits), from 0 to 99,999. A JSON `true` or
+    /// `false` is no id, though Foundation hands it over as an `NSNumber` of 1 or 0 (one whose type is `c`, on Linux
+    /// and on Darwin alike; JSON numbers never are).
     private static func bridgeID(_ value: Any?) -> String? {
         if let number = value as? NSNumber {
+            guard number.objCType.pointee != CChar(UInt8(ascii: "c")) else { return nil }
             let double = number.doubleValue
             guard double.isFinite, double >= 0, double < 100_000, double == double.rounded() else { return nil }
             return String(Int(double))
