@@ -223,14 +223,30 @@ struct SocrataValidationTests {
         #expect(validator.validate([row, row, row]).rejectionCounts[.duplicateInBatch] == 1)
     }
 
-    @Test("spring-forward day: a reading in the gap is kept with the earlier offset")
+    @Test("spring-forward day: a reading in the skipped hour is rejected by name, and never displaces the real hour after")
     func springGapRow() throws {
         var row = Self.good
         (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-03-10T01:58:00.000", "2024-03-10T03:02:00.000", "4")
         let event = try validator.validate(row).get()
         #expect(event.durationMinutes == 4)
         (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-03-10T02:30:00.000", "2024-03-10T03:34:00.000", "4")
-        #expect(try validator.validate(row).get().durationMinutes == 4)
+        #expect(validator.validate(row) == .failure(.nonexistentLocalTime))
+        (row.opendatetime, row.closedatetime, row.minutesopen) = ("2024-03-10T01:55:00.000", "2024-03-10T02:10:00.000", nil)
+        #expect(validator.validate(row) == .failure(.nonexistentLocalTime), "a closing in the gap too")
+
+        // Readings 02:00–02:50 and the genuine 03:00–03:50 in one batch: the genuine ones are all kept.
+        let rows = (0..<6).flatMap { index -> [SocrataRow] in
+            var skipped = Self.good
+            var genuine = Self.good
+            (skipped.opendatetime, skipped.closedatetime, skipped.minutesopen)
+                = ("2024-03-10T02:\(index)0:00.000", nil, nil)
+            (genuine.opendatetime, genuine.closedatetime, genuine.minutesopen)
+                = ("2024-03-10T03:\(index)0:00.000", "2024-03-10T03:\(index)5:00.000", "5")
+            return [skipped, genuine]
+        }
+        let outcome = validator.validate(rows)
+        #expect(outcome.events.count == 6 && outcome.events.allSatisfy { $0.openLocal.hasPrefix("2024-03-10T03:") })
+        #expect(outcome.rejectionCounts[.nonexistentLocalTime] == 6 && outcome.rejected.count == 6)
     }
 
     @Test("an exported event reads back as the row it came from")

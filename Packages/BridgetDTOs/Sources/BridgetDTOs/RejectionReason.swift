@@ -8,6 +8,7 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
     case unparseableOpenTime = "unparseable-open-time"
     case unparseableCloseTime = "unparseable-close-time"
     case closeBeforeOpen = "close-before-open"
+    case nonexistentLocalTime = "nonexistent-local-time"
     case openTimeOutOfRange = "open-time-out-of-range"
     case unparseableMinutesOpen = "unparseable-minutes-open"
     case negativeMinutesOpen = "negative-minutes-open"
@@ -25,6 +26,8 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
         case .unparseableOpenTime: "the opening time is missing or not a time (Socrata: YYYY-MM-DDTHH:MM:SS.fff)"
         case .unparseableCloseTime: "the closing time is present but not a time"
         case .closeBeforeOpen: "the closing time is before the opening time"
+        case .nonexistentLocalTime:
+            "a local time that the clock skips when it goes forward (e.g. 02:30 on the second Sunday of March in Seattle)"
         case .openTimeOutOfRange: "the opening time is before the accepted range or in the future"
         case .unparseableMinutesOpen: "the minutes open are present but not a number"
         case .negativeMinutesOpen: "the minutes open are negative"

@@ -149,6 +149,9 @@ public struct ObservationValidator: Sendable {
         case .value(let reading): closing = reading
         case .unreadable: return .failure(.unparseableCloseTime)
         }
+        // A local reading the clock skips (the spring-forward hour) names no instant: taken for the hour after, it
+        // would stand on top of a genuine reading of that hour.
+        if skipped(opening) || closing.map(skipped) == true { return .failure(.nonexistentLocalTime) }
         // Read early because it helps choose among ambiguous instants; judged later, in rule order.
         let minutes = record.pointee.durationMinutes.value.flatMap { $0.isFinite && abs($0) <= 1_000_000 ? $0 : nil }
 
@@ -196,6 +199,12 @@ public struct ObservationValidator: Sendable {
             closeLocal: closing.map { record.pointee.closedText ?? localText($0, at: closedAt ?? openedAt) },
             minutesOpen: minutesOpen, latitude: latitude, longitude: longitude, status: record.pointee.status,
             recordID: record.pointee.recordID, recordVersion: record.pointee.recordVersion))
+    }
+
+    /// Whether a reading is a local time the clock skips (checked near an offset change only: a day either side).
+    private func skipped(_ reading: TimeReading) -> Bool {
+        guard case .local(let local) = reading, clock.nearOffsetChange(local) else { return false }
+        return clock.instants(for: local).isEmpty
     }
 
     /// The local reading kept beside an instant: the source's own, or the instant read on the source's clock.
