@@ -140,7 +140,7 @@ package struct BridgetServer: Sendable {
             let notes = MetricNameDescriptor(metricName: "bridget_state_notes", unitName: "total",
                                              helpText: "What polls of the live state feed noted, by name.")
             registry.makeCounter(descriptor: polls, labels: [("outcome", report.outcome)]).increment()
-            for note in report.notes { registry.makeCounter(descriptor: notes, labels: [("note", note)]).increment() }
+            for (note, count) in report.notes { registry.makeCounter(descriptor: notes, labels: [("note", note)]).increment(by: Int64(count)) }
             if let last = report.lastGoodPoll { lastGood.set(last.timeIntervalSince1970) }
         }
     }

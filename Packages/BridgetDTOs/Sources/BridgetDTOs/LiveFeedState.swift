@@ -26,14 +26,19 @@ public struct LiveFeedState: Sendable, Codable, Equatable {
         public var openingAt: Date?
         /// While raised: the poll before the one that saw it raised (the opening's `openedAfter`).
         public var openedAfter: Date?
+        /// When its opening was closed as "end unknown" for lasting too long (a stuck sensor): from then until it is
+        /// read lowered, a reading of raised (after any absence) opens nothing.
+        public var stuckSince: Date?
 
         /// Creates a bridge's state.
-        public init(position: Position, since: Date, lastSeenAt: Date, openingAt: Date? = nil, openedAfter: Date? = nil) {
+        public init(position: Position, since: Date, lastSeenAt: Date, openingAt: Date? = nil, openedAfter: Date? = nil,
+                    stuckSince: Date? = nil) {
             self.position = position
             self.since = since
             self.lastSeenAt = lastSeenAt
             self.openingAt = openingAt
             self.openedAfter = openedAfter
+            self.stuckSince = stuckSince
         }
     }
 
@@ -49,6 +54,11 @@ public struct LiveFeedState: Sendable, Codable, Equatable {
     public var answerDigest: String?
     /// The last poll's outcome when it was not good (`nil` after a good one), e.g. `http-503`, `html-page`.
     public var lastProblem: String?
+    /// How many polls in a row ended with `lastProblem` (a repeated failure is logged when it starts and ends).
+    public var problemPolls: Int?
+    /// The kinds of note the last good answer gave (`unknown-bridge`, `single-encoded`, …), sorted: a kind is
+    /// logged when it appears and when it goes, not every poll.
+    public var noteKinds: [String]?
     /// Each bridge of the catalog the feed has named, by id.
     public var bridges: [String: Bridge]
 

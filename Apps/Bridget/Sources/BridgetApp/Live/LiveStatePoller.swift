@@ -2,13 +2,13 @@ import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
 import Foundation
-import Synchronization
 
-/// What a poll did, for metrics: `outcome` is `ok` or the failure's name (`http-503`, `html-page`, …), `notes` the
-/// names of the lines it logged (`single-encoded`, `unknown-bridge`, `missing`, `opened`, `closed`, …).
+/// What a poll did, for metrics: `outcome` is `ok` or the failure's name (`http-503`, `html-page`, …), `notes` how
+/// many of each note and transition it met (`single-encoded`, `unknown-bridge`, `missing`, `opened`, `closed`, …),
+/// whether or not the log said so this time.
 package struct LivePollReport: Sendable {
     package let outcome: String
-    package let notes: [String]
+    package let notes: [String: Int]
     package let lastGoodPoll: Date?
     /// Whether this process polled (false: another holds the lease).
     package let polled: Bool
@@ -117,7 +117,7 @@ package struct LiveStatePoller: Sendable {
         let start = now()
         let lease = try await store.claimLiveFeed(holder: holder, now: start, until: start.addingTimeInterval(leaseSeconds))
         guard lease.holder == holder else {
-            observe(LivePollReport(outcome: "standby", notes: [], lastGoodPoll: nil, polled: false))
+            observe(LivePollReport(outcome: "standby", notes: [:], lastGoodPoll: nil, polled: false))
             return .heldBy(lease.holder)
         }
         let result: Result<BridgeStateReading, BridgeStateError>
@@ -138,7 +138,7 @@ package struct LiveStatePoller: Sendable {
         _ = try await store.saveLiveFeed(outcome.state, events: outcome.events, holder: holder, now: at)
         for line in outcome.lines { log(.init(level: line.level, message: line.message)) }
         let failure: BridgeStateError? = if case .failure(let error) = result { error } else { nil }
-        observe(LivePollReport(outcome: failure?.name ?? "ok", notes: outcome.lines.map(\.name),
+        observe(LivePollReport(outcome: failure?.name ?? "ok", notes: outcome.counts,
                                lastGoodPoll: outcome.state.lastGoodPollAt, polled: true))
         return .polled(failure)
     }
