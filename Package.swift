@@ -69,6 +69,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // The packages (each also in Packages/<Name>/Package.swift).
@@ -151,7 +152,8 @@ let package = Package(
         .target(
             name: "BridgetAlerts",
             dependencies: [
-                "BridgetApp", "BridgetDTOs", "BridgetPersistence", .product(name: "Crypto", package: "swift-crypto"),
+                "BridgetApp", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
@@ -232,7 +234,10 @@ let package = Package(
         // shared validator (analysis) together; and the sample provider's data judged by them.
         .testTarget(
             name: "SocrataValidationTests",
-            dependencies: ["BridgetDTOs", "BridgetNetworking", "BridgetAnalysis"],
+            dependencies: [
+                "BridgetDTOs", "BridgetNetworking", "BridgetAnalysis",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
             path: "Tests/SocrataValidationTests",
             swiftSettings: strictSettings
         ),

@@ -50,6 +50,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
@@ -86,6 +87,7 @@ let package = Package(
             dependencies: [
                 "BridgetApp",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -142,6 +144,7 @@ let package = Package(
         .testTarget(
             name: "BridgetAppTests",
             dependencies: [
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 "BridgetApp",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),

@@ -1,5 +1,6 @@
 import BridgetApp
 import BridgetDTOs
+import BridgetNetworking
 import BridgetPersistence
 import Foundation
 
@@ -237,21 +238,11 @@ package final class AlertDeliverer: Sendable {
     /// How long before a message's expiry its last attempt is made: ten seconds, or a tenth of a shorter window.
     var lastAttemptMargin: TimeInterval { min(10, settings.retryWindow / 10) }
 
-    /// `Retry-After` as seconds from `now`: delay-seconds (digits only, RFC 9110) or an HTTP date (IMF-fixdate);
-    /// `nil` for anything else (`nan`, `inf`, `1e300`, `-5`, a date no store keeps). A past date is 0.
+    /// `Retry-After` as seconds from `now`, read as every outside answer's is (`RetryAfter`: delay-seconds or an
+    /// HTTP date, bounded); `nil` for anything else (`nan`, `inf`, `1e300`, `-5`). A past date is 0. The bound is
+    /// a year: the message's expiry caps the wait anyway.
     package static func retryAfter(_ text: String, now: Date) -> TimeInterval? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            // Ten digits is three centuries: more is no wait a receiver means, and is capped by the expiry anyway.
-            return trimmed.utf8.count <= 10 ? Double(trimmed) : nil
-        }
-        guard (20...40).contains(trimmed.utf8.count) else { return nil }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: trimmed), StoredInstant.isStorable(date) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        RetryAfter.seconds(text, now: now, limit: 366 * 86_400)
     }
 
     /// An ntfy message's text: "Fremont Bridge: opening announced for 17:52 PST (until 18:05 PST)".

@@ -33,7 +33,7 @@ package struct ReportWriter: Sendable {
             for page in pages {
                 let file = staging.appendingPathComponent(page.path)
                 try files.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-                try Data(page.html.utf8).write(to: file)
+                try OwnFile.replace(file.path, with: Data(page.html.utf8))
             }
             try files.createDirectory(at: folder, withIntermediateDirectories: true)
         } catch {
@@ -56,8 +56,8 @@ package struct ReportWriter: Sendable {
                 if (try? files.removeItem(at: folder.appendingPathComponent(stale))) != nil { removed += 1 }
             }
             let list = paths.sorted().joined(separator: "\n") + "\n"
-            try Data(("# the pages bridget report wrote here; it replaces and removes only these\n" + list).utf8)
-                .write(to: folder.appendingPathComponent(Self.manifestName), options: .atomic)
+            try OwnFile.replace(folder.appendingPathComponent(Self.manifestName).path, with: Data(
+                ("# the pages bridget report wrote here; it replaces and removes only these\n" + list).utf8))
             return (pages.count, removed)
         } catch {
             throw BridgetError(.dataReportWrite, "cannot move the report into \(folder.path): "

@@ -41,6 +41,9 @@ struct ErrorTableTests {
         .invalidDatasetID("x"), .invalidBaseURL("x"), .noHTTPClient(url: "u"), .feedFileMissing(path: "/f"),
         .feedFileTooLarge(path: "/f", size: 2, limit: 1), .feedFileUnreadable(path: "/f"),
         .notGzip(origin: "o", detail: "d"), .badFeed(origin: "o", detail: "d"),
+        .redirectRefused(url: "u", refusal: HTTPRedirectRefused(
+            from: URL(string: "https://a.example")!, to: URL(string: "http://169.254.169.254")!,
+            reason: .specialPurpose(address: "169.254.169.254", block: "link-local"))),
     ]
 
     static func sampleIndex(_ error: FeedError) -> Int {
@@ -66,6 +69,7 @@ struct ErrorTableTests {
         case .feedFileUnreadable: 18
         case .notGzip: 19
         case .badFeed: 20
+        case .redirectRefused: 21
         }
     }
 
@@ -167,7 +171,7 @@ struct ErrorTableTests {
     @Test("the samples reach every case of every package error")
     func samplesCoverEveryCase() {
         #expect(Set(Self.caches.map(Self.sampleIndex)) == Set(0...1))
-        #expect(Set(Self.feeds.map(Self.sampleIndex)) == Set(0...20))
+        #expect(Set(Self.feeds.map(Self.sampleIndex)) == Set(0...21))
         #expect(Set(Self.stores.map(Self.sampleIndex)) == Set(0...22))
         #expect(Set(Self.postgres.map(Self.sampleIndex)) == Set(0...8))
         #expect(Set(Self.analyses.map(Self.sampleIndex)) == Set(0...5))

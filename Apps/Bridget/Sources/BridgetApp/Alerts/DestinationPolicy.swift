@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetNetworking
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -136,101 +137,22 @@ package struct DestinationPolicy: Sendable {
         return addresses
     }
 
-    /// One block of the IANA special-purpose address registries (IPv4 and IPv6), or of the address architecture
-    /// (multicast, site-local), with what it is here.
-    package struct SpecialRange: Sendable {
-        package let prefix: [UInt8]
-        package let length: Int
-        package let kind: AddressKind
-        package let name: String
-
-        init(_ text: String, _ kind: AddressKind, _ name: String) {
-            let parts = text.split(separator: "/")
-            prefix = DestinationPolicy.bytes(String(parts[0]))!
-            length = Int(parts[1])!
-            self.kind = kind
-            self.name = name
-        }
-
-        func contains(_ bytes: [UInt8]) -> Bool {
-            guard bytes.count == prefix.count else { return false }
-            var remaining = length
-            for index in prefix.indices where remaining > 0 {
-                let bits = min(remaining, 8)
-                let mask = UInt8(truncatingIfNeeded: 0xFF << (8 - bits))
-                guard bytes[index] & mask == prefix[index] & mask else { return false }
-                remaining -= bits
-            }
-            return true
-        }
-    }
-
-    /// Every block an address is refused in (or allowed in only where `alerts.allow_private` is true), most specific
-    /// first; an address in none is global. IPv4-mapped IPv6 addresses are read as their IPv4 address.
-    package static let specialRanges: [SpecialRange] = [
-        // IPv4 (RFC 6890 and the IANA IPv4 Special-Purpose Address Registry).
-        SpecialRange("0.0.0.0/8", .forbidden, "\"this network\""),
-        SpecialRange("10.0.0.0/8", .privateNetwork, "private-use"),
-        SpecialRange("100.64.0.0/10", .privateNetwork, "shared address space"),
-        SpecialRange("127.0.0.0/8", .loopback, "loopback"),
-        SpecialRange("169.254.0.0/16", .linkLocal, "link-local"),
-        SpecialRange("172.16.0.0/12", .privateNetwork, "private-use"),
-        SpecialRange("192.0.0.0/24", .forbidden, "IETF protocol assignments"),
-        SpecialRange("192.0.2.0/24", .forbidden, "documentation (TEST-NET-1)"),
-        SpecialRange("192.31.196.0/24", .forbidden, "AS112-v4"),
-        SpecialRange("192.52.193.0/24", .forbidden, "AMT"),
-        SpecialRange("192.88.99.0/24", .forbidden, "6to4 relay anycast"),
-        SpecialRange("192.168.0.0/16", .privateNetwork, "private-use"),
-        SpecialRange("192.175.48.0/24", .forbidden, "direct delegation AS112 service"),
-        SpecialRange("198.18.0.0/15", .forbidden, "benchmarking"),
-        SpecialRange("198.51.100.0/24", .forbidden, "documentation (TEST-NET-2)"),
-        SpecialRange("203.0.113.0/24", .forbidden, "documentation (TEST-NET-3)"),
-        SpecialRange("224.0.0.0/4", .forbidden, "multicast"),
-        SpecialRange("240.0.0.0/4", .forbidden, "reserved (and broadcast)"),
-        // IPv6 (RFC 6890 and the IANA IPv6 Special-Purpose Address Registry).
-        SpecialRange("::1/128", .loopback, "loopback"),
-        SpecialRange("::/128", .forbidden, "unspecified"),
-        SpecialRange("::/96", .forbidden, "IPv4-compatible (deprecated)"),
-        SpecialRange("64:ff9b::/96", .forbidden, "IPv4-IPv6 translation (NAT64)"),
-        SpecialRange("64:ff9b:1::/48", .forbidden, "local-use IPv4-IPv6 translation"),
-        SpecialRange("100::/64", .forbidden, "discard-only"),
-        SpecialRange("2001::/23", .forbidden, "IETF protocol assignments (Teredo, ORCHID …)"),
-        SpecialRange("2001:db8::/32", .forbidden, "documentation"),
-        SpecialRange("2002::/16", .forbidden, "6to4"),
-        SpecialRange("3fff::/20", .forbidden, "documentation"),
-        SpecialRange("5f00::/16", .forbidden, "segment routing (SRv6) SIDs"),
-        SpecialRange("fc00::/7", .privateNetwork, "unique-local"),
-        SpecialRange("fe80::/10", .linkLocal, "link-local unicast"),
-        SpecialRange("fec0::/10", .privateNetwork, "site-local (deprecated)"),
-        SpecialRange("ff00::/8", .forbidden, "multicast"),
-    ]
-
-    /// What kind of address a numeric IPv4 or IPv6 text is; anything else is forbidden.
+    /// What kind of address a numeric IPv4 or IPv6 text is, by the special-purpose blocks every outside URL of
+    /// Bridget's is judged by (`SpecialPurposeAddress`, with the sync's and the state feed's redirects); anything
+    /// that is not a numeric address is forbidden.
     package static func kind(_ address: String) -> AddressKind {
-        guard let bytes = bytes(address) else { return .forbidden }
-        return range(of: bytes)?.kind ?? .global
+        guard SpecialPurposeAddress.bytes(address) != nil else { return .forbidden }
+        switch SpecialPurposeAddress.block(of: address)?.kind {
+        case .loopback?: return .loopback
+        case .privateNetwork?: return .privateNetwork
+        case .linkLocal?: return .linkLocal
+        case .forbidden?: return .forbidden
+        case nil: return .global
+        }
     }
 
     /// The name of the special-purpose block an address is in, if any.
-    package static func rangeName(_ address: String) -> String? { bytes(address).flatMap(range(of:))?.name }
-
-    private static func range(of bytes: [UInt8]) -> SpecialRange? {
-        var bytes = bytes
-        if bytes.count == 16, bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
-            bytes = Array(bytes[12..<16]) // IPv4-mapped
-        }
-        // The longest prefix that holds the address.
-        return specialRanges.filter { $0.contains(bytes) }.max { $0.length < $1.length }
-    }
-
-    /// The bytes of a numeric IPv4 (4) or IPv6 (16) address, in network order.
-    static func bytes(_ address: String) -> [UInt8]? {
-        var v4 = in_addr()
-        if inet_pton(AF_INET, address, &v4) == 1 { return withUnsafeBytes(of: v4.s_addr) { Array($0) } }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, address, &v6) == 1 else { return nil }
-        return withUnsafeBytes(of: v6) { Array($0) }
-    }
+    package static func rangeName(_ address: String) -> String? { SpecialPurposeAddress.range(of: address) }
 
     /// A URL as logs and answers show it: scheme, host and port, never the path or query (a webhook's path can be
     /// its secret, an ntfy topic its only key).

@@ -203,15 +203,19 @@ package struct BridgetAssembly: Sendable {
 
     /// A sync pipeline over the configured parts.
     package func makeSyncPipeline(store: any BridgeStore, rejects: RejectedRowLog? = nil) throws -> SyncPipeline {
-        SyncPipeline(
+        var pipeline = SyncPipeline(
             provider: try makeProvider(), processor: makeProcessor(store: store), store: store,
             rebuilds: modelRebuilds.rebuilds(for: store), batchSize: configuration.batchSize, overlap: configuration.overlap, now: now, rejects: rejects)
+        pipeline.claimSource = { [self] in try await claimSource(of: store) }
+        return pipeline
     }
 
     /// An import pipeline over the configured parts.
     package func makeImportPipeline(store: any BridgeStore, rejects: RejectedRowLog? = nil) -> ImportPipeline {
-        ImportPipeline(processor: makeProcessor(store: store), store: store, batchSize: configuration.importBatchSize,
-                       now: now, rejects: rejects, note: notes)
+        var pipeline = ImportPipeline(processor: makeProcessor(store: store), store: store,
+                                      batchSize: configuration.importBatchSize, now: now, rejects: rejects, note: notes)
+        pipeline.claimSource = { [self] in try await claimSource(of: store) }
+        return pipeline
     }
 
     /// Describes where data lives, for messages: the file path, or "memory".

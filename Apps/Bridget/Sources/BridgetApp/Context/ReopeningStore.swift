@@ -368,4 +368,12 @@ extension ReopeningStore {
     package func releaseLiveFeed(holder: String) async throws {
         try await call("release the live state feed") { try await $0.releaseLiveFeed(holder: holder) }
     }
+
+    package func recordedSource() async throws -> RecordedSource? {
+        try await call("read the store's source") { try await $0.recordedSource() }
+    }
+
+    package func claimSource(_ identity: SourceIdentity, at now: Date) async throws -> SourceClaim {
+        try await call("record the store's source") { try await $0.claimSource(identity, at: now) }
+    }
 }

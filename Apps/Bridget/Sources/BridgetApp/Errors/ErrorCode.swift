@@ -22,6 +22,7 @@ package enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case configPostgresUnavailable = "config.postgres-unavailable"
     case configPostgresURL = "config.postgres-url"
     case configStateURL = "config.state-url"
+    case configStoreSource = "config.store-source"
     case configUnreadable = "config.unreadable"
     case dataExportOpen = "data.export-open"
     case dataExportWrite = "data.export-write"

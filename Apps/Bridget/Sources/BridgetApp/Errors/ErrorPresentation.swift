@@ -102,6 +102,9 @@ package struct ErrorPresentation: Sendable, Equatable, CustomStringConvertible {
             "sync once with provider.kind: live (it fills the cache), or point cache.path at a filled cache"
         case .pagingRepeated: "the server ignores $offset; check provider.live.base_url"
         case .pagingIncomplete: "the server or a proxy ends pages early; try again later"
+        case .redirectRefused:
+            "the server redirected where Bridget does not follow (Docs/LIVE.md, \"Outside URLs\"); configure the URL it "
+                + "redirects to, if that is the service you mean"
         case .emptyBody, .malformedBody, .timeout, .connection, .transport, .invalidDatasetID, .invalidBaseURL,
              .noHTTPClient, .feedFileMissing, .feedFileUnreadable, .feedFileTooLarge, .notGzip, .badFeed: nil
         }

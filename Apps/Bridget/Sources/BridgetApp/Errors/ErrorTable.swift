@@ -137,6 +137,7 @@ package enum ErrorTable {
         "network.content-type": sourceUnavailable(unavailable),
         "network.malformed-body": sourceUnavailable(unavailable),
         "network.too-large": sourceUnavailable(unavailable),
+        "network.redirect-refused": sourceUnavailable(unavailable),
         "network.timeout": sourceUnavailable(unavailable),
         "network.connection": sourceUnavailable(unavailable),
         "network.transport": sourceUnavailable(unavailable),
@@ -212,6 +213,7 @@ package enum ErrorTable {
         "config.not-utf8": badConfiguration, "config.page-size": badConfiguration,
         "config.postgres-settings": badConfiguration, "config.postgres-unavailable": badConfiguration,
         "config.postgres-url": badConfiguration, "config.state-url": badConfiguration,
+        "config.store-source": badConfiguration,
         "config.unreadable": badConfiguration,
 
         "input.unknown-bridge": ErrorDisposition(exit: usage, http: 404, "unknown-bridge", "No such bridge"),

@@ -56,29 +56,29 @@ package struct ExportPipeline: Sendable {
     }
 }
 
-/// Where an export goes: standard output, or a temporary file renamed over the target when complete.
+/// Where an export goes: standard output, or a file written as Bridget writes its files (`OwnFile`): beside its
+/// target under a temporary name, renamed over it when complete.
 package final class ExportSink: Sendable {
     private let target: String?
-    private let temporary: String?
+    private let staged: OwnFile.Staged?
     private let handle: FileHandle
 
     package init(_ out: String) throws {
         guard out != "-" else {
             target = nil
-            temporary = nil
+            staged = nil
             handle = .standardOutput
             return
         }
-        let url = URL(fileURLWithPath: out)
-        let partial = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial").path
-        guard FileManager.default.createFile(atPath: partial, contents: nil), let handle = FileHandle(forWritingAtPath: partial)
-        else {
-            throw BridgetError(.dataExportOpen, "cannot write \(out): \(String(cString: strerror(errno)))",
+        do {
+            let staged = try OwnFile.stage(out)
+            self.staged = staged
+            handle = FileHandle(fileDescriptor: staged.descriptor, closeOnDealloc: false)
+        } catch {
+            throw BridgetError(.dataExportOpen, "cannot write \(out): \(error.localizedDescription)",
                                     hint: "check that its folder exists and is writable")
         }
-        self.target = url.path
-        self.temporary = partial
-        self.handle = handle
+        target = out
     }
 
     package func write(_ bytes: [UInt8]) throws {
@@ -92,15 +92,9 @@ package final class ExportSink: Sendable {
 
     /// Makes the file appear under its name, complete.
     package func commit() throws {
-        guard let target, let temporary else { return }
+        guard let target, let staged else { return }
         do {
-            try handle.synchronize()
-            try handle.close()
-            guard rename(temporary, target) == 0 else { // atomic: the old file, or the whole new one
-                throw BridgetError(.dataExportWrite, "cannot rename \(temporary) to \(target): \(String(cString: strerror(errno)))")
-            }
-        } catch let error as BridgetError {
-            throw error
+            try staged.commit()
         } catch {
             throw BridgetError(.dataExportWrite, "cannot finish \(target): \(error.localizedDescription)")
         }
@@ -108,8 +102,6 @@ package final class ExportSink: Sendable {
 
     /// Removes the partial file after a failure.
     package func abandon() {
-        guard let temporary else { return }
-        try? handle.close()
-        try? FileManager.default.removeItem(atPath: temporary)
+        staged?.abandon()
     }
 }

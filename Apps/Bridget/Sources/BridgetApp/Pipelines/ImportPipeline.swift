@@ -115,6 +115,9 @@ package struct ImportPipeline: Sendable {
     package var rejects: RejectedRowLog?
     /// Where the import's notes to the user go ("starting from the top").
     package var note: @Sendable (String) -> Void = { _ in }
+    /// Records the configured source in the store, or refuses a store that holds another's
+    /// (`BridgetAssembly.claimSource`): run before anything is written.
+    package var claimSource: @Sendable () async throws -> Void = {}
 
     package init(processor: any BackgroundProcessing, store: any BridgeStore, batchSize: Int,
                  now: @escaping @Sendable () -> Date, rejects: RejectedRowLog? = nil,
@@ -140,6 +143,7 @@ package struct ImportPipeline: Sendable {
         -> ImportReport
     {
         let began = Date()
+        try await claimSource()
         let catalog = BridgeCatalog.seattle.bridges
         try await store.upsertBridges(catalog)
         let judged = BridgeCatalog.seattle

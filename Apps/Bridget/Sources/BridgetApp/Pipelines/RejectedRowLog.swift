@@ -59,15 +59,12 @@ package final class RejectedRowLog: Sendable {
             if FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
                 throw BridgetError(.inputRejectsPath, "the rejects file \(path) is a folder, not a file")
             }
-            if !FileManager.default.fileExists(atPath: path), !FileManager.default.createFile(atPath: path, contents: nil) {
-                throw BridgetError(.dataRejectsPath, "cannot create the rejects file \(path)",
+            do {
+                handle = FileHandle(fileDescriptor: try OwnFile.openForAppending(path), closeOnDealloc: true)
+            } catch {
+                throw BridgetError(.dataRejectsPath, "cannot write the rejects file: \(error.localizedDescription)",
                                         hint: "check that its folder exists and can be written")
             }
-            guard let opened = FileHandle(forWritingAtPath: path) else {
-                throw BridgetError(.dataRejectsPath, "cannot write the rejects file \(path)")
-            }
-            opened.seekToEndOfFile()
-            handle = opened
         }
         state = Locked(State(handle: handle))
     }

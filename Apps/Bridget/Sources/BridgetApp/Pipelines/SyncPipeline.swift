@@ -74,6 +74,9 @@ package struct SyncPipeline: Sendable {
     package let now: @Sendable () -> Date
     /// Where rejected rows go (a file and `--verbose` examples), if anywhere.
     package var rejects: RejectedRowLog?
+    /// Records the source in the store, or refuses a store that holds another's (`BridgetAssembly.claimSource`): run
+    /// under the sync lock before anything is written.
+    package var claimSource: @Sendable () async throws -> Void = {}
 
     package init(provider: any NetworkProcessing, processor: any BackgroundProcessing, store: any BridgeStore,
                  rebuilds: OpeningModelRebuilds = OpeningModelRebuilds(), batchSize: Int, overlap: TimeInterval, now: @escaping @Sendable () -> Date,
@@ -98,6 +101,7 @@ package struct SyncPipeline: Sendable {
 
     private func runHoldingStore(full: Bool, progress: @Sendable (SyncProgress) -> Void) async throws -> SyncReport {
         let startedAt = now()
+        try await claimSource()
         let catalog = try await provider.fetchBridgeCatalog()
         try await store.upsertBridges(catalog)
         let judged = BridgeCatalog(bridges: catalog)

@@ -13,6 +13,8 @@ package struct StoreWatch: Sendable {
     /// any (without it, messages wait in the outbox and `log` says so once).
     package init(context: AppContext, store: any BridgeStore, alerts: (any AlertDeliveryPart)?,
                  log: @escaping @Sendable (RefreshLogLine) -> Void) async throws {
+        // A store holding another source's openings is refused before anything polls or syncs into it.
+        try await context.assembly.checkSource(of: store)
         let served = context.reopening(store)
         refresh = try RefreshRunner(context: context, store: served, log: log)
         poller = try await LiveStatePoller.make(context: context, store: served, log: log)

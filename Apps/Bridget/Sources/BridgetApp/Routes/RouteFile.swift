@@ -28,7 +28,8 @@ package final class RouteFile: RouteStore {
     package init(path: String) { self.path = path }
 
     /// The file a write replaces: `path`, or the file its symbolic link names.
-    private var target: String { URL(fileURLWithPath: path).resolvingSymlinksInPath().path }
+    /// The file writes go to (`OwnFile.target(of:)`); the path itself when that refuses, so the write says why.
+    private var target: String { (try? OwnFile.target(of: path)) ?? path }
 
     /// Runs a read-then-write under this process's lock and the file lock other processes take.
     private func changing<T: Sendable>(_ body: () throws -> T) throws -> T {
@@ -215,7 +216,7 @@ package final class RouteFile: RouteStore {
     private func write(_ routes: [RouteDTO], fromStores: [String]? = nil) throws {
         let text = try Self.yaml(routes, fromStores: fromStores ?? (try readDocument()?.fromStores ?? []))
         do {
-            try SystemCall.replaceFile(at: target, with: Data(text.utf8), temporaryPrefix: "routes")
+            try OwnFile.replace(path, with: Data(text.utf8))
         } catch {
             throw BridgetError(.dataRoutesWrite, "cannot write the routes file \(path): \(error.localizedDescription)",
                                     hint: "routes.path in the config chooses where routes are kept")

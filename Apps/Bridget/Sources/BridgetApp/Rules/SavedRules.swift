@@ -10,12 +10,17 @@ import Yams
 package protocol SavedRules: Sendable {
     /// Where they are, for messages.
     var location: String { get }
-    /// Every deviation kept, by start.
-    func deviations() async throws -> [RuleDeviationDTO]
+    /// Every deviation kept, by start, and the size of the document that holds them.
+    func document() async throws -> (deviations: [RuleDeviationDTO], bytes: Int)
     /// Adds each deviation, replacing one of the same id; returns how many were new.
     func add(_ deviations: [RuleDeviationDTO]) async throws -> Int
     /// Removes the deviation of that id; whether there was one.
     func remove(id: String) async throws -> Bool
+}
+
+extension SavedRules {
+    /// Every deviation kept, by start.
+    package func deviations() async throws -> [RuleDeviationDTO] { try await document().deviations }
 }
 
 /// The document a rules file holds, and what `rules export` writes:
@@ -52,8 +57,8 @@ package struct RuleDocument: Codable, Sendable, Equatable {
     package static func deviations(fromYAML text: String, catalog: BridgeCatalog, origin: String) throws
         -> [RuleDeviationDTO]
     {
-        guard text.utf8.count <= RuleCheck.maximumDocumentBytes else {
-            throw BridgetError(.dataRulesFile, "\(origin) is larger than \(RuleCheck.maximumDocumentBytes) bytes",
+        guard text.utf8.count <= RuleCheck.maximumReadBytes else {
+            throw BridgetError(.dataRulesFile, "\(origin) is larger than \(RuleCheck.maximumReadBytes) bytes",
                                     hint: "a rules file holds dated deviations only")
         }
         let document: RuleDocument
@@ -99,7 +104,23 @@ package struct RuleDocument: Codable, Sendable, Equatable {
 /// What a deviation must be to be kept: an id of letters, digits and dashes; known bridges; a start before its end,
 /// both readable local times, at most a year apart; a reason of one line.
 package enum RuleCheck {
+    /// The most a change may leave the rules document (as written): a change past it is refused whole, and
+    /// forecasts leave a document over it aside (with a warning) for the standing rules.
     package static let maximumDocumentBytes = 1_000_000
+    /// The most `rules list`, `remove` and `export` read, so that a document over `maximumDocumentBytes` (an older
+    /// Bridget's, or a hand edit) can still be seen and made smaller.
+    package static let maximumReadBytes = 16_000_000
+
+    /// Refuses a change that would leave the document over `maximumDocumentBytes`, unless it makes an oversized
+    /// document smaller (a removal on the way back under it).
+    static func checkSize(of text: String, before: Int, where origin: String) throws {
+        let bytes = text.utf8.count
+        guard bytes > maximumDocumentBytes, bytes >= before else { return }
+        throw BridgetError(.dataRulesFile, """
+            \(origin) would be \(bytes) bytes as written, over the limit of \(maximumDocumentBytes): nothing was \
+            changed
+            """, hint: "keep fewer deviations (bridget rules remove ID), or import them in a smaller file")
+    }
     static let maximumSpanSeconds: Int64 = 366 * 86_400
 
     package static func deviation(id: String, bridges: [String], from: String, until: String, reason: String,
@@ -168,7 +189,9 @@ package final class RuleFile: SavedRules {
 
     package var location: String { path }
 
-    package func deviations() async throws -> [RuleDeviationDTO] { try lock.withLock { _ in try read() } }
+    package func document() async throws -> (deviations: [RuleDeviationDTO], bytes: Int) {
+        try lock.withLock { _ in try readDocument() }
+    }
 
     package func add(_ deviations: [RuleDeviationDTO]) async throws -> Int {
         try changing { kept in
@@ -182,27 +205,31 @@ package final class RuleFile: SavedRules {
         try changing { kept in (kept.filter { $0.id != id }, kept.contains { $0.id == id }) }
     }
 
-    private func read() throws -> [RuleDeviationDTO] {
+    private func read() throws -> [RuleDeviationDTO] { try readDocument().deviations }
+
+    private func readDocument() throws -> (deviations: [RuleDeviationDTO], bytes: Int) {
         guard let data = FileManager.default.contents(atPath: path) else {
             if FileManager.default.fileExists(atPath: path) {
                 throw BridgetError(.dataRulesRead, "cannot read the rules file \(path)")
             }
-            return []
+            return ([], 0)
         }
-        return try RuleDocument.deviations(fromYAML: String(decoding: data, as: UTF8.self), catalog: catalog,
-                                           origin: "the rules file \(path)")
+        return (try RuleDocument.deviations(fromYAML: String(decoding: data, as: UTF8.self), catalog: catalog,
+                                            origin: "the rules file \(path)"), data.count)
     }
 
     private func changing<T: Sendable>(_ change: ([RuleDeviationDTO]) throws -> ([RuleDeviationDTO], T)) throws -> T {
         try lock.withLock { _ in
-            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-            let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
             do {
+                let target = try OwnFile.target(of: path)
+                let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 return try SystemCall.withExclusiveLock(on: target + ".lock") {
+                    let before = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
                     let (kept, result) = try change(try read())
                     let text = try RuleDocument.yaml(kept.sorted { ($0.from, $0.id) < ($1.from, $1.id) })
-                    try SystemCall.replaceFile(at: target, with: Data(text.utf8), temporaryPrefix: "rules")
+                    try RuleCheck.checkSize(of: text, before: before, where: "the rules file \(path)")
+                    try OwnFile.replace(path, with: Data(text.utf8))
                     return result
                 }
             } catch let error as BridgetError {
@@ -230,10 +257,10 @@ package struct StoreRules: SavedRules {
         self.catalog = catalog
     }
 
-    package func deviations() async throws -> [RuleDeviationDTO] {
-        guard let kept = try await store.keptAnswer(named: Self.name) else { return [] }
-        return try RuleDocument.deviations(fromYAML: String(decoding: kept.body, as: UTF8.self), catalog: catalog,
-                                           origin: "the rules kept in \(location)")
+    package func document() async throws -> (deviations: [RuleDeviationDTO], bytes: Int) {
+        guard let kept = try await store.keptAnswer(named: Self.name) else { return ([], 0) }
+        return (try RuleDocument.deviations(fromYAML: String(decoding: kept.body, as: UTF8.self), catalog: catalog,
+                                            origin: "the rules kept in \(location)"), kept.body.count)
     }
 
     package func add(_ deviations: [RuleDeviationDTO]) async throws -> Int {
@@ -252,9 +279,12 @@ package struct StoreRules: SavedRules {
         async throws -> T
     {
         let store = self.store
+        let location = self.location
         return try await store.withSyncLock(holder: BridgetAssembly.processIdentity + " (rules)") {
+            let before = try await store.keptAnswer(named: Self.name)?.body.count ?? 0
             let (kept, result) = try change(try await deviations())
             let text = try RuleDocument.yaml(kept.sorted { ($0.from, $0.id) < ($1.from, $1.id) })
+            try RuleCheck.checkSize(of: text, before: before, where: "the rules kept in \(location)")
             try await store.keepAnswer(Data(text.utf8), named: Self.name, historyVersion: 0)
             return result
         }
@@ -271,7 +301,15 @@ extension AppContext {
     /// The rules forecasts know: the city's standing rules (the Ship Canal's curfews for Seattle's sources, none for
     /// another city's), the saved deviations, and for the sample provider the sample calendar's.
     package func ruleCalendar(store: any BridgeStore, catalog: BridgeCatalog) async throws -> RuleCalendar {
-        let saved = try await savedRules(store, catalog: catalog).deviations()
+        let rules = savedRules(store, catalog: catalog)
+        var (saved, bytes) = try await rules.document()
+        // A document over the limit a change may leave (an older Bridget's, a hand edit) never stops a forecast.
+        if bytes > RuleCheck.maximumDocumentBytes {
+            note("the saved rules at \(rules.location) are \(bytes) bytes, over the limit of "
+                 + "\(RuleCheck.maximumDocumentBytes): forecasts use the standing rules only until `bridget rules "
+                 + "remove` brings them under it")
+            saved = []
+        }
         let ids = Set(saved.map(\.id))
         let base = assembly.analysisRules
         return base.with(deviations: saved + base.deviations.filter { !ids.contains($0.id) })

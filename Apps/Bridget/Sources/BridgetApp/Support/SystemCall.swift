@@ -11,25 +11,6 @@ import Darwin
 /// The C library's file calls under names no method shadows (`ImportSource.open`, `close()`), from whichever C
 /// library the platform has: the CLI builds on glibc, musl and Darwin alike.
 package enum SystemCall {
-    /// Replaces the file at `target` with `data` whole: written to a temporary file beside it (named `.PREFIX-UUID`),
-    /// given the old file's permissions, then renamed over it, so a crash leaves the old file or the new one. The
-    /// folder is made when missing; the temporary file goes on any failure.
-    package static func replaceFile(at target: String, with data: Data, temporaryPrefix prefix: String) throws {
-        let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
-        let temporary = folder.appendingPathComponent(".\(prefix)-\(UUID().uuidString).yaml")
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            try data.write(to: temporary)
-            if let mode = try? FileManager.default.attributesOfItem(atPath: target)[.posixPermissions] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: temporary.path)
-            }
-            guard rename(temporary.path, target) == 0 else { throw CocoaError(.fileWriteUnknown) }
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw error
-        }
-    }
-
     /// `open(2)`; the descriptor, or -1 with `errno` set.
     package static func open(_ path: String, _ flags: Int32) -> Int32 {
         #if canImport(Darwin)
@@ -38,6 +19,28 @@ package enum SystemCall {
         Musl.open(path, flags)
         #else
         Glibc.open(path, flags)
+        #endif
+    }
+
+    /// `open(2)` with `O_CREAT`'s mode; the descriptor, or -1 with `errno` set.
+    package static func open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+        #if canImport(Darwin)
+        Darwin.open(path, flags, mode)
+        #elseif canImport(Musl)
+        Musl.open(path, flags, mode)
+        #else
+        Glibc.open(path, flags, mode)
+        #endif
+    }
+
+    /// `write(2)`; the bytes written, or -1 with `errno` set.
+    package static func write(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+        #if canImport(Darwin)
+        Darwin.write(descriptor, buffer, count)
+        #elseif canImport(Musl)
+        Musl.write(descriptor, buffer, count)
+        #else
+        Glibc.write(descriptor, buffer, count)
         #endif
     }
 

@@ -33,10 +33,32 @@ struct ConfigCommand: AsyncParsableCommand {
                         help: key.help)
                 }
                 let rows = entries.map { [Cell($0.key), Cell($0.value), Cell($0.source), Cell($0.help)] }
+                let source = context.assembly.sourceIdentity
+                let holds = await Self.storeHolds(context)
                 try OutputWriter(format: output.format).write(
-                    ConfigOutput(origin: resolved.origin, storePath: configuration.storePath, keys: entries),
+                    ConfigOutput(origin: resolved.origin, storePath: configuration.storePath,
+                                 source: source.description, storeHolds: holds, keys: entries),
                     tabular: Tabular(columns: ["key", "value", "source", "meaning"], rows: rows),
-                    notes: ["", "Configuration: \(resolved.origin)", "Store: \(context.assembly.storeDescription)"])
+                    notes: ["", "Configuration: \(resolved.origin)", "Source: \(source)",
+                            "Store: \(context.assembly.storeDescription)",
+                            "Store holds: \(holds ?? "no recorded source (the first sync or import records it)")"])
+            }
+        }
+
+        /// The source the configured store records, read without creating or changing anything: `nil` when it
+        /// records none (or does not exist yet); a sentence when it cannot be read.
+        static func storeHolds(_ context: AppContext) async -> String? {
+            let configuration = context.assembly.configuration
+            switch configuration.store {
+            case .memory: return nil
+            case .sqlite where !FileManager.default.fileExists(atPath: configuration.storePath): return nil
+            case .sqlite, .postgres:
+                do {
+                    let store = try await context.assembly.makeStore(forReading: true)
+                    return try await store.recordedSource()?.identity.description
+                } catch {
+                    return "unknown (the store cannot be read: \(ErrorPresentation(error)?.message ?? "\(error)"))"
+                }
             }
         }
     }
@@ -73,5 +95,9 @@ struct ConfigEntryOutput: Encodable {
 struct ConfigOutput: Encodable {
     let origin: String
     let storePath: String
+    /// The configured source's identity (what a sync records in the store).
+    let source: String
+    /// The identity the store records, `null` when none.
+    let storeHolds: String?
     let keys: [ConfigEntryOutput]
 }

@@ -90,8 +90,21 @@ struct DoctorCommand: AsyncParsableCommand {
             let events = try await store.eventCount(bridgeID: nil)
             let last = try await store.syncRuns(limit: 1).first
             let lastText = last.map { " last sync \($0.status.rawValue) at \(LocalClock.seattle.display($0.startedAt))" } ?? ""
+            let configured = context.assembly.sourceIdentity
+            let recorded = try await store.recordedSource()
+            let holdsText = switch recorded {
+            case let recorded?: "; holds \(recorded.identity)"
+            case nil where events > 0: "; its source is not recorded: the next sync or import records \(configured)"
+            case nil: ""
+            }
+            if let recorded, recorded.identity != configured {
+                return Check(name: "store", ok: false, detail: """
+                    \(context.assembly.storeDescription): holds \(recorded.identity), but this configuration reads \
+                    \(configured): a sync or import into it is refused
+                    """, hint: "give this configuration a store of its own (store.path, or $BRIDGET_STORE_PATH)")
+            }
             return Check(name: "store", ok: integrity == "ok",
-                         detail: "\(context.assembly.storeDescription): \(events) events, integrity \(integrity);\(lastText)",
+                         detail: "\(context.assembly.storeDescription): \(events) events, integrity \(integrity);\(lastText)\(holdsText)",
                          hint: integrity == "ok" ? (events == 0 ? "run `bridget sync`" : nil)
                              : "move the file aside and sync again")
         } catch {

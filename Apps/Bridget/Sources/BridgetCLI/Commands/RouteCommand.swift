@@ -185,7 +185,7 @@ struct RouteCommand: AsyncParsableCommand {
                     print(text, terminator: "")
                 } else {
                     do {
-                        try Data(text.utf8).write(to: URL(fileURLWithPath: out), options: .atomic)
+                        try OwnFile.replace(out, with: Data(text.utf8))
                     } catch {
                         throw BridgetError(.dataExportOpen, "cannot write \(out): \(error.localizedDescription)")
                     }

@@ -73,8 +73,10 @@ struct StatsCommand: AsyncParsableCommand {
             }
             let provenance = try await ProvenanceAnswer.current(store: store, now: context.assembly.now())
             if statistics.totalOpenings > 0 { notes.append(provenance.sentence) }
+            let source = try await store.recordedSource()?.identity
+            if let source { notes.append("Source: \(source).") }
             try OutputWriter(format: output.format).write(
-                StatsOutput(statistics: statistics, provenance: provenance),
+                StatsOutput(statistics: statistics, provenance: provenance, source: source?.description),
                 tabular: Tabular(
                     columns: ["id", "bridge", "openings", "per_day", "mean_min", "median_min", "p90_min", "max_min",
                               "busiest_hour"],
@@ -106,12 +108,15 @@ extension StatsCommand {
 struct StatsOutput: Encodable {
     let statistics: StatisticsDTO
     let provenance: ProvenanceAnswer
+    /// The source the store records (`SourceIdentity`), `null` when it records none.
+    let source: String?
 
-    private enum Keys: String, CodingKey { case provenance }
+    private enum Keys: String, CodingKey { case provenance, source }
 
     func encode(to encoder: any Encoder) throws {
         try statistics.encode(to: encoder)
         var container = encoder.container(keyedBy: Keys.self)
         try container.encode(provenance, forKey: .provenance)
+        try container.encode(source, forKey: .source)
     }
 }
