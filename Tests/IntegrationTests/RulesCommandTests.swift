@@ -132,4 +132,70 @@ struct RulesCommandTests {
         let kept = try await queue.read { try String.fetchOne($0, sql: "SELECT name FROM kept_answers WHERE name = 'rules.deviations'") }
         #expect(kept == "rules.deviations")
     }
+
+    @Test("10,000 deviations: an import that would write past the limit is refused whole; a file over it stops no command")
+    func oversizedRules() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30, endDate: "2026-06-30")
+        #expect(try await bridget.run(["--config", config, "sync"]).status == 0)
+        // 10,000 deviations in flow style: 957,792 bytes, under the limit; written back in block style, over it.
+        func document(reason: String) -> String {
+            var lines = ["deviations:"]
+            for index in 0..<10_000 {
+                let day = String(format: "%02d", 1 + index % 28)
+                lines.append("  - {id: d\(index),bridges: [\"3\"],from: \"2027-02-\(day) 01:00\",until: \"2027-02-\(day) 01:30\","
+                             + "reason: \(reason)\(index)}")
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+        let big = try bridget.write("big-rules.yaml", document(reason: "r"))
+        let size = try #require(FileManager.default.attributesOfItem(atPath: big)[.size] as? Int)
+        #expect(size < 1_000_000, "the file itself is under the limit: \(size)")
+        let imported = try await bridget.run(["--config", config, "rules", "import", big])
+        #expect(imported.status == 65, "\(imported.stderr)")
+        #expect(imported.stderr.contains("over the limit of 1000000: nothing was changed"), "\(imported.stderr)")
+        let file = bridget.home + "/config/bridget/rules.yaml"
+        #expect(!FileManager.default.fileExists(atPath: file), "nothing was written")
+
+        // A file over the limit (an older Bridget's, a hand edit): forecasts warn and go on; the rules tools work.
+        try FileManager.default.createDirectory(atPath: bridget.home + "/config/bridget", withIntermediateDirectories: true)
+        try document(reason: "a closure numbered ").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try #require(FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) > 1_000_000)
+        #expect(try await bridget.run(["--config", config, "route", "add", "commute", "--via", "Fremont@8"]).status == 0)
+        for arguments in [["predict", "--bridge", "Fremont", "--at", "2026-07-01 08:00"], ["status"],
+                          ["route", "score", "commute", "--depart", "2026-07-01 08:00"],
+                          ["rules", "list", "--format", "json"], ["rules", "export"]] {
+            let result = try await bridget.run(["--config", config] + arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            if arguments[0] == "predict" {
+                #expect(result.stderr.contains("forecasts use the standing rules only"), "\(result.stderr)")
+            }
+        }
+        let removed = try await bridget.run(["--config", config, "rules", "remove", "d0"])
+        #expect(removed.status == 0, "a removal shrinks an oversized file: \(removed.stderr)")
+        let added = try await bridget.run(["--config", config, "rules", "add", "one-more", "--bridge", "Fremont",
+                                           "--from", "2027-03-01 08:00", "--until", "2027-03-01 09:00", "--reason", "r"])
+        #expect(added.status == 65, "an addition to a file over the limit is refused: \(added.stderr)")
+    }
+
+    @Test("rules add and route add through a dangling link are refused and leave no file where the link points")
+    func danglingLinks() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 30, endDate: "2026-06-30")
+        #expect(try await bridget.run(["--config", config, "sync"]).status == 0)
+        let folder = bridget.home + "/config/bridget"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (name, arguments) in [
+            ("rules.yaml", ["rules", "add", "run", "--bridge", "Fremont", "--from", "2027-03-01 08:00", "--until",
+                            "2027-03-01 09:00", "--reason", "r"]),
+            ("routes.yaml", ["route", "add", "commute", "--via", "Fremont@8"]),
+        ] {
+            let missing = bridget.home + "/nowhere-\(name)"
+            try FileManager.default.createSymbolicLink(atPath: folder + "/" + name, withDestinationPath: missing)
+            let result = try await bridget.run(["--config", config] + arguments)
+            #expect(result.status != 0 && result.stderr.contains("symbolic link to \(missing), which does not exist"),
+                    "\(name): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: missing), "\(name): no file made where the link points")
+        }
+    }
 }

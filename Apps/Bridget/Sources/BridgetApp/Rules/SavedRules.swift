@@ -42,9 +42,52 @@ package struct RuleDocument: Codable, Sendable, Equatable {
         package var until: String
         package var reason: String
         package var source: String?
+
+        private enum CodingKeys: String, CodingKey, CaseIterable { case id, bridges, from, until, reason, source }
+
+        package init(id: String, bridges: [String], from: String, until: String, reason: String, source: String?) {
+            (self.id, self.bridges, self.from, self.until, self.reason, self.source) = (id, bridges, from, until, reason, source)
+        }
+
+        package init(from decoder: any Decoder) throws {
+            try RuleDocument.refuseUnknownKeys(decoder, known: Set(CodingKeys.allCases.map(\.rawValue)),
+                                               in: "a deviation")
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try container.decode(String.self, forKey: .id)
+            bridges = try container.decode([String].self, forKey: .bridges)
+            from = try container.decode(String.self, forKey: .from)
+            until = try container.decode(String.self, forKey: .until)
+            reason = try container.decode(String.self, forKey: .reason)
+            source = try container.decodeIfPresent(String.self, forKey: .source)
+        }
     }
 
     package var deviations: [Entry]
+
+    /// A key of a mapping, whatever it is: to find the ones the document does not know.
+    private struct AnyKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Refuses a key outside `known` (a misspelt `untill` would otherwise be a rule silently lost).
+    fileprivate static func refuseUnknownKeys(_ decoder: any Decoder, known: Set<String>, in what: String) throws {
+        let keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+        guard let unknown = keys.filter({ !known.contains($0) }).sorted().first else { return }
+        throw DecodingError.dataCorrupted(DecodingError.Context(
+            codingPath: decoder.codingPath,
+            debugDescription: "\(what) has the unknown key '\(unknown.prefix(40))' (known: "
+                + known.sorted().joined(separator: ", ") + ")"))
+    }
+
+    private enum CodingKeys: String, CodingKey { case deviations }
+
+    package init(from decoder: any Decoder) throws {
+        try Self.refuseUnknownKeys(decoder, known: ["deviations"], in: "the document")
+        deviations = try decoder.container(keyedBy: CodingKeys.self).decode([Entry].self, forKey: .deviations)
+    }
 
     package init(_ deviations: [RuleDeviationDTO]) {
         self.deviations = deviations.map {
@@ -54,8 +97,8 @@ package struct RuleDocument: Codable, Sendable, Equatable {
 
     /// The deviations of a YAML text, each checked (`RuleCheck`) against `catalog`; `origin` names the text in
     /// errors.
-    package static func deviations(fromYAML text: String, catalog: BridgeCatalog, origin: String) throws
-        -> [RuleDeviationDTO]
+    package static func deviations(fromYAML text: String, catalog: BridgeCatalog, origin: String,
+                                   clock: LocalClock = .seattle) throws -> [RuleDeviationDTO]
     {
         guard text.utf8.count <= RuleCheck.maximumReadBytes else {
             throw BridgetError(.dataRulesFile, "\(origin) is larger than \(RuleCheck.maximumReadBytes) bytes",
@@ -73,7 +116,7 @@ package struct RuleDocument: Codable, Sendable, Equatable {
         return try document.deviations.enumerated().map { index, entry in
             let deviation = try RuleCheck.deviation(
                 id: entry.id, bridges: entry.bridges, from: entry.from, until: entry.until, reason: entry.reason,
-                source: entry.source, catalog: catalog, origin: "\(origin), deviation \(index + 1)")
+                source: entry.source, catalog: catalog, origin: "\(origin), deviation \(index + 1)", clock: clock)
             guard seen.insert(deviation.id).inserted else {
                 throw BridgetError(.dataRulesFile, "\(origin) holds the id \(deviation.id) twice")
             }
@@ -81,10 +124,26 @@ package struct RuleDocument: Codable, Sendable, Equatable {
         }
     }
 
-    /// The YAML text of `deviations`.
+    /// The YAML text of `deviations`, written by hand: a stable, readable form, in time linear in the deviations
+    /// (Yams' encoder copies its node list per item). Text is in double-quoted scalars, which YAML reads as JSON
+    /// strings; an id (letters, digits and dashes) is plain when it starts with a letter and reads as no other type.
     package static func yaml(_ deviations: [RuleDeviationDTO]) throws -> String {
-        "# Dated deviations Bridget's forecasts know (bridget rules add|remove|import).\n"
-            + (try YAMLEncoder().encode(RuleDocument(deviations)))
+        let encoder = JSONEncoder()
+        func quoted(_ text: String) throws -> String { String(decoding: try encoder.encode(text), as: UTF8.self) }
+        let keywords: Set<String> = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"]
+        var lines = ["# Dated deviations Bridget's forecasts know (bridget rules add|remove|import).",
+                     deviations.isEmpty ? "deviations: []" : "deviations:"]
+        lines.reserveCapacity(2 + 7 * deviations.count)
+        for deviation in deviations {
+            let plainID = deviation.id.first?.isLetter == true && !keywords.contains(deviation.id)
+            lines.append("  - id: " + (plainID ? deviation.id : try quoted(deviation.id)))
+            lines.append("    bridges: [" + (try deviation.bridgeIDs.map(quoted).joined(separator: ", ")) + "]")
+            lines.append("    from: " + (try quoted(deviation.from)))
+            lines.append("    until: " + (try quoted(deviation.until)))
+            lines.append("    reason: " + (try quoted(deviation.reason)))
+            if let source = deviation.source { lines.append("    source: " + (try quoted(source))) }
+        }
+        return lines.joined(separator: "\n") + "\n"
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -111,11 +170,11 @@ package enum RuleCheck {
     /// Bridget's, or a hand edit) can still be seen and made smaller.
     package static let maximumReadBytes = 16_000_000
 
-    /// Refuses a change that would leave the document over `maximumDocumentBytes`, unless it makes an oversized
-    /// document smaller (a removal on the way back under it).
-    static func checkSize(of text: String, before: Int, where origin: String) throws {
+    /// Refuses a change that would leave the document over `maximumDocumentBytes`, unless it removes deviations (a
+    /// removal is how a document over the limit gets back under it).
+    static func checkSize(of text: String, removing: Bool, where origin: String) throws {
         let bytes = text.utf8.count
-        guard bytes > maximumDocumentBytes, bytes >= before else { return }
+        guard bytes > maximumDocumentBytes, !removing else { return }
         throw BridgetError(.dataRulesFile, """
             \(origin) would be \(bytes) bytes as written, over the limit of \(maximumDocumentBytes): nothing was \
             changed
@@ -124,7 +183,8 @@ package enum RuleCheck {
     static let maximumSpanSeconds: Int64 = 366 * 86_400
 
     package static func deviation(id: String, bridges: [String], from: String, until: String, reason: String,
-                                  source: String?, catalog: BridgeCatalog, origin: String) throws -> RuleDeviationDTO
+                                  source: String?, catalog: BridgeCatalog, origin: String,
+                                  clock: LocalClock = .seattle) throws -> RuleDeviationDTO
     {
         func invalid(_ message: String, parameter: String? = nil) -> BridgetError {
             BridgetError(.inputInvalidRule, "\(origin): \(message)", parameter: parameter)
@@ -142,10 +202,8 @@ package enum RuleCheck {
             }
             return bridge.id
         }
-        guard let start = reading(from), let end = reading(until) else {
-            throw invalid("from and until are local times, YYYY-MM-DDTHH:MM[:SS] (got \"\(from.prefix(30))\", "
-                          + "\"\(until.prefix(30))\")", parameter: "from")
-        }
+        let start = try reading(from, parameter: "from", clock: clock, origin: origin)
+        let end = try reading(until, parameter: "until", clock: clock, origin: origin)
         guard start < end else { throw invalid("until must be after from", parameter: "until") }
         guard end.wallClockSeconds - start.wallClockSeconds <= maximumSpanSeconds else {
             throw invalid("a deviation lasts a year at most", parameter: "until")
@@ -163,13 +221,28 @@ package enum RuleCheck {
                                 until: end.localText, reason: trimmed, source: source)
     }
 
-    /// A local time `YYYY-MM-DDTHH:MM` or with seconds (a space for the T too).
-    static func reading(_ text: String) -> FloatingTimestamp? {
-        let normal = text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " ", with: "T")
-        switch normal.count {
-        case 16: return FloatingTimestamp(normal + ":00.000")
-        case 19: return FloatingTimestamp(normal + ".000")
-        default: return nil
+    /// A deviation's start or end, read as `--at` reads a time (`TimeGrammar`, "Times you type" in OUTPUT.md): a
+    /// date, a local time with or without seconds, with the zone abbreviation tables print (`PDT`, `PST`) to say
+    /// which of a repeated hour's readings is meant, or an ISO 8601 instant; the years 1900 to 2999. A time the
+    /// clocks skip moves forward by the gap, as `--at`'s does, so the deviation closes the minutes that exist. The
+    /// forms that depend on when they are read (`17:40`, `2h`, `now`) are refused: a saved rule means one time.
+    static func reading(_ text: String, parameter: String, clock: LocalClock, origin: String) throws -> FloatingTimestamp {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let absolute = trimmed.count >= 10 && trimmed.prefix(10).enumerated().allSatisfy { index, character in
+            index == 4 || index == 7 ? character == "-" : character.isASCII && character.isNumber
+        }
+        guard absolute else {
+            throw BridgetError(.inputInvalidRule, """
+                \(origin): from and until are dates or local times (2027-05-16 08:00, optionally with PDT or PST, \
+                or ISO 8601), not '\(trimmed.prefix(40))': a saved rule names one time, not a time of day or a span
+                """, parameter: parameter)
+        }
+        do {
+            // Absolute forms resolve the same whatever `now` is.
+            return try TimeGrammar(clock: clock, now: Date(timeIntervalSince1970: 0))
+                .resolve(trimmed, option: parameter, direction: .ahead).reading
+        } catch let error as BridgetError {
+            throw BridgetError(.inputInvalidRule, "\(origin): \(error.message)", hint: error.hint, parameter: parameter)
         }
     }
 }
@@ -180,11 +253,13 @@ package enum RuleCheck {
 package final class RuleFile: SavedRules {
     package let path: String
     private let catalog: BridgeCatalog
+    private let clock: LocalClock
     private let lock = Locked(())
 
-    package init(path: String, catalog: BridgeCatalog) {
+    package init(path: String, catalog: BridgeCatalog, clock: LocalClock = .seattle) {
         self.path = path
         self.catalog = catalog
+        self.clock = clock
     }
 
     package var location: String { path }
@@ -215,7 +290,7 @@ package final class RuleFile: SavedRules {
             return ([], 0)
         }
         return (try RuleDocument.deviations(fromYAML: String(decoding: data, as: UTF8.self), catalog: catalog,
-                                            origin: "the rules file \(path)"), data.count)
+                                            origin: "the rules file \(path)", clock: clock), data.count)
     }
 
     private func changing<T: Sendable>(_ change: ([RuleDeviationDTO]) throws -> ([RuleDeviationDTO], T)) throws -> T {
@@ -225,10 +300,10 @@ package final class RuleFile: SavedRules {
                 let folder = URL(fileURLWithPath: target).deletingLastPathComponent()
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 return try SystemCall.withExclusiveLock(on: target + ".lock") {
-                    let before = (try? FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
-                    let (kept, result) = try change(try read())
+                    let previous = try read()
+                    let (kept, result) = try change(previous)
                     let text = try RuleDocument.yaml(kept.sorted { ($0.from, $0.id) < ($1.from, $1.id) })
-                    try RuleCheck.checkSize(of: text, before: before, where: "the rules file \(path)")
+                    try RuleCheck.checkSize(of: text, removing: kept.count < previous.count, where: "the rules file \(path)")
                     try OwnFile.replace(path, with: Data(text.utf8))
                     return result
                 }
@@ -250,17 +325,19 @@ package struct StoreRules: SavedRules {
     package let store: any BridgeStore
     package let location: String
     private let catalog: BridgeCatalog
+    private let clock: LocalClock
 
-    package init(store: any BridgeStore, location: String, catalog: BridgeCatalog) {
+    package init(store: any BridgeStore, location: String, catalog: BridgeCatalog, clock: LocalClock = .seattle) {
         self.store = store
         self.location = location
         self.catalog = catalog
+        self.clock = clock
     }
 
     package func document() async throws -> (deviations: [RuleDeviationDTO], bytes: Int) {
         guard let kept = try await store.keptAnswer(named: Self.name) else { return ([], 0) }
         return (try RuleDocument.deviations(fromYAML: String(decoding: kept.body, as: UTF8.self), catalog: catalog,
-                                            origin: "the rules kept in \(location)"), kept.body.count)
+                                            origin: "the rules kept in \(location)", clock: clock), kept.body.count)
     }
 
     package func add(_ deviations: [RuleDeviationDTO]) async throws -> Int {
@@ -281,10 +358,10 @@ package struct StoreRules: SavedRules {
         let store = self.store
         let location = self.location
         return try await store.withSyncLock(holder: BridgetAssembly.processIdentity + " (rules)") {
-            let before = try await store.keptAnswer(named: Self.name)?.body.count ?? 0
-            let (kept, result) = try change(try await deviations())
+            let previous = try await deviations()
+            let (kept, result) = try change(previous)
             let text = try RuleDocument.yaml(kept.sorted { ($0.from, $0.id) < ($1.from, $1.id) })
-            try RuleCheck.checkSize(of: text, before: before, where: "the rules kept in \(location)")
+            try RuleCheck.checkSize(of: text, removing: kept.count < previous.count, where: "the rules kept in \(location)")
             try await store.keepAnswer(Data(text.utf8), named: Self.name, historyVersion: 0)
             return result
         }
@@ -294,8 +371,11 @@ package struct StoreRules: SavedRules {
 extension AppContext {
     /// The dated deviations as `rules.storage` places them.
     package func savedRules(_ store: any BridgeStore, catalog: BridgeCatalog) -> any SavedRules {
-        guard configuration.rulesInStore else { return RuleFile(path: configuration.rulesPath, catalog: catalog) }
-        return StoreRules(store: store, location: "the store at \(assembly.storeDescription)", catalog: catalog)
+        guard configuration.rulesInStore else {
+            return RuleFile(path: configuration.rulesPath, catalog: catalog, clock: clock)
+        }
+        return StoreRules(store: store, location: "the store at \(assembly.storeDescription)", catalog: catalog,
+                          clock: clock)
     }
 
     /// The rules forecasts know: the city's standing rules (the Ship Canal's curfews for Seattle's sources, none for

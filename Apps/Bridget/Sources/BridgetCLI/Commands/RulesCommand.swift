@@ -25,6 +25,12 @@ struct RulesCommand: AsyncParsableCommand {
                 --reason "Beat the Bridge run" --source "Federal Register"
               bridget rules remove beat-the-bridge-2027
               bridget rules export > rules.yaml; bridget rules import rules.yaml
+            What is refused, and why: a change that would leave the rules over 1,000,000 \
+            bytes as written (refused whole; the file as it was stays), a file key Bridget \
+            does not know (a misspelt key would otherwise be a rule silently lost), and a \
+            time of day or a span in a rule (a saved rule names one time). A rules file over \
+            the limit never stops a forecast: it warns and uses the standing rules, and \
+            `rules list`, `remove` and `export` still read it.
             """,
         subcommands: [List.self, Add.self, Remove.self, Import.self, Export.self],
         defaultSubcommand: List.self)
@@ -114,8 +120,12 @@ struct RulesCommand: AsyncParsableCommand {
         @OptionGroup var global: GlobalOptions
         @Argument(help: "An id: lower-case letters, digits and dashes (e.g. beat-the-bridge-2027).") var id: String
         @Option(name: .long, help: "A bridge id or name; repeat for several.") var bridge: [String] = []
-        @Option(name: .long, help: ArgumentHelp("Local start: 2027-05-16 08:00.", valueName: "time")) var from: String
-        @Option(name: .long, help: ArgumentHelp("Local end: 2027-05-16 10:30.", valueName: "time")) var until: String
+        @Option(name: .long, help: ArgumentHelp("""
+            Local start: 2027-05-16 08:00 (PDT or PST after it picks the occurrence of a repeated hour; a time the \
+            clocks skip moves forward by the gap, as --at's does; years 1900 to 2999).
+            """, valueName: "time")) var from: String
+        @Option(name: .long, help: ArgumentHelp("Local end: 2027-05-16 10:30 (the same forms).", valueName: "time"))
+        var until: String
         @Option(name: .long, help: "Why, in one line (shown with every forecast it changes).") var reason: String
         @Option(name: .long, help: "Where it was published (a Federal Register citation, a URL).") var source: String?
 
@@ -125,7 +135,7 @@ struct RulesCommand: AsyncParsableCommand {
                 let (store, catalog) = try await RulesCommand.open(context, writing: true)
                 let deviation = try RuleCheck.deviation(
                     id: id, bridges: bridge, from: from, until: until, reason: reason, source: source, catalog: catalog,
-                    origin: "rules add")
+                    origin: "rules add", clock: context.clock)
                 let saved = context.savedRules(store, catalog: catalog)
                 let new = try await saved.add([deviation])
                 print(((new == 1 ? "added" : "replaced") + " \(deviation.id): "
@@ -173,7 +183,7 @@ struct RulesCommand: AsyncParsableCommand {
                     throw BridgetError(.dataRulesFile, "\(file) is larger than \(RuleCheck.maximumDocumentBytes) bytes")
                 }
                 let incoming = try RuleDocument.deviations(fromYAML: String(decoding: data, as: UTF8.self),
-                                                           catalog: catalog, origin: file)
+                                                           catalog: catalog, origin: file, clock: context.clock)
                 let saved = context.savedRules(store, catalog: catalog)
                 let new = try await saved.add(incoming)
                 print("imported \(incoming.count) deviations (\(new) new) into \(saved.location)".terminalSafe)
