@@ -57,10 +57,11 @@ struct ObservationValidatorTests {
         #expect(!validator.mayDependOnBatch(Self.observation(Self.instant("2024-10-27T00:30:00Z"))))
     }
 
-    @Test("Amsterdam's spring gap: a reading that never happened is taken with the offset before the gap")
+    @Test("Amsterdam's spring gap: a reading that never happened is refused by name; the hour after it is kept")
     func springGap() throws {
-        // 2024-03-31: 02:00 CET became 03:00 CEST, so 02:30 never happened; with CET it is 01:30 UTC.
-        let event = try validator.validate(Self.observation(Self.local("2024-03-31T02:30:00.000"))).get()
+        // 2024-03-31: 02:00 CET became 03:00 CEST, so 02:30 never happened.
+        #expect(validator.validate(Self.observation(Self.local("2024-03-31T02:30:00.000"))) == .failure(.nonexistentLocalTime))
+        let event = try validator.validate(Self.observation(Self.local("2024-03-31T03:30:00.000"))).get()
         #expect(event.openedAt == ISO8601DateFormatter().date(from: "2024-03-31T01:30:00Z"))
         #expect(Self.amsterdam.abbreviation(at: event.openedAt) == "CEST")
         #expect(Self.amsterdam.display(ISO8601DateFormatter().date(from: "2024-01-10T09:00:00Z")!) == "2024-01-10 10:00 CET")

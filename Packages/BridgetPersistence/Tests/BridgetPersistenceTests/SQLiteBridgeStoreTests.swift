@@ -146,7 +146,7 @@ struct SQLiteBridgeStoreTests {
             #expect(row["duration_minutes"] as Double == 4)
             #expect(row["status"] as String? == nil) // observed (v9)
             #expect(row["record_id"] as String? == nil)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 15)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM grdb_migrations") == 16)
         }
     }
 

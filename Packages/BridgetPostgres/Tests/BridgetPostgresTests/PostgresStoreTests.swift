@@ -43,7 +43,7 @@ struct PostgresStoreTests {
             for _ in 0..<4 { group.addTask { _ = try await TestServer.store(schema: schema) } }
             try await group.waitForAll()
         }
-        #expect(try await TestServer.sql("SELECT count(*)::text FROM \(schema).bridget_schema") == ["6"]) // each migration once
+        #expect(try await TestServer.sql("SELECT count(*)::text FROM \(schema).bridget_schema") == ["7"]) // each migration once
     }
 
     @Test("a wrong password is refused by name, and the message holds no password")

@@ -19,7 +19,10 @@ struct ImportCommand: AsyncParsableCommand {
             leaves a consistent store, and running the same command again continues after \
             the last committed batch. Importing a file twice adds nothing. --rejects FILE (or \
             import.rejects_path) appends each rejected row to FILE as NDJSON with its reason \
-            and line; --verbose prints up to three of each reason.
+            and line; --verbose prints up to three of each reason. The rows count as the \
+            configured source's: a store that records another source refuses the import \
+            before it writes (exit 78). A local time the clock skips (02:30 on the \
+            spring-forward day) is rejected as nonexistent-local-time.
 
               bridget import openings.ndjson
               bridget export --format csv --out - \\

@@ -17,7 +17,11 @@ struct SyncCommand: AsyncParsableCommand {
             sync.rejects_path) appends each of them to FILE as NDJSON, as received, with its \
             reason and the page it came from, and --verbose prints up to three of each reason. \
             Each batch is committed on its own, so an interrupted sync keeps what it wrote and \
-            the next one resumes.
+            the next one resumes. A store holds one source: the first sync records it (the \
+            dataset and its origin, the NDW feed, the sample's seed), and a sync of another \
+            source into it is refused before anything is written (exit 78); give that \
+            configuration its own store.path. A redirect to a special-purpose address \
+            (loopback, private, link-local) is not followed.
 
               bridget sync
               bridget sync --rejects rejected.ndjson --verbose
