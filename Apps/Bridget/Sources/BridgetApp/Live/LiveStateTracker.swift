@@ -143,13 +143,12 @@ package struct LiveStateTracker: Sendable {
         var fired: [String] = []
 
         // 1. Gap: an opening under way is not carried across a stretch nobody watched.
-        if acrossGap, var raised = bridge, let openingAt = raised.openingAt {
+        if acrossGap, let raised = bridge, let openingAt = raised.openingAt {
             close(id, openingAt: openingAt, at: raised.lastSeenAt, endUnknown: true, bridge: raised, into: &outcome)
             log(&outcome, "end-unknown", .warning, """
                 state: bridge \(name(id)) was raised when polling stopped; its opening since \
                 \(clock.display(openingAt)) is closed with its end unknown
                 """)
-            raised.openingAt = nil
             bridge = nil
             fired.append("gap")
         }
@@ -171,13 +170,13 @@ package struct LiveStateTracker: Sendable {
         let phase = LivePhase(bridge)
         switch (seen, phase) {
         case (.raised?, .unseen):
-            bridge = open(id, at: now, after: nil, since: now, into: &outcome, firstSight: true)
+            bridge = open(id, at: now, after: nil, into: &outcome, firstSight: true)
             fired.append("first-sight")
         case (.raised?, .lowered), (.raised?, .unknown):
             // Read lowered at its last sight, and that sight was the poll before: it opened after it.
             let previous = bridge!
             let after: Date? = phase == .lowered && !acrossGap && previous.lastSeenAt <= now ? previous.lastSeenAt : nil
-            bridge = open(id, at: now, after: after, since: now, into: &outcome, firstSight: false)
+            bridge = open(id, at: now, after: after, into: &outcome, firstSight: false)
             fired.append("opened")
         case (.raised?, .raised), (.raised?, .unknownWhileRaised), (.raised?, .stuck):
             var same = bridge!
@@ -223,11 +222,12 @@ package struct LiveStateTracker: Sendable {
         }
     }
 
-    private func open(_ id: String, at now: Date, after: Date?, since: Date, into outcome: inout Outcome,
-                      firstSight: Bool) -> LiveFeedState.Bridge {
+    private func open(_ id: String, at now: Date, after: Date?, into outcome: inout Outcome, firstSight: Bool)
+        -> LiveFeedState.Bridge
+    {
         outcome.events.append(event(id, openedAt: now, window: LiveWindow(openedAfter: after)))
         log(&outcome, "opened", .info, "state: bridge \(name(id)) raised\(firstSight ? " (first sight)" : "")")
-        return LiveFeedState.Bridge(position: .raised, since: since, lastSeenAt: now, openingAt: now, openedAfter: after)
+        return LiveFeedState.Bridge(position: .raised, since: now, lastSeenAt: now, openingAt: now, openedAfter: after)
     }
 
     private func close(_ id: String, openingAt: Date, at end: Date, endUnknown: Bool, bridge: LiveFeedState.Bridge,

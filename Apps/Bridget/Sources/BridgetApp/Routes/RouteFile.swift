@@ -216,7 +216,7 @@ package final class RouteFile: RouteStore {
     private func write(_ routes: [RouteDTO], fromStores: [String]? = nil) throws {
         let text = try Self.yaml(routes, fromStores: fromStores ?? (try readDocument()?.fromStores ?? []))
         do {
-            try OwnFile.replace(path, with: Data(text.utf8))
+            try OwnFile.replace(path, with: Data(text.utf8), makingFolder: true)
         } catch {
             throw BridgetError(.dataRoutesWrite, "cannot write the routes file \(path): \(error.localizedDescription)",
                                     hint: "routes.path in the config chooses where routes are kept")

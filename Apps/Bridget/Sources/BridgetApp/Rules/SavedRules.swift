@@ -304,7 +304,7 @@ package final class RuleFile: SavedRules {
                     let (kept, result) = try change(previous)
                     let text = try RuleDocument.yaml(kept.sorted { ($0.from, $0.id) < ($1.from, $1.id) })
                     try RuleCheck.checkSize(of: text, removing: kept.count < previous.count, where: "the rules file \(path)")
-                    try OwnFile.replace(path, with: Data(text.utf8))
+                    try OwnFile.replace(path, with: Data(text.utf8), makingFolder: true)
                     return result
                 }
             } catch let error as BridgetError {

@@ -76,14 +76,15 @@ package enum OwnFile {
         }
     }
 
-    /// Replaces the file at `path` whole with `data` (see the type's rules); the folder is made when missing.
-    package static func replace(_ path: String, with data: Data, mode: mode_t = defaultMode, maximumBytes: Int? = nil)
-        throws
+    /// Replaces the file at `path` whole with `data` (see the type's rules); its folder is made when missing only
+    /// with `makingFolder` (a file of Bridget's own place, such as the rules; not a path a user typed).
+    package static func replace(_ path: String, with data: Data, mode: mode_t = defaultMode, maximumBytes: Int? = nil,
+                                makingFolder: Bool = false) throws
     {
         if let maximumBytes, data.count > maximumBytes {
             throw Refusal.tooLarge(path: path, bytes: data.count, limit: maximumBytes)
         }
-        let staged = try stage(path, mode: mode)
+        let staged = try stage(path, mode: mode, makingFolder: makingFolder)
         do {
             try data.withUnsafeBytes { bytes in
                 var offset = 0
@@ -104,11 +105,12 @@ package enum OwnFile {
     }
 
     /// A file being written under a temporary name beside its target, renamed over it by `commit`.
-    package final class Staged: @unchecked Sendable {
+    package final class Staged: Sendable {
         package let target: String
         package let temporary: String
         package let descriptor: Int32
-        private var open = true
+        /// Whether the file is still being written (neither committed nor abandoned): each happens once.
+        private let open = Locked(true)
 
         fileprivate init(target: String, temporary: String, descriptor: Int32) {
             self.target = target
@@ -118,8 +120,7 @@ package enum OwnFile {
 
         /// Flushes the bytes and renames the file over its target.
         package func commit() throws {
-            guard open else { return }
-            open = false
+            guard open.withLock({ open in defer { open = false }; return open }) else { return }
             guard fsync(descriptor) == 0 else {
                 let error = OwnFile.failure(temporary, "flush")
                 SystemCall.close(descriptor)
@@ -136,22 +137,24 @@ package enum OwnFile {
 
         /// Closes and removes the temporary file (a failure before `commit`).
         package func abandon() {
-            guard open else { return }
-            open = false
+            guard open.withLock({ open in defer { open = false }; return open }) else { return }
             SystemCall.close(descriptor)
             unlink(temporary)
         }
     }
 
-    /// A temporary file beside `path`'s target, created with `mode` (a new target's) or the target's own mode.
-    package static func stage(_ path: String, mode: mode_t = defaultMode) throws -> Staged {
+    /// A temporary file beside `path`'s target, created with `mode` (a new target's) or the target's own mode; the
+    /// folder is made when missing only with `makingFolder`.
+    package static func stage(_ path: String, mode: mode_t = defaultMode, makingFolder: Bool = false) throws -> Staged {
         let target = try self.target(of: path)
         let url = URL(fileURLWithPath: target)
         let folder = url.deletingLastPathComponent()
-        do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        } catch {
-            throw Refusal.system(path: folder.path, call: "create the folder", reason: error.localizedDescription)
+        if makingFolder {
+            do {
+                try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            } catch {
+                throw Refusal.system(path: folder.path, call: "create the folder", reason: error.localizedDescription)
+            }
         }
         var existing = stat()
         let finalMode = stat(target, &existing) == 0 ? existing.st_mode & 0o7777 : mode
