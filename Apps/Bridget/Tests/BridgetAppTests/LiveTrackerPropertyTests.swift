@@ -13,7 +13,7 @@ import Testing
 /// - at most one opening is open per bridge, and it is the one the kept state names;
 /// - an opening ends closed (read lowered) or with its end unknown, never before it opened;
 /// - a restart (the state written and read back) changes nothing that follows;
-/// - the store's live openings are those the steps wrote.
+/// - with two pollers on one store, the store's live openings keep these (one open per bridge, the kept state's).
 /// A failure names the seed that reproduces it (`.fixedSeed(…)` on the test).
 @Suite("The live tracker under generated feeds")
 struct LiveTrackerPropertyTests {
@@ -167,7 +167,7 @@ struct LiveTrackerPropertyTests {
         }
     }
 
-    @Test("two pollers sharing a store, restarting and racing for the lease, write the openings one tracker would")
+    @Test("two pollers sharing a store, restarting and taking turns at the lease, keep the store's openings sound")
     func twoPollers() async throws {
         await propertyCheck(count: 100, input: Self.steps, Gen.bool.array(of: 160)) { values, turns in
             let store = InMemoryBridgeStore()

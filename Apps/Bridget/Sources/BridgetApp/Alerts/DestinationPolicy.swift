@@ -112,29 +112,15 @@ package struct DestinationPolicy: Sendable {
         }
     }
 
-    /// The numeric addresses a host name resolves to (the name itself when it is one), with the system's resolver.
+    /// The numeric addresses a host name resolves to (the name itself when it is one), with the system's resolver
+    /// (`HostResolver`, as the sync's and the state feed's redirects are checked).
     @Sendable package static func resolve(_ host: String) throws -> [String] {
-        var hints = addrinfo()
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, nil, &hints, &list)
-        guard status == 0, let first = list else {
-            throw Refusal(description: "\(ConfigValueType.escaped(host, limit: 80)) does not resolve: "
-                          + String(cString: gai_strerror(status)), isResolution: true)
+        do {
+            return try HostResolver.addresses(of: host)
+        } catch {
+            throw Refusal(description: "\(ConfigValueType.escaped(host, limit: 80)) does not resolve: \(error.reason)",
+                          isResolution: true)
         }
-        defer { freeaddrinfo(first) }
-        var addresses: [String] = []
-        var entry: UnsafeMutablePointer<addrinfo>? = first
-        while let current = entry {
-            var buffer = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(current.pointee.ai_addr, current.pointee.ai_addrlen, &buffer, socklen_t(buffer.count), nil, 0,
-                           NI_NUMERICHOST) == 0 {
-                let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-                if !addresses.contains(text) { addresses.append(text) }
-            }
-            entry = current.pointee.ai_next
-        }
-        return addresses
     }
 
     /// What kind of address a numeric IPv4 or IPv6 text is, by the special-purpose blocks every outside URL of
