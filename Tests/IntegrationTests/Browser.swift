@@ -60,6 +60,47 @@ struct Browser {
         _ = try await run(["--window-size=\(width),\(height)", "--screenshot=\(path)", url], home: home)
     }
 
+    /// What `Scripts/test.d/pages` found: every page at a phone's size (390×844, emulated through the DevTools protocol)
+    /// and a desktop's, checked for sideways overflow, chart text under 11 px, overlapping chart labels, console
+    /// messages, axe-core's serious and critical violations, and (on the phone) that a tap shows what a hover shows.
+    struct PageChecks {
+        let status: Int32
+        let output: String
+        /// Each failure line of the checks, for an `#expect`.
+        var failures: [String] { output.split(separator: "\n").filter { $0.hasPrefix("  ") }.map(String.init) }
+        /// How many loads were checked (pages × 2 sizes).
+        var checks: Int {
+            output.split(separator: "\n").filter { $0.hasPrefix("pages: ") && ($0.contains(" ok (") || $0.contains(" FAILED (")) }
+                .count
+        }
+    }
+
+    /// Runs the page checks on `pages` (a name and a URL each), writing the screenshots to `shots`.
+    static func checkPages(_ pages: [(String, String)], shots: String) async throws -> PageChecks {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", root + "/Scripts/test.d/pages", "--shots", shots]
+            + pages.map { "\($0.0)=\($0.1)" }
+        try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
+        let out = shots + "/pages-\(UUID().uuidString).out"
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
+        process.standardOutput = handle
+        process.standardError = handle
+        // A hang detector only: the script bounds each load itself.
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(600))
+            if process.isRunning { process.terminate() }
+        }
+        defer { watchdog.cancel() }
+        try await process.runToExit()
+        return PageChecks(status: process.terminationStatus,
+                          output: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+    }
+
     /// How many distinct colours a PNG holds (Python's zlib decodes it; 8-bit RGB or RGBA, the filters of PNG).
     static func distinctColours(_ path: String) async throws -> Int {
         let script = #"""
