@@ -318,6 +318,24 @@ struct NowPageTests {
         let announced = page.dom.components(separatedBy: "class=\"announced\"").last ?? ""
         #expect(count("<tr><td>", in: announced.components(separatedBy: "</table>")[0]) == 2, "\(page.dom.prefix(4_000))")
         #expect(page.dom.contains("opens in"))
+
+        // A's page, open now: the first thing it says is that it is open and until when, before the next 20 minutes;
+        // it and the overview with its map pass a phone's and a desk's checks. BRIDGET_SCREENSHOTS names a folder to
+        // keep the screenshots in (Scripts/screenshots: Docs/screenshots).
+        let open = try await browser.load(server.base.absoluteString + "/bridges/" + NDWFeedFixture.Bridge.a.id,
+                                          home: setup.bridget.home)
+        let fact = try #require(open.dom.components(separatedBy: "class=\"key-fact now now-open\">").dropFirst().first)
+        #expect(fact.hasPrefix("Open since ") && fact.prefix { $0 != "<" }.contains(", until "), "\(fact.prefix(200))")
+        let order = ["key-fact now now-open", "The next 20 minutes", "By hour of the week"].map {
+            open.dom.range(of: $0)?.lowerBound
+        }
+        #expect(order.allSatisfy { $0 != nil } && order == order.sorted { ($0 ?? open.dom.endIndex) < ($1 ?? open.dom.endIndex) },
+                "the open state comes first")
+        let shots = ProcessInfo.processInfo.environment["BRIDGET_SCREENSHOTS"] ?? setup.bridget.home + "/sizes"
+        let checked = try await Browser.checkPages(
+            [("overview-open", server.base.absoluteString + "/"),
+             ("bridge-open", server.base.absoluteString + "/bridges/" + NDWFeedFixture.Bridge.a.id)], shots: shots)
+        #expect(checked.status == 0 && checked.checks == 4 && checked.failures.isEmpty, "\(checked.output)")
     }
 
     @Test("without tiles the map draws the waterways through their bridges in order: the Ship Canal and the Duwamish")

@@ -2,14 +2,20 @@ import Foundation
 import Testing
 
 /// The pages in a real browser (headless Chromium): from the static report and from the running server, each loads
-/// with nothing on its console, holds what it should, and draws a screenshot that is not blank.
+/// with nothing on its console, holds what it should, draws a screenshot that is not blank, and passes the checks of
+/// a person on a phone and at a desk (`Scripts/test.d/pages`: no sideways scrolling, chart text of 11 px or more, no
+/// overlapping labels, no serious accessibility violation, a tap showing what a hover shows).
 @Suite("pages in a browser")
 struct PageBrowserTests {
     func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
 
     /// Checks a loaded page set: the overview, Fremont's page and the route's, given their URLs.
-    func check(overview: String, bridge: String, route: String, browser: Browser, home: String, shots: String) async throws {
+    func check(overview: String, bridge: String, route: String, quality: String, browser: Browser, home: String,
+               shots: String) async throws {
         let pages = [("overview", overview), ("bridge", bridge), ("route", route)]
+        let checked = try await Browser.checkPages(pages + [("quality", quality)], shots: shots + "/sizes")
+        #expect(checked.status == 0 && checked.checks == 8, "\(checked.output)")
+        #expect(checked.failures.isEmpty, "\(checked.failures)")
         var loaded: [String: String] = [:]
         for (name, url) in pages {
             let page = try await browser.load(url, home: home)
@@ -43,7 +49,8 @@ struct PageBrowserTests {
         let out = bridget.home + "/report"
         #expect(try await bridget.run(["report", "--out", out, "--config", config]).status == 0)
         try await check(overview: "file://\(out)/index.html", bridge: "file://\(out)/bridges/3.html",
-                  route: "file://\(out)/routes/commute.html", browser: browser, home: bridget.home, shots: bridget.home)
+                  route: "file://\(out)/routes/commute.html", quality: "file://\(out)/quality.html", browser: browser,
+                  home: bridget.home, shots: bridget.home)
         // The report's links are relative: the overview's link to Fremont names the file beside it.
         let overview = try await browser.load("file://\(out)/index.html", home: bridget.home).dom
         #expect(overview.contains("href=\"bridges/3.html\"") && overview.contains("href=\"routes/commute.html\""))
@@ -60,9 +67,17 @@ struct PageBrowserTests {
         defer { server.terminate() }
         let base = server.base.absoluteString
         try await check(overview: base + "/", bridge: base + "/bridges/Fremont", route: base + "/routes/commute",
-                  browser: browser, home: bridget.home, shots: bridget.home)
+                  quality: base + "/quality", browser: browser, home: bridget.home, shots: bridget.home)
         let (status, headers, body) = try await server.get("/bridges/Aurora")
         #expect(status == 404 && headers["content-type"]?.hasPrefix("text/html") == true && body.contains("No such bridge"))
+        // A mistyped page address, from a browser, is a page too; a program asking the same gets the problem's JSON.
+        let mistyped = try await server.get("/brdges/Fremont", headers: ["Accept": "text/html,application/xhtml+xml"])
+        #expect(mistyped.0 == 404 && mistyped.1["content-type"]?.hasPrefix("text/html") == true
+                && mistyped.2.contains("There is no page at /brdges/Fremont"), "\(mistyped.2.prefix(500))")
+        let program = try await server.get("/brdges/Fremont")
+        #expect(program.0 == 404 && program.1["content-type"]?.hasPrefix("application/problem+json") == true)
+        let api = try await server.get("/v1/nothing", headers: ["Accept": "text/html"])
+        #expect(api.0 == 404 && api.1["content-type"]?.hasPrefix("application/problem+json") == true)
         let (ok, pageHeaders, _) = try await server.get("/")
         #expect(ok == 200 && pageHeaders["etag"] != nil && pageHeaders["cache-control"]?.hasPrefix("max-age=") == true)
     }

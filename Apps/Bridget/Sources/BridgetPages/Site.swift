@@ -9,7 +9,7 @@ import Foundation
 /// Bridget's pages, rendered from the store: the overview (`index.html`), a page per bridge (`bridges/ID.html`) and
 /// per saved route (`routes/NAME.html`), and the quality page. The figures come from the app core and Analysis (the
 /// kept tallies, the opening models, the route answers); each page builds its view model from them and its template
-/// lays it out. No script, no external file: readable with JavaScript off. The same pages are written to a folder
+/// lays it out. No external file, and one small script (a tap shows a mark's tip): readable with JavaScript off. The same pages are written to a folder
 /// (`bridget report`, relative links) or served (`bridget serve`, the server's paths).
 package struct Site: Sendable {
     package let context: AppContext
@@ -173,22 +173,27 @@ package struct Site: Sendable {
                 state: state, now: nowText))
         }
         let map = MapChart(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes",
-                           places: places, tiles: tiles)
+                           places: places, tiles: tiles, soonMinutes: status.soonMinutes)
         let run = try await store.syncRuns(limit: 1).first
         let newest = try await store.latestOpening()
         let routes = try await context.savedRoutes(store).routes()
+        // A saved route's next commute on the overview: the first few routes (each is a day's scoring).
+        var routeLinks: [OverviewView.RouteLink] = []
+        for (index, route) in routes.enumerated() {
+            let next = index < 5 && newest != nil ? try? await nextCommute(route).sentence : nil
+            routeLinks.append(OverviewView.RouteLink(name: route.id, href: routeHref(route.id), next: next))
+        }
         let view = OverviewView(
             frame: frame("Bridget", top: true),
             newest: newest.map { clock.display($0) } ?? "none",
             lastSync: run.map { "\(clock.display($0.startedAt)), \($0.status.rawValue), \($0.counts.inserted) new" } ?? "never",
             source: context.configuration.provider.rawValue,
             start: String(slots[0].localText.dropFirst(11).prefix(5)),
-            stripKey: .chances(id: "strip-key"), rows: rows,
+            stripKey: .chances(id: "strip-key", over: "in each quarter hour"), rows: rows,
             map: map,
-            mapKey: .chances(id: "map-key"),
-            statusAsOf: clock.display(status.asOf), caveat: status.caveat, soonMinutes: status.soonMinutes,
-            tilesNote: map.waterways.isEmpty ? nil : "The blue lines are the waterways the bridges cross, drawn through them in order",
-            hasRoutes: !routes.isEmpty, routes: routes.map { OverviewView.RouteLink(name: $0.id, href: routeHref($0.id)) },
+            statusAsOf: clock.display(status.asOf), caveat: status.caveat,
+            openNow: rows.filter { $0.state == "open" }.map { "\($0.name): \($0.now)." },
+            hasRoutes: !routes.isEmpty, routes: routeLinks,
             qualityHref: qualityHref)
         return PageTemplates.render(view, as: "overview")
     }
@@ -200,9 +205,9 @@ package struct Site: Sendable {
         }
     }
 
-    /// A bridge's state now (`open`, `soon`, `closed`) and what a page says of it.
+    /// A bridge's state now (`open`, `soon`, `closed`, `unknown`) and what a page says of it.
     static func nowText(_ line: BridgeStatusNow?, clock: LocalClock) -> (String, String) {
-        guard let line else { return ("closed", "closed") }
+        guard let line else { return ("unknown", "not known now") }
         func time(_ instant: Date) -> String { String(clock.reading(for: instant).localText.dropFirst(11).prefix(5)) }
         switch line.state {
         case .open:
@@ -214,7 +219,9 @@ package struct Site: Sendable {
         case .closed:
             return ("closed", "closed" + (line.nextPlanned.map { "; next announced " + clock.display($0.openedAt) } ?? ""))
         case .unknown:
-            return ("unknown", "unknown" + (line.live.map { " (last read " + time($0.lastSeenAt) + ")" } ?? ""))
+            return ("unknown", "not known now"
+                + (line.live.map { " (the live feed last read it at " + time($0.lastSeenAt) + ")" }
+                    ?? line.unknownBecause.map { " (" + $0 + ")" } ?? ""))
         }
     }
 
@@ -281,7 +288,8 @@ package struct Site: Sendable {
         } ?? "No openings of this bridge are stored yet."
         // Each part typed on its own line: as arguments of one initializer they cost the type checker seconds.
         let durationBars: [(label: String, value: Double)] = bins.map { bin in
-            (label: ChartText.number(bin.fromMinutes) + (bin.isOpenEnded ? "+" : ""), value: Double(bin.count))
+            (label: bin.isOpenEnded ? ChartText.number(bin.fromMinutes) + "+"
+                : ChartText.number(bin.fromMinutes) + "–" + ChartText.number(bin.fromMinutes + width), value: Double(bin.count))
         }
         let openings: [BridgePageView.Opening] = latest.map { event in
             BridgePageView.Opening(opened: clock.display(event.openedAt),
@@ -293,21 +301,46 @@ package struct Site: Sendable {
                 inText: StatusNowAnswer.span(event.openedAt.timeIntervalSince(now), roundingUp: true))
         }
         let listsEveryAnnouncement: Bool = (try? context.assembly.makeProvider().listsEveryAnnouncement) ?? false
+        // The first thing the page says: open now and until when, else its state.
+        var keyFact = nowText.prefix(1).uppercased() + nowText.dropFirst()
+        if state == "open", status.bridges.first?.expectedEnd == nil, let soon, soon.chanceOpenOnArrival >= 1 {
+            let minutes = Int(soon.expectedDelayMinutes.rounded(.up))
+            let by = clock.reading(for: now.addingTimeInterval(Double(minutes) * 60)).localText.dropFirst(11).prefix(5)
+            keyFact += ": expected to close in about \(minutes) min (by \(by))"
+        }
         var soonText: String?
         if let soon {
-            soonText = "\(ChartText.percent(soon.chanceOfOpening)) chance of an opening in the next 20 minutes "
+            soonText = (state == "open" ? "After this opening, a " : "A ")
+                + "\(ChartText.percent(soon.chanceOfOpening)) chance of an opening starting in the next 20 minutes "
                 + "(\(ChartText.percent(soon.slotChanceOfOpening)) from the time of week alone)."
         }
         let why: [String] = soon?.reasons.map(\.text) ?? []
+        var partialMonths: [Int: String] = [:]
+        if let first = span.firstDay, let index = months.firstIndex(where: { $0.label == String(first.dateString.prefix(7)) }),
+           !first.dateString.hasSuffix("-01") {
+            partialMonths[index] = "a partial month: the history starts on \(first.dateString)"
+        }
+        if let last = span.lastDay, let index = months.lastIndex(where: { $0.label == String(last.dateString.prefix(7)) }),
+           !FloatingTimestamp(wallClockSeconds: last.wallClockSeconds + 86_400).dateString.hasSuffix("-01") {
+            partialMonths[index] = "a partial month: the history ends on \(last.dateString)"
+        }
+        let monthly = BarChart(
+            id: "months", title: "Openings per month", unit: "openings", values: months, partial: partialMonths,
+            xTitle: "month", yTitle: "openings",
+            caption: "Openings on record each month" + (partialMonths.isEmpty ? "." : "; a pale, dashed bar is a month "
+                + "the history covers only part of, so it is short, not quiet."))
+        let durations = BarChart(
+            id: "durations", title: "How long openings last", unit: "openings", values: durationBars,
+            xTitle: "minutes open", yTitle: "openings",
+            caption: "How many openings lasted each span of minutes (each bar \(ChartText.number(width)) minutes wide; the "
+                + "last also holds any longer ones), from the \(statistics.openings) on record.")
         let view = BridgePageView(
             frame: frame("\(bridge.name) – Bridget", top: false), homeHref: homeHref(top: false),
-            name: bridge.displayName, waterway: bridge.waterway, kind: bridge.kind, summary: summary,
+            name: bridge.name, waterway: bridge.waterway, kind: bridge.kind, summary: summary,
             heatmap: HeatmapChart(id: "heatmap", counts: statistics.hourOfWeek, weeks: weeks, zone: clock.zone.identifier),
-            monthly: BarChart(id: "months", title: "Openings per month", unit: "openings", values: months),
-            durations: BarChart(id: "durations", title: "How long openings last (minutes)", unit: "openings",
-                                values: durationBars),
+            monthly: monthly, durations: durations,
             hasOpenings: !openings.isEmpty, openings: openings,
-            state: state, now: nowText, statusAsOf: clock.display(status.asOf), hasAnnounced: !announcedRows.isEmpty,
+            state: state, now: keyFact, statusAsOf: clock.display(status.asOf), hasAnnounced: !announcedRows.isEmpty,
             announced: announcedRows, announcesNothing: !listsEveryAnnouncement, rules: rules,
             soon: soonText, why: why, hasWhy: !why.isEmpty)
         return PageTemplates.render(view, as: "bridge")
@@ -315,32 +348,47 @@ package struct Site: Sendable {
 
     // MARK: A route's page
 
-    /// A saved route's page: the expected delay of each departure today from 06:00 to 21:00, the best marked, and
-    /// each bridge's share of its delay.
+    /// A saved route's page: the expected delay of each departure of its next commute (06:00 to 21:00, today's while
+    /// some is ahead, from the next departure, else tomorrow's), the best marked, and each bridge's share of its delay.
     package func routePage(_ route: RouteDTO) async throws -> String {
         let clock = context.clock
-        let day = LocalDay(containing: now, time: clock).description
+        let crossings = try await crossingWords(route)
         guard try await store.latestOpening() != nil else {
             return PageTemplates.render(RoutePageView(
                 frame: frame("\(route.id) – Bridget", top: false), homeHref: homeHref(top: false), name: route.id,
-                hasHistory: false, day: day, zone: clock.zone.identifier, curve: nil, best: nil), as: "route")
+                crossings: crossings, hasHistory: false, day: "", from: "", to: "", zone: clock.zone.identifier,
+                curve: nil, best: nil), as: "route")
         }
-        let answer = try await RouteAnswers(context: context, store: store)
-            .bestTime(route, between: ("06:00", "21:00"), date: nil, stepMinutes: 10, top: 0)
+        let commute = try await nextCommute(route)
+        let answer = commute.answer
         let byTime = answer.ranked.sorted { $0.departure < $1.departure }
         let best = answer.ranked.first
-        let points = byTime.map { (label: String($0.departure.dropFirst(11).prefix(5)), value: $0.totalExpectedDelayMinutes) }
+        let label = { (score: RouteScoreDTO) in String(score.departure.dropFirst(11).prefix(5)) }
+        let points = byTime.map { (label: label($0), value: $0.totalExpectedDelayMinutes) }
         let marked = best.flatMap { best in byTime.firstIndex { $0.departure == best.departure } }
+        // The runs of departures that tie with the best, as index ranges of the chart.
+        let labels = points.map(\.label)
+        let tied: [ClosedRange<Int>] = answer.tiedRuns.compactMap { run in
+            guard let from = labels.firstIndex(of: run.from), let to = labels.lastIndex(of: run.to), from <= to else {
+                return nil
+            }
+            return from...to
+        }
         let view = RoutePageView(
             frame: frame("\(route.id) – Bridget", top: false), homeHref: homeHref(top: false), name: route.id,
-            hasHistory: true, day: day, zone: clock.zone.identifier,
-            curve: CurveChart(id: "delay", title: "Expected delay by departure", unit: "minutes", points: points,
-                              marked: marked),
+            crossings: crossings, hasHistory: true, day: commute.dayWords,
+            from: labels.first ?? "", to: labels.last ?? "", zone: clock.zone.identifier,
+            curve: CurveChart(id: "delay", title: "Expected delay by departure", unit: "minutes of expected delay",
+                              points: points, marked: marked, tied: tied, xTitle: "departure time",
+                              yTitle: "expected delay (minutes)",
+                              caption: "The delay each departure can expect from the route's bridges opening, from "
+                                + "the history on record and what is known now; the shaded band is the departures "
+                                + "that tie for the least. Tap or hover a departure for its delay."),
             best: best.map { best in
                 let total = max(best.totalExpectedDelayMinutes, 1e-12)
                 return RoutePageView.Best(
-                    departure: String(best.departure.dropFirst(11).prefix(5)),
-                    delay: ChartText.number(best.totalExpectedDelayMinutes),
+                    departure: answer.tiedText.isEmpty ? label(best) : answer.tiedText,
+                    delay: ChartText.number(best.totalExpectedDelayMinutes) + " minutes", first: label(best),
                     shares: best.crossings.map { crossing in
                         RoutePageView.Share(bridge: crossing.best.bridgeName,
                                             minutes: ChartText.number(crossing.best.expectedDelayMinutes),
@@ -348,6 +396,33 @@ package struct Site: Sendable {
                     })
             })
         return PageTemplates.render(view, as: "route")
+    }
+
+    /// A route's next commute: the departures from 06:00 to 21:00 every 10 minutes, today's while some is ahead, else
+    /// tomorrow's, scored; with the day in words and a sentence for the overview.
+    func nextCommute(_ route: RouteDTO) async throws -> (answer: BestTimeAnswer, dayWords: String, sentence: String) {
+        let answer = try await RouteAnswers(context: context, store: store)
+            .bestTime(route, between: ("06:00", "21:00"), date: nil, stepMinutes: 10, top: 0)
+        let today = LocalDay(containing: now, time: context.clock)
+        let day = LocalDay(answer.day) ?? today
+        let weekday = ChartText.weekdays[((day.number + 3) % 7 + 7) % 7]
+        let dayWords = (day == today ? "today" : day.number == today.number + 1 ? "tomorrow" : "on")
+            + ", \(weekday) \(answer.day)"
+        let sentence = answer.ranked.first.map { best in
+            "best departure \(dayWords) " + (answer.tiedText.isEmpty ? String(best.departure.dropFirst(11).prefix(5))
+                : answer.tiedText) + ", \(ChartText.number(best.totalExpectedDelayMinutes)) minutes of expected delay"
+        } ?? "no departure left to score"
+        return (answer, dayWords, sentence)
+    }
+
+    /// A route's bridges in words: "Fremont or Ballard at 8 min, then Montlake at 20 min".
+    func crossingWords(_ route: RouteDTO) async throws -> String {
+        let names = Dictionary(try await context.catalog(in: store).bridges.map { ($0.id, $0.name) },
+                               uniquingKeysWith: { first, _ in first })
+        return route.crossings.map { crossing in
+            crossing.bridgeIDs.map { names[$0] ?? $0 }.joined(separator: " or ")
+                + " at \(ChartText.number(crossing.minutesFromStart)) min"
+        }.joined(separator: ", then ")
     }
 
     // MARK: The quality page

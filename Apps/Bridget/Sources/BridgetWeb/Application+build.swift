@@ -22,12 +22,14 @@ package enum WebAPI {
 }
 
 /// The router of every endpoint over `web`, with its middleware: metrics outermost (they see the status an error
-/// became), then the request log, which turns every error into a problem.
+/// became), then the request log, which turns every error into a problem, then the page errors, which make a
+/// browser's error outside the API a page.
 /// A `HEAD` is answered as its `GET` is, without the body (RFC 9110).
 package func buildRouter(_ web: WebContext) -> Router<WebRequestContext> {
     let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: RequestMetrics(registry: web.registry))
     router.add(middleware: RequestLog(inFlight: web.inFlight))
+    router.add(middleware: PageErrors(web: web))
     let endpoints = Endpoints(router: router)
     OperationsController(web: web).addRoutes(to: endpoints)
     BridgesController(web: web).addRoutes(to: endpoints)

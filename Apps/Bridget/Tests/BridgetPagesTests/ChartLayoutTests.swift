@@ -1,4 +1,5 @@
 @testable import BridgetPages
+import BridgetDTOs
 import Foundation
 import Testing
 
@@ -11,33 +12,77 @@ struct ChartLayoutTests {
             let (year, monthOfYear): (Int, Int) = (2021 + month / 12, month % 12 + 1)
             return (label: String(format: "%04d-%02d", year, monthOfYear), value: 10.0)
         }
-        let chart = BarChart(id: "months", title: "Openings per month", unit: "openings", values: values)
+        let chart = BarChart(id: "months", title: "Openings per month", unit: "openings", values: values,
+                             xTitle: "month", yTitle: "openings")
         let positions = chart.labels.compactMap { Double($0.x) }
         #expect(positions.count == chart.labels.count && !positions.isEmpty)
         #expect(chart.labels.first?.text == values.first?.label)
-        // 11 px text: about 6.2 px a character; centres at least a label's width apart, with room between.
-        let width = 7 * 6.2
+        // Centres at least a label's width apart, with room between.
+        let width = 7 * ChartText.characterWidth
         for (left, right) in zip(positions, positions.dropFirst()) {
             #expect(right - left >= width + 4, "labels \(left) and \(right) overlap with \(months) months")
         }
-        if months <= 13 { #expect(chart.labels.count >= months / 2, "a year keeps most of its labels") }
+        if months <= 13 { #expect(chart.labels.count >= months / 3, "a year keeps every second or third label") }
     }
 
-    @Test("the heatmap and the chance strips have a colour key saying what each colour means")
+    @Test("one colour scale on every page: the heatmap, the strips and the map key the same swatches, 0% included")
     func colourKeys() {
         let heatmap = HeatmapChart(id: "heatmap", counts: Array(repeating: Array(0..<24), count: 7), weeks: 10, zone: "UTC")
-        #expect(heatmap.key.swatches.map(\.label) == ["none", "6", "12", "17", "23, the most"])
-        let chances = ColourKey.chances(id: "strip-key")
-        #expect(chances.swatches.first?.label == "0%" && chances.swatches.last?.label == "50% or more")
+        let strips = ColourKey.chances(id: "strip-key", over: "in each quarter hour")
+        let map = MapChart(id: "map", title: "map", places: [
+            MapChart.Input(name: "A", latitude: 47.6, longitude: -122.3, waterway: "w", chance: 0.2, link: "a",
+                           state: nil, stateText: nil),
+        ])
+        for key in [heatmap.key, strips, map.key] {
+            #expect(key.swatches.map(\.label) == ["0%", "10%", "20%", "30%", "40%", "50% or more"])
+            #expect(key.swatches.map(\.fill) == strips.swatches.map(\.fill))
+            #expect(key.title.hasPrefix("Colour: the chance of an opening "))
+        }
+        // A cell's colour is its chance on that scale: no openings is the 0% swatch, not a colour the key lacks.
         let empty = HeatmapChart(id: "heatmap", counts: Array(repeating: Array(repeating: 0, count: 24), count: 7),
                                  weeks: 1, zone: "UTC")
-        #expect(empty.key.swatches.map(\.label) == ["none"])
+        #expect(Set(empty.days.flatMap(\.cells).map(\.fill)) == [strips.swatches[0].fill])
+        #expect(heatmap.days[0].cells[23].fill == ChartText.chanceFill(1 - exp(-23.0 / 10)))
     }
 
-    @Test("a chart's key renders inside the page: swatches with their labels")
+    @Test("a chart's key renders inside the page: its title, then swatches with their labels")
     func keyRenders() {
-        let html = PageTemplates.render(ColourKey.chances(id: "k"), as: "key")
-        #expect(html.contains(#"<svg class="key" id="k""#) && html.contains("50% or more")
-                && html.components(separatedBy: "<rect").count == 7)
+        let html = PageTemplates.render(ColourKey.chances(id: "k", over: "in the next 30 minutes"), as: "key")
+        #expect(html.contains(#"<ul class="key" id="k""#) && html.contains("50% or more")
+                && html.contains("in the next 30 minutes:")
+                && html.components(separatedBy: #"<span class="swatch""#).count == 7)
+    }
+
+    @Test("the map puts every label where no other label, dot or ring is, however the bridges stand",
+          arguments: [nil, "3", "2"])
+    func mapLabels(open: String?) {
+        // Seattle's seven bridges, one of them ringed as open (its ring is wider than its dot).
+        let places = BridgeCatalog.seattle.bridges.map { bridge in
+            MapChart.Input(name: bridge.name, latitude: bridge.latitude, longitude: bridge.longitude,
+                           waterway: bridge.waterway, chance: 0.1, link: bridge.id,
+                           state: bridge.id == open ? "open" : nil, stateText: nil)
+        }
+        let map = MapChart(id: "map", title: "map", places: places)
+        typealias Box = (x: Double, y: Double, width: Double, height: Double)
+        func box(_ label: PlacedLabel) -> Box {
+            let width = Double(label.text.count) * ChartText.characterWidth
+            let x = Double(label.x)!, y = Double(label.y)!
+            let left = label.anchor == "start" ? x : label.anchor == "end" ? x - width : x - width / 2
+            return (left, y - 11, width, 13)
+        }
+        func meet(_ a: Box, _ b: Box) -> Bool {
+            a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+        }
+        let labels = map.places.map { box($0.label) } + map.waterways.compactMap { $0.label.map(box) }
+        let dots: [Box] = map.places.map { place in
+            let reach = place.ring == nil ? 8.0 : 14.5
+            return (Double(place.cx)! - reach, Double(place.cy)! - reach, 2 * reach, 2 * reach)
+        }
+        for (index, label) in labels.enumerated() {
+            for other in labels[(index + 1)...] { #expect(!meet(label, other), "two labels meet: \(label) \(other)") }
+            for dot in dots { #expect(!meet(label, dot), "a label covers a dot or ring: \(label) \(dot)") }
+            #expect(label.x >= 0 && label.x + label.width <= Double(map.frame.width)!, "a label is cut: \(label)")
+        }
+        #expect(map.places.count == 7 && map.waterways.count == 2)
     }
 }

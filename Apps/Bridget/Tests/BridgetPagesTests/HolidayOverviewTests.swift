@@ -12,7 +12,7 @@ struct HolidayOverviewTests {
     static func fremontStrip(at now: Date, context: AppContext, store: any BridgeStore) async throws -> [String: Double] {
         let html = try await Site(context: context, store: store, now: now).overview()
         let after = try #require(html.components(separatedBy: "id=\"strip-3\"").dropFirst().first)
-        let strip = after.components(separatedBy: "<tr class=\"bridge-row\"").first ?? after // this bridge's row only
+        let strip = after.components(separatedBy: "<li class=\"bridge-row\"").first ?? after // this bridge's row only
         var chances: [String: Double] = [:]
         for tip in strip.components(separatedBy: "<title>").dropFirst() {
             // "16:15: 12% chance of an opening"

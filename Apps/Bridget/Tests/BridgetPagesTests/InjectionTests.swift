@@ -79,7 +79,10 @@ struct InjectionTests {
             for text in Self.hostile where text.contains(where: { "<>\"'".contains($0) }) {
                 #expect(!html.contains(text), "\(page) shows \(text) unescaped")
             }
-            #expect(!html.lowercased().contains("<script") && !html.lowercased().contains("<img")
+            // The pages' one script, the tap readout, is theirs; no other.
+            let own = html.replacingOccurrences(of: PageTemplates.tapScript, with: "")
+            #expect(own.count == html.count - PageTemplates.tapScript.count, "\(page) lacks its tap script")
+            #expect(!own.lowercased().contains("<script") && !html.lowercased().contains("<img")
                     && !html.lowercased().contains("<iframe") && !html.lowercased().contains("<base "),
                     "\(page) holds markup it did not write")
             #expect(!html.contains("href=\"javascript:") && !html.contains("href=\"data:"), "\(page) links a script")

@@ -13,8 +13,9 @@ struct ReportCommand: AsyncParsableCommand {
             The pages `bridget serve` will show, as files with relative links: index.html (every bridge's \
             chance of an opening in each quarter hour of the next 12 hours, the last openings, a map), \
             bridges/ID.html (the hour-of-week heatmap, openings per month, durations, the last 20 openings) \
-            and routes/NAME.html (the expected delay by departure today, the best marked). Charts are inline \
-            SVG with titles and text summaries; no script, nothing fetched. Times are Seattle time.
+            and routes/NAME.html (the expected delay of each departure of the next commute, the best marked). \
+            Charts are inline SVG with titles, text summaries and captions; a tap shows a mark's tip (one small \
+            script); nothing fetched. Made for a phone first. Times are in the store's zone.
               bridget report --out report && open report/index.html
             """)
 

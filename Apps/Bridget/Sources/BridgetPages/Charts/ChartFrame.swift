@@ -2,14 +2,26 @@ import BridgetCharts
 import Foundation
 
 /// What every chart has: its element id, size, title and a summary in words (`<title>` and `<desc>`, which a screen
-/// reader reads), and, when there is nothing to draw, the message shown instead. Numbers are already text: views
-/// only lay them out.
+/// reader reads), a caption saying what it shows and from what, and, when there is nothing to draw, the message shown
+/// instead. Numbers are already text: views only lay them out.
+///
+/// Chart text is `ChartText.fontSize` in the chart's own units. A chart scales with the page, so it is never drawn
+/// narrower than keeps that text at `ChartText.minimumRenderedSize` on screen (on a phone a wider chart scrolls
+/// inside its own box) nor wider than 1.25 times its size.
 struct ChartFrame: Sendable {
     let id: String
     let width: String
     let height: String
     let title: String
     let summary: String
+    /// `img`, or `group` for a chart whose marks are links (the map): an image's parts are not reachable.
+    let role: String
+    let minWidth: String
+    let maxWidth: String
+    /// Whether marks carry a `data-tip` a tap shows in the chart's readout.
+    let hasTips: Bool
+    /// What the chart shows and from what, under it.
+    let caption: String?
     /// Set when the chart has nothing to draw: the message, in the middle.
     let empty: EmptyMessage?
 
@@ -19,12 +31,17 @@ struct ChartFrame: Sendable {
         let message: String
     }
 
-    init(id: String, width: Double, height: Double, title: String, summary: String) {
+    init(id: String, width: Double, height: Double, title: String, summary: String, caption: String? = nil,
+         hasTips: Bool = true, role: String = "img") {
         self.id = id
         self.width = ChartPaths.number(width)
         self.height = ChartPaths.number(height)
         self.title = title
         self.summary = summary
+        self.caption = caption
+        self.hasTips = hasTips
+        self.role = role
+        (minWidth, maxWidth) = Self.widths(width)
         empty = nil
     }
 
@@ -35,7 +52,17 @@ struct ChartFrame: Sendable {
         self.height = ChartPaths.number(height)
         self.title = title
         summary = message
+        caption = nil
+        hasTips = false
+        role = "img"
+        (minWidth, maxWidth) = Self.widths(width)
         empty = EmptyMessage(x: ChartPaths.number(width / 2), y: ChartPaths.number(height / 2), message: message)
+    }
+
+    /// The narrowest and widest a chart `width` units wide is drawn, in CSS pixels.
+    static func widths(_ width: Double) -> (String, String) {
+        let narrowest = (width * ChartText.minimumRenderedSize / ChartText.fontSize).rounded(.up) + 1
+        return (ChartPaths.number(narrowest), ChartPaths.number((width * 1.25).rounded()))
     }
 }
 
@@ -48,7 +75,7 @@ struct AxisTick: Sendable {
     let grid: String?
 }
 
-/// A text label at a point.
+/// A text label at a point (a tick's, or an axis's title).
 struct PlacedLabel: Sendable {
     let x: String
     let y: String
@@ -58,6 +85,13 @@ struct PlacedLabel: Sendable {
 
 /// How charts write numbers and chances in words.
 enum ChartText {
+    /// The size of every chart's text, in the chart's units (the `.tick`, `.label`, `.axis-title` classes).
+    static let fontSize = 12.0
+    /// The smallest a chart's text may be drawn on screen, in CSS pixels.
+    static let minimumRenderedSize = 11.0
+    /// About how wide a character of chart text is (12 px system sans-serif; digits are 0.55 em).
+    static let characterWidth = 7.0
+
     static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
     static func percent(_ chance: Double) -> String {
@@ -70,9 +104,22 @@ enum ChartText {
         value == value.rounded() ? String(Int(value)) : String(format: "%.2f", value)
     }
 
-    /// The fill for `fraction` of the most: light for few, dark for many (cividis read backwards), so an empty
-    /// cell's light grey sits beside the lightest colour.
-    static func shade(_ fraction: Double) -> String { ChartPalette.sequential(1 - fraction) }
+    /// The one colour scale of every page: a chance of an opening, from the lightest blue at 0% to the darkest at
+    /// 50% or more (one hue from light to dark reads alike to colour-blind eyes and in grey). Strips, the heatmap
+    /// and the map use it, each over its own stretch of time, which its key names.
+    static func chanceFill(_ chance: Double) -> String {
+        let fraction = chance.isFinite ? min(max(chance * 2, 0), 1) : 0
+        let stops: [(Double, Double, Double)] = [
+            (227, 238, 249), (198, 219, 239), (158, 202, 225), (107, 174, 214), (66, 146, 198), (33, 113, 181),
+            (8, 81, 156), (8, 48, 107),
+        ]
+        let position = fraction * Double(stops.count - 1)
+        let index = min(Int(position), stops.count - 2)
+        let t = position - Double(index)
+        let (a, b) = (stops[index], stops[index + 1])
+        func channel(_ x: Double, _ y: Double) -> Int { Int((x + (y - x) * t).rounded()) }
+        return String(format: "#%02x%02x%02x", channel(a.0, b.0), channel(a.1, b.1), channel(a.2, b.2))
+    }
 
     /// The y axis of `y` from `left` to `right`: about four round ticks, each a grid line and a label.
     static func yAxis(_ y: LinearScale, from left: Double, to right: Double) -> [AxisTick] {
@@ -84,10 +131,10 @@ enum ChartText {
         }
     }
 
-    /// How many labels to skip so that labels about `characters` long, centred every `spacing` pixels, do not run
-    /// into each other (11 px text is about 6.2 px a character, with a gap of 8 px): label every `n`th.
+    /// How many labels to skip so that labels about `characters` long, centred every `spacing` units, do not run
+    /// into each other (`characterWidth` a character, with a gap of 8): label every `n`th.
     static func labelEvery(characters: Int, spacing: Double) -> Int {
         guard spacing > 0 else { return 1 }
-        return max(1, Int(((Double(characters) * 6.2 + 8) / spacing).rounded(.up)))
+        return max(1, Int(((Double(characters) * characterWidth + 8) / spacing).rounded(.up)))
     }
 }

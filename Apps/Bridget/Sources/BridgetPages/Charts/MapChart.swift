@@ -54,8 +54,8 @@ struct MapChart: Sendable {
     struct Waterway: Sendable {
         let path: String
         let name: String
-        let labelX: String
-        let labelY: String
+        /// Its name beside the line, where a place is free.
+        let label: PlacedLabel?
     }
 
     struct Attribution: Sendable {
@@ -70,25 +70,38 @@ struct MapChart: Sendable {
     let hasTiles: Bool
     var waterways: [Waterway]
     let attribution: Attribution?
+    /// What the dots' colours measure.
+    let key: ColourKey
+    /// How many minutes ahead an announced opening rings a bridge as opening soon.
+    let soonMinutes: Int
 
-    static let openStroke = "#c0392b"
+    /// A box a label or a dot takes.
+    typealias Box = (x: Double, y: Double, width: Double, height: Double)
+
+    static let openStroke = "#b02a1c"
     static let soonStroke = "#e67e22"
 
-    init(id: String, title: String, places values: [Input], tiles configured: Tiles? = nil) {
-        let (width, height, margin) = (360.0, 300.0, 30.0)
+    init(id: String, title: String, places values: [Input], tiles configured: Tiles? = nil, soonMinutes: Int = 0) {
+        let width = 380.0
+        let margin = 36.0
+        key = ColourKey.chances(id: id + "-key", over: "in the next 30 minutes")
+        self.soonMinutes = soonMinutes
         guard !values.isEmpty else {
-            frame = ChartFrame(id: id, width: width, height: height, title: title, emptyMessage: "no bridges")
+            frame = ChartFrame(id: id, width: width, height: 240, title: title, emptyMessage: "no bridges")
             (places, tiles, hasTiles, waterways, attribution) = ([], [], false, [], nil)
             return
         }
-        // Web Mercator world pixels at zoom 0 (256 wide), fitted into the frame with a margin.
+        // Web Mercator world pixels at zoom 0 (256 wide), fitted into the frame with a margin; the frame as tall as
+        // the bridges' extent needs (Seattle's run north to south), between 240 and 480.
         let world = values.map { Self.mercator(latitude: $0.latitude, longitude: $0.longitude) }
         let (minX, maxX) = (world.map(\.x).min() ?? 0, world.map(\.x).max() ?? 0)
         let (minY, maxY) = (world.map(\.y).min() ?? 0, world.map(\.y).max() ?? 0)
         let spanX = max(maxX - minX, 1e-7)
         let spanY = max(maxY - minY, 1e-7)
         // At most a city block's worth of zoom for one bridge alone (a span of nothing).
-        let scale = min((width - 2 * margin) / spanX, (height - 2 * margin) / spanY, 256 * pow(2, 16) / 256)
+        let widest = min((width - 2 * margin) / spanX, 256 * pow(2, 16) / 256)
+        let height = min(max(spanY * widest + 2 * margin, 240), 480)
+        let scale = min(widest, (height - 2 * margin) / spanY)
         let originX = minX - ((width - 2 * margin) / scale - spanX) / 2 - margin / scale
         let originY = minY - ((height - 2 * margin) / scale - spanY) / 2 - margin / scale
         func screen(_ point: (x: Double, y: Double)) -> (x: Double, y: Double) {
@@ -146,29 +159,19 @@ struct MapChart: Sendable {
             }
         }
 
-        // Each label goes right of its dot, else left, below or above: the first place no earlier label or dot takes
-        // (bridges a few hundred metres apart, such as Fremont and University, would otherwise print over each other).
-        var taken: [(x: Double, y: Double, width: Double, height: Double)] = dots.map { ($0.x - 8, $0.y - 8, 16, 16) }
-        func overlaps(_ box: (x: Double, y: Double, width: Double, height: Double)) -> Bool {
-            taken.contains { box.x < $0.x + $0.width && $0.x < box.x + box.width && box.y < $0.y + $0.height
-                && $0.y < box.y + box.height }
+        // Each label goes beside its dot: right, left, below, above, then the diagonals, then the same farther out;
+        // the first place inside the frame that no dot, ring or earlier label takes (bridges a few hundred metres
+        // apart, such as Fremont and University, would otherwise print over each other), else the place that
+        // overlaps least.
+        var taken: [Box] = dots.indices.map { index in
+            let reach = values[index].state == nil ? 9.0 : 15.0
+            return (dots[index].x - reach, dots[index].y - reach, 2 * reach, 2 * reach)
         }
         var placed: [Place] = []
         for (index, place) in values.enumerated() {
             let (x, y) = dots[index]
-            let labelWidth = Double(place.name.count) * 6.2
-            let choices: [(x: Double, y: Double, anchor: String, box: (x: Double, y: Double, width: Double, height: Double))] = [
-                (x + 11, y + 4, "start", (x + 11, y - 7, labelWidth, 13)),
-                (x - 11, y + 4, "end", (x - 11 - labelWidth, y - 7, labelWidth, 13)),
-                (x, y + 21, "middle", (x - labelWidth / 2, y + 10, labelWidth, 13)),
-                (x, y - 13, "middle", (x - labelWidth / 2, y - 24, labelWidth, 13)),
-            ]
-            // Inside the frame when a place there is free: a long name (NDW's) is not cut at the edge.
-            let inside = { (box: (x: Double, y: Double, width: Double, height: Double)) in
-                box.x >= 0 && box.x + box.width <= width && box.y >= 0 && box.y + box.height <= height
-            }
-            let label = choices.first { !overlaps($0.box) && inside($0.box) } ?? choices.first { !overlaps($0.box) }
-                ?? choices[0]
+            let reach = place.state == nil ? 11.0 : 17.0
+            let label = Self.placeLabel(place.name, at: (x, y), reach: reach, taken: taken, frame: (width, height))
             taken.append(label.box)
             let ring: Ring? = switch place.state {
             case "open": Ring(kind: "open", stroke: Self.openStroke)
@@ -177,7 +180,7 @@ struct MapChart: Sendable {
             }
             placed.append(Place(
                 href: place.link, cx: ChartPaths.number(x), cy: ChartPaths.number(y),
-                fill: ChartText.shade(min(place.chance * 2, 1)),
+                fill: ChartText.chanceFill(place.chance),
                 tip: "\(place.name): " + (place.stateText.map { $0 + "; " } ?? "")
                     + "\(ChartText.percent(place.chance)) chance of an opening in the next 30 minutes",
                 label: PlacedLabel(x: ChartPaths.number(label.x), y: ChartPaths.number(label.y), text: place.name,
@@ -185,32 +188,82 @@ struct MapChart: Sendable {
                 ring: ring))
         }
         places = placed
-        // Each waterway's name beside a stretch of its line, the first place no label or dot takes.
+        // Each waterway's name beside a stretch of its line, the first place no label or dot takes; none where every
+        // place is taken (its line keeps its name as a tooltip).
         var named: [Waterway] = []
+        func overlaps(_ box: Box) -> Bool {
+            taken.contains { box.x < $0.x + $0.width && $0.x < box.x + box.width && box.y < $0.y + $0.height
+                && $0.y < box.y + box.height }
+        }
         for line in lines {
-            let textWidth = Double(line.name.count) * 5.6
-            var choices: [(x: Double, y: Double, box: (x: Double, y: Double, width: Double, height: Double))] = []
+            let textWidth = Double(line.name.count) * ChartText.characterWidth
+            var choices: [(x: Double, y: Double, box: Box)] = []
             for (a, b) in zip(line.points, line.points.dropFirst()) {
                 let (mx, my) = ((a.0 + b.0) / 2, (a.1 + b.1) / 2)
                 if line.alongX {
-                    choices += [(mx, my + 18, (mx - textWidth / 2, my + 8, textWidth, 12)), (mx, my - 10, (mx - textWidth / 2, my - 20, textWidth, 12))]
+                    choices += [(mx, my + 19, (mx - textWidth / 2, my + 8, textWidth, 14)),
+                                (mx, my - 10, (mx - textWidth / 2, my - 22, textWidth, 14))]
                 } else {
-                    choices += [(mx - 10 - textWidth / 2, my + 4, (mx - 10 - textWidth, my - 6, textWidth, 12)),
-                                (mx + 10 + textWidth / 2, my + 4, (mx + 10, my - 6, textWidth, 12))]
+                    choices += [(mx - 10 - textWidth / 2, my + 4, (mx - 10 - textWidth, my - 8, textWidth, 14)),
+                                (mx + 10 + textWidth / 2, my + 4, (mx + 10, my - 8, textWidth, 14))]
                 }
             }
-            guard let choice = choices.first(where: { !overlaps($0.box) && $0.box.x >= 0 && $0.box.x + $0.box.width <= width })
-                ?? choices.first else { continue }
-            taken.append(choice.box)
-            named.append(Waterway(path: line.path, name: line.name, labelX: ChartPaths.number(choice.x),
-                                  labelY: ChartPaths.number(choice.y)))
+            let choice = choices.first(where: { !overlaps($0.box) && $0.box.x >= 2
+                && $0.box.x + $0.box.width <= width - 2 && $0.box.y >= 2 && $0.box.y + $0.box.height <= height - 2 })
+            if let choice { taken.append(choice.box) }
+            named.append(Waterway(path: line.path, name: line.name, label: choice.map {
+                PlacedLabel(x: ChartPaths.number($0.x), y: ChartPaths.number($0.y), text: line.name, anchor: "middle")
+            }))
         }
         waterways = named
         let open = values.filter { $0.state == "open" }.count, soon = values.filter { $0.state == "soon" }.count
         frame = ChartFrame(id: id, width: width, height: height, title: title,
                            summary: "\(values.count) bridges at their positions, coloured by the chance of an opening "
                             + "in the next 30 minutes" + (open > 0 ? "; \(open) open now" : "")
-                            + (soon > 0 ? "; \(soon) opening soon" : "") + ".")
+                            + (soon > 0 ? "; \(soon) opening soon" : "") + ".",
+                           caption: "Each dot is a bridge at its place, coloured by the chance that it opens in the next "
+                            + "30 minutes; tap one for its page." + (hasTiles ? "" : " The blue lines are the waterways "
+                            + "the bridges cross, drawn through them in order."),
+                           hasTips: false, role: "group")
+    }
+
+    /// Where `name`'s label goes beside a dot at `point`, `reach` from its centre: its text position, anchor and box.
+    static func placeLabel(_ name: String, at point: (x: Double, y: Double), reach: Double, taken: [Box],
+                           frame: (width: Double, height: Double))
+        -> (x: Double, y: Double, anchor: String, box: Box)
+    {
+        let (x, y) = point
+        let textWidth = Double(name.count) * ChartText.characterWidth
+        let textHeight = 14.0
+        var choices: [(x: Double, y: Double, anchor: String, box: Box)] = []
+        for distance in [reach, reach + 14, reach + 30] {
+            let diagonal = distance * 0.75
+            choices += [
+                (x + distance, y + 4, "start", (x + distance, y - 8, textWidth, textHeight)),
+                (x - distance, y + 4, "end", (x - distance - textWidth, y - 8, textWidth, textHeight)),
+                (x, y + distance + 10, "middle", (x - textWidth / 2, y + distance, textWidth, textHeight)),
+                (x, y - distance - 3, "middle", (x - textWidth / 2, y - distance - textHeight, textWidth, textHeight)),
+                (x + diagonal, y - diagonal - 3, "start", (x + diagonal, y - diagonal - textHeight, textWidth, textHeight)),
+                (x + diagonal, y + diagonal + 10, "start", (x + diagonal, y + diagonal, textWidth, textHeight)),
+                (x - diagonal, y - diagonal - 3, "end",
+                 (x - diagonal - textWidth, y - diagonal - textHeight, textWidth, textHeight)),
+                (x - diagonal, y + diagonal + 10, "end", (x - diagonal - textWidth, y + diagonal, textWidth, textHeight)),
+            ]
+        }
+        func overlap(_ box: Box) -> Double {
+            taken.reduce(0) { total, other in
+                let across = min(box.x + box.width, other.x + other.width) - max(box.x, other.x)
+                let down = min(box.y + box.height, other.y + other.height) - max(box.y, other.y)
+                return total + (across > 0 && down > 0 ? across * down : 0)
+            }
+        }
+        let inside = { (box: Box) in
+            box.x >= 2 && box.x + box.width <= frame.width - 2 && box.y >= 2 && box.y + box.height <= frame.height - 2
+        }
+        let candidates = choices.filter { inside($0.box) }
+        return candidates.first { overlap($0.box) == 0 }
+            ?? candidates.min { overlap($0.box) < overlap($1.box) }
+            ?? choices[0]
     }
 
     /// Web Mercator at zoom 0: x and y from 0 to 256.

@@ -1,7 +1,7 @@
 import BridgetCharts
 
-/// The reliability diagram: each bin's mean predicted chance against the share observed, the diagonal where they
-/// agree, a dot's size its number of forecasts.
+/// The reliability diagram: each group of forecasts' mean predicted chance against the share of them that saw an
+/// opening, the diagonal where the two agree, a dot's area its number of forecasts; both axes titled.
 struct ReliabilityChart: Sendable {
     struct Bin: Sendable {
         let cx: String
@@ -15,26 +15,32 @@ struct ReliabilityChart: Sendable {
     let xTicks: [AxisTick]
     let diagonal: String
     let bins: [Bin]
-    let axisLabel: PlacedLabel?
+    let axisTitles: [PlacedLabel]
     /// Whether there is anything to test (the diagonal is drawn only then).
     let hasBins: Bool
 
     init(id: String, title: String, bins values: [(predicted: Double, observed: Double, count: Int)]) {
-        let (size, margin) = (320.0, 40.0)
+        let (size, left, bottom, top) = (330.0, 44.0, 40.0, 24.0)
         guard !values.isEmpty else {
             frame = ChartFrame(id: id, width: size, height: size, title: title, emptyMessage: "nothing to test")
-            (yTicks, xTicks, diagonal, bins, axisLabel, hasBins) = ([], [], "", [], nil, false)
+            (yTicks, xTicks, diagonal, bins, axisTitles, hasBins) = ([], [], "", [], [], false)
             return
         }
         let most = values.map { max($0.predicted, $0.observed) }.max() ?? 1
-        let scale = LinearScale(covering: [0, most], from: margin, to: size - 10, includingZero: true, tickCount: 4)
-        let y = LinearScale(domain: scale.domain, from: size - margin, to: 10)
+        let scale = LinearScale(covering: [0, most], from: left, to: size - 12, includingZero: true, tickCount: 4)
+        let y = LinearScale(domain: scale.domain, from: size - bottom, to: top)
         let step = LinearScale.tickStep(span: scale.domain.upperBound - scale.domain.lowerBound, count: 4)
-        yTicks = ChartText.yAxis(y, from: margin, to: size - 10)
+        let percent = { (value: Double) in ChartPaths.label(value * 100, step: step * 100) + "%" }
+        yTicks = y.ticks(count: 4).map { tick in
+            let position = ChartPaths.number(y(tick))
+            return AxisTick(x: ChartPaths.number(left - 4), y: position, label: percent(tick),
+                            grid: "M\(ChartPaths.number(left)) \(position)H\(ChartPaths.number(size - 12))")
+        }
+        // The corner's 0% is the y axis's: the x axis labels its ticks after it, so the two do not meet.
         xTicks = scale.ticks(count: 4).map { tick in
-            AxisTick(x: ChartPaths.number(scale(tick)), y: ChartPaths.number(size - margin + 14),
-                     label: ChartPaths.label(tick, step: step),
-                     grid: "M\(ChartPaths.number(scale(tick))) 10V\(ChartPaths.number(size - margin))")
+            AxisTick(x: ChartPaths.number(scale(tick)), y: ChartPaths.number(size - bottom + 16),
+                     label: tick == scale.domain.lowerBound ? "" : percent(tick),
+                     grid: "M\(ChartPaths.number(scale(tick))) \(ChartPaths.number(top))V\(ChartPaths.number(size - bottom))")
         }
         let (low, high) = (scale.domain.lowerBound, scale.domain.upperBound)
         diagonal = "M\(ChartPaths.number(scale(low))) \(ChartPaths.number(y(low)))"
@@ -44,14 +50,20 @@ struct ReliabilityChart: Sendable {
             let radius = 3 + 7 * (Double(bin.count) / max(largest, 1)).squareRoot()
             return Bin(cx: ChartPaths.number(scale(bin.predicted)), cy: ChartPaths.number(y(bin.observed)),
                        r: ChartPaths.number(radius),
-                       tip: "predicted \(ChartText.percent(bin.predicted)), observed \(ChartText.percent(bin.observed)), "
-                        + "\(bin.count) forecasts")
+                       tip: "\(bin.count) forecasts of about \(ChartText.percent(bin.predicted)): "
+                        + "\(ChartText.percent(bin.observed)) of them saw an opening")
         }
         hasBins = true
-        axisLabel = PlacedLabel(x: ChartPaths.number(size / 2 + 10), y: ChartPaths.number(size - 6),
-                                text: "predicted chance", anchor: "middle")
+        axisTitles = [
+            PlacedLabel(x: "4", y: "13", text: "share that saw an opening", anchor: "start"),
+            PlacedLabel(x: ChartPaths.number((left + size) / 2), y: ChartPaths.number(size - 4),
+                        text: "forecast chance of an opening", anchor: "middle"),
+        ]
         frame = ChartFrame(id: id, width: size, height: size, title: title,
                            summary: "\(values.count) groups of forecasts by predicted chance, each against the share of "
-                            + "them that saw an opening; on the dashed diagonal the forecasts are reliable.")
+                            + "them that saw an opening; on the dashed diagonal the forecasts are reliable.",
+                           caption: "Each dot is a group of forecasts with about the same chance; the bigger the dot, "
+                            + "the more forecasts it holds. On the dashed diagonal what was forecast happened exactly "
+                            + "as often as forecast; a dot below it forecast too high, above it too low.")
     }
 }

@@ -27,6 +27,8 @@ struct OverviewView: Sendable {
     struct RouteLink: Sendable {
         let name: String
         let href: String
+        /// The best departure of the route's next commute, in words.
+        let next: String?
     }
 
     let frame: PageFrame
@@ -37,11 +39,11 @@ struct OverviewView: Sendable {
     let stripKey: ColourKey
     let rows: [BridgeRow]
     let map: MapChart
-    let mapKey: ColourKey
     let statusAsOf: String
     let caveat: String?
-    let soonMinutes: Int
-    let tilesNote: String?
+    /// The bridges open now, each a sentence: the first thing the page says.
+    let openNow: [String]
+    var hasOpenNow: Bool { !openNow.isEmpty }
     let hasRoutes: Bool
     let routes: [RouteLink]
     let qualityHref: String
@@ -88,8 +90,12 @@ struct BridgePageView: Sendable {
 /// A saved route's page (`routes/NAME.html`, `/routes/{name}`).
 struct RoutePageView: Sendable {
     struct Best: Sendable {
+        /// The best departure, or the range of those that tie (`07:10–08:20`).
         let departure: String
+        /// "0.12 minutes".
         let delay: String
+        /// The first of the best departures, whose shares the table gives.
+        let first: String
         let shares: [Share]
     }
 
@@ -102,8 +108,13 @@ struct RoutePageView: Sendable {
     let frame: PageFrame
     let homeHref: String
     let name: String
+    /// The route's bridges, in words ("Fremont, then Montlake 20 minutes later").
+    let crossings: String
     let hasHistory: Bool
+    /// "tomorrow, Monday 30 November".
     let day: String
+    let from: String
+    let to: String
     let zone: String
     let curve: CurveChart?
     let best: Best?

@@ -20,7 +20,7 @@ struct PagesController {
             }
         }
         endpoints.get("/routes/{name}") { request, context in
-            try await page(request, varying: web.dayTag()) { site in
+            try await page(request, varying: web.minuteTag()) { site in
                 let name = try request.pathParameter("name", in: context)
                 return try await site.routePage(try await RouteAnswers.route(name, in: try await web.routeFile()))
             }
@@ -46,5 +46,38 @@ struct PagesController {
             problem.page = site.errorPage(title: problem.title, detail: problem.detail)
             throw problem
         }
+    }
+}
+
+/// A person who mistypes a page's address gets a page: an error on a path outside the API (`/v1/…`) and the
+/// operations endpoints, asked for by a browser (`Accept` naming `text/html`), is answered as the error page, with
+/// the problem's status and words; a program still gets `application/problem+json`.
+struct PageErrors: RouterMiddleware {
+    typealias Context = WebRequestContext
+    let web: WebContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        do {
+            return try await next(request, context)
+        } catch {
+            guard Self.wantsPage(request) else { throw error }
+            var problem = Problem.from(error)
+            guard problem.page == nil else { throw problem }
+            let site = Site(context: web.app, store: web.store, now: web.app.assembly.now(), links: .server)
+            let detail = problem.status == .notFound
+                ? "There is no page at \(request.uri.path). The overview links every bridge, route and page."
+                : problem.detail
+            problem.page = site.errorPage(title: problem.title, detail: detail)
+            throw problem
+        }
+    }
+
+    /// Whether `request` is a browser's, for a page.
+    static func wantsPage(_ request: Request) -> Bool {
+        let path = request.uri.path
+        let api = path == "/v1" || path.hasPrefix("/v1/") || ["/healthz", "/readyz", "/metrics"].contains(path)
+        return !api && (request.headers[.accept]?.contains("text/html") ?? false)
     }
 }
