@@ -243,7 +243,7 @@ struct CommandLineTests {
         #expect(stats.totalOpenings < stats.totalRows) // fragments merged
         let bridgesTable = try await bridget.run(["bridges", "--config", config])
         #expect(bridgesTable.stdout.hasPrefix("id  name") && bridgesTable.stdout.contains("openings  rows"))
-        #expect(bridgesTable.stdout.contains("\(stats.totalOpenings) openings from \(stats.totalRows) stored rows"),
+        #expect(bridgesTable.stdout.contains("\(stats.totalOpenings) openings from \(stats.totalRows) rows on record"),
                 "\(bridgesTable.stdout)")
         let bridgesCSV = try await bridget.run(["bridges", "--config", config, "--format", "csv"])
         let fremont = try #require(bridgesCSV.stdout.split(separator: "\n").first { $0.hasPrefix("3,") })

@@ -33,6 +33,26 @@ struct TimeGrammarTests {
         #expect(try instant("07:00", .back) == "2026-11-24T15:00:00Z") // this morning
     }
 
+    @Test("days by name: today, tomorrow, a weekday is the next one ahead and the latest one back, today included",
+          arguments: [
+              ("today", TimeGrammar.Direction.ahead, "2026-11-24T08:00:00Z"), ("tomorrow", .ahead, "2026-11-25T08:00:00Z"),
+              ("yesterday", .back, "2026-11-23T08:00:00Z"), ("tue", .ahead, "2026-11-24T08:00:00Z"),
+              ("tuesday", .back, "2026-11-24T08:00:00Z"), ("mon", .ahead, "2026-11-30T08:00:00Z"),
+              ("Monday", .back, "2026-11-23T08:00:00Z"), ("sun", .ahead, "2026-11-29T08:00:00Z"),
+              ("wed", .back, "2026-11-18T08:00:00Z"), ("FRI", .ahead, "2026-11-27T08:00:00Z"),
+          ])
+    func daysByName(text: String, direction: TimeGrammar.Direction, expected: String) throws {
+        // Now is Tuesday 2026-11-24 17:00 PST: midnight there is 08:00 UTC.
+        #expect(try instant(text, direction) == expected)
+    }
+
+    @Test("a weekday's name must be whole or its first three letters")
+    func weekdayNamesRefused() {
+        for text in ["mo", "mond", "tues", "thur", "weekday", "someday"] {
+            #expect(throws: BridgetError.self, "\(text)") { try instant(text, .ahead) }
+        }
+    }
+
     @Test("now and spans: ago looking back, ahead looking ahead, a sign decides")
     func relative() throws {
         #expect(try instant("now") == "2026-11-25T01:00:00Z")

@@ -30,9 +30,9 @@ package enum BacktestReading {
         let unsure = bridges.filter { !$0.nowcast.isAboveZero && !$0.nowcast.isBelowZero }
         let losing = bridges.filter(\.nowcast.isBelowZero)
         if beating.count == bridges.count {
-            lines.append("Forecasts beat the base rate on every bridge (\(minutes); each 95% interval above zero).")
+            lines.append("Forecasts beat the bridge's average chance on every bridge (\(minutes); each 95% interval above zero).")
         } else {
-            var parts = [beating.isEmpty ? "Forecasts beat the base rate on no bridge" : "Forecasts beat the base rate on "
+            var parts = [beating.isEmpty ? "Forecasts beat the average chance on no bridge" : "Forecasts beat the average chance on "
                          + names(beating)]
             if !unsure.isEmpty { parts.append("not distinguishable from it on " + names(unsure)) }
             if !losing.isEmpty { parts.append("worse on " + names(losing)) }
@@ -45,9 +45,9 @@ package enum BacktestReading {
         }
         let after = window.comparisons.filter { $0.bridgeID != nil && $0.subset == "after-neighbour" && $0.points > 0 }
         if !after.isEmpty {
-            lines.append("Within 30 min after a neighbour's opening: " + after.map { comparison in
+            lines.append("Skill within 30 min after a neighbour's opening: " + after.map { comparison in
                 String(format: "%@ %+.2f", comparison.bridgeName ?? "?", comparison.nowcast.value)
-                    + (comparison.reliabilityError.map { String(format: " (reliable within %.0f pts)", ($0 * 100).rounded(.up)) } ?? "")
+                    + (comparison.reliabilityError.map { String(format: " (off by %.0f points)", ($0 * 100).rounded(.up)) } ?? "")
             }.joined(separator: ", ") + ".")
         }
         let gaps = window.reliability.filter { $0.count >= 30 }.compactMap { bin -> Double? in
@@ -55,8 +55,11 @@ package enum BacktestReading {
             return abs(predicted - observed) * 100
         }
         if let worst = gaps.max() {
-            lines.append(String(format: "Reliable within %.0f points in every decile with 30 forecasts or more.",
-                                worst.rounded(.up)))
+            let afterWorst = after.compactMap(\.reliabilityError).max().map { $0 * 100 }
+            lines.append(String(format: "Over all forecasts together, the chances were off by at most %.0f points from how "
+                                + "often an opening came, in every group of 30 forecasts or more", worst.rounded(.up))
+                         + (afterWorst.map { String(format: "; after a neighbour's opening, by up to %.0f.", $0.rounded(.up)) }
+                            ?? "."))
         }
         return lines
     }

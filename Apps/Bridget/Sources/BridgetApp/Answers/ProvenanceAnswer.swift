@@ -1,3 +1,4 @@
+import BridgetAnalysis
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
@@ -27,10 +28,24 @@ package struct ProvenanceAnswer: Codable, Sendable {
     /// How much of the change log the lag is measured over: the newest changes (a backfill's can be millions).
     package static let changesLooked = 50_000
 
-    package static func current(store: any BridgeStore, now: Date) async throws -> ProvenanceAnswer {
-        let total = try await store.eventCount(bridgeID: nil)
-        let live = try await store.events(matching: EventQuery(status: .live))
-        let planned = try await store.events(matching: EventQuery(status: .planned)).count
+    /// Where the rows of `scope` (every bridge, the whole history by default) come from; the lag is the change
+    /// log's, whatever the scope.
+    package static func current(store: any BridgeStore, now: Date, scope: HistoryScope = .everything) async throws
+        -> ProvenanceAnswer
+    {
+        // Each bridge of the scope (or every bridge), within its range of opening times.
+        func rows(_ status: OpeningStatus?) async throws -> [BridgeEventDTO] {
+            var found: [BridgeEventDTO] = []
+            for bridge in scope.bridgeIDs.isEmpty ? [nil] : scope.bridgeIDs.map(Optional.some) {
+                found += try await store.events(matching: EventQuery(
+                    bridgeID: bridge, openedFrom: scope.from, openedBefore: scope.before, status: status))
+            }
+            return found
+        }
+        let live = try await rows(.live)
+        let planned = try await rows(.planned).count
+        let total = scope == .everything ? try await store.eventCount(bridgeID: nil)
+            : try await rows(.observed).count + live.count + planned
         let liveOnly = live.count { now.timeIntervalSince($0.openedAt) > grace }
         let bounds = try await store.changeLogBounds()
         var lags: [Double] = []
@@ -57,10 +72,10 @@ package struct ProvenanceAnswer: Codable, Sendable {
 
     /// One sentence for a note or a page.
     package var sentence: String {
-        var text = "Provenance: \(published) published"
+        var text = "Rows on record: \(published) published by the source"
         if liveAwaiting + liveOnly > 0 {
             text += ", \(liveAwaiting + liveOnly) seen live (\(liveAwaiting) awaiting their published row, \(liveOnly) "
-                + "seen only live after \(graceDays) days)"
+                + "seen only live after \(graceDays) day\(graceDays == 1 ? "" : "s"))"
         }
         if announced > 0 { text += ", \(announced) announced" }
         text += "."

@@ -100,17 +100,17 @@ package struct RouteAnswers: Sendable {
     /// page draws.
     package func bestTime(_ route: RouteDTO, between: (String, String), date: String?, stepMinutes: Int, top: Int,
                           names: DepartureRangeNames = .options) async throws -> BestTimeAnswer {
-        let (day, times) = try departures(between: between, date: date, names: names)
+        let (day, times) = try departures(between: between, date: date, stepMinutes: stepMinutes, names: names)
         let scorer = try await scorer(for: route, departure: context.clock.openingInstant(for: times.0))
         // One rule for local times: a departure the clocks skip is left out (its instant is the next hour's, listed
         // already), a repeated one means its first occurrence; the answer says which.
         let all = try scorer.bestTimes(route, from: times.0, to: times.1, stepMinutes: stepMinutes)
         let clockNotes = Self.clockNotes(all.map(\.departure), day: day, clock: context.clock)
         let scored = all.filter { !clockNotes.skipped.contains($0.departure) }
-        // Delays less than 10 seconds above the least are the same to a driver: those departures tie and rank
-        // earliest first; the rest follow by delay.
+        // The best is the least delay; departures whose delay is the least's to a hundredth of a minute (as every
+        // answer prints it) tie with it, and rank earliest first; the rest follow by delay.
         let least = scored.map(\.totalExpectedDelayMinutes).min() ?? 0
-        let tiedWithBest = { (score: RouteScoreDTO) in (score.totalExpectedDelayMinutes - least) * 60 < 10 }
+        let tiedWithBest = { (score: RouteScoreDTO) in Self.ties(score.totalExpectedDelayMinutes, least) }
         let ranked = scored.sorted { first, second in
             switch (tiedWithBest(first), tiedWithBest(second)) {
             case (true, true): first.departure < second.departure
@@ -138,16 +138,16 @@ package struct RouteAnswers: Sendable {
                               least: least, clockNotes: clockNotes, tiedRuns: runs)
     }
 
-    /// The day (`YYYY-MM-DD`) and the two readings of a departure range on `date` (default today).
-    package func departures(between: (String, String), date: String?, names: DepartureRangeNames = .options) throws
+    /// The day (`YYYY-MM-DD`) and the two readings of a departure range on `date`. Without a date, the range's next
+    /// occurrence: today's while its end is still ahead (from the first `stepMinutes` step at or after now, when it
+    /// has begun), else tomorrow's. A date may be a weekday's name (`mon`: the next Monday, today if it is one).
+    package func departures(between: (String, String), date: String?, stepMinutes: Int = 1,
+                            names: DepartureRangeNames = .options) throws
         -> (day: String, times: (FloatingTimestamp, FloatingTimestamp))
     {
         let clock = context.clock
-        let day = try date.map { text -> String in
-            let instant = try context.timeGrammar.instant(text, option: names.date, direction: .ahead)
-            return LocalDay(containing: instant, time: clock).description
-        } ?? LocalDay(containing: context.assembly.now(), time: clock).description
-        func reading(_ text: String, _ name: String) throws -> FloatingTimestamp {
+        let now = context.assembly.now()
+        func reading(_ text: String, _ name: String, on day: String) throws -> FloatingTimestamp {
             guard let (hour, minute) = TimeGrammar.timeOfDay(text),
                   let reading = FloatingTimestamp(day + "T" + String(format: "%02d:%02d:00.000", hour, minute))
             else {
@@ -156,12 +156,38 @@ package struct RouteAnswers: Sendable {
             }
             return reading
         }
-        let times = (try reading(between.0, names.from), try reading(between.1, names.to))
+        var day: String
+        var times: (FloatingTimestamp, FloatingTimestamp)
+        if let date {
+            let instant = try context.timeGrammar.instant(date, option: names.date, direction: .ahead)
+            day = LocalDay(containing: instant, time: clock).description
+            times = (try reading(between.0, names.from, on: day), try reading(between.1, names.to, on: day))
+        } else {
+            let today = LocalDay(containing: now, time: clock)
+            day = today.description
+            times = (try reading(between.0, names.from, on: day), try reading(between.1, names.to, on: day))
+            let here = clock.reading(for: now)
+            if times.1 < here {
+                day = LocalDay(number: today.number + 1).description
+                times = (try reading(between.0, names.from, on: day), try reading(between.1, names.to, on: day))
+            } else if times.0 < here, times.0 <= times.1 {
+                // Begun: from the first step at or after now (a departure in the past is no answer).
+                let step = Int64(max(stepMinutes, 1) * 60)
+                let elapsed = here.wallClockSeconds - times.0.wallClockSeconds
+                let start = times.0.wallClockSeconds + (elapsed + step - 1) / step * step
+                times.0 = FloatingTimestamp(wallClockSeconds: min(start, times.1.wallClockSeconds))
+            }
+        }
         guard times.0 <= times.1 else {
             throw BridgetError(.inputBadRange, "the departure range \(between.0) to \(between.1) ends before it "
                                           + "starts", parameter: names.to)
         }
         return (day, times)
+    }
+
+    /// Whether two delays (minutes) are the same as printed: equal to a hundredth of a minute.
+    package static func ties(_ delay: Double, _ least: Double) -> Bool {
+        (delay * 100).rounded() <= (least * 100).rounded()
     }
 
     /// What `day`'s clock does to some departures (`YYYY-MM-DDTHH:MM:SS` readings).

@@ -40,6 +40,8 @@ package struct BridgeStatusNow: Encodable, Sendable {
     package let chanceNext20Minutes: Double?
     /// From the live state feed, when it named this bridge: where it was last read and since when.
     package var live: LiveLine? = nil
+    /// Why the state is unknown when nothing recent says it is closed: "newest opening on record 19 h ago".
+    package var unknownBecause: String? = nil
 
     /// A bridge as the live state feed last gave it.
     package struct LiveLine: Encodable, Sendable {
@@ -170,6 +172,28 @@ package struct StatusNowAnswer: Encodable, Sendable {
         } else if newest == nil {
             caveat = "No opening that happened is stored yet: run `bridget sync` first."
         }
+        // Closed is a claim about now: without a live reading and with nothing recent on record, a bridge with no
+        // opening under way or announced is unknown, with the age of what is known.
+        let unknownBecause: String? = if feedOn && present {
+            nil
+        } else if context.configuration.provider == .ndw {
+            lastSync.map { now.timeIntervalSince($0) > 3_600 ? "feed last read \(Self.span(now.timeIntervalSince($0))) ago" : nil }
+                ?? "feed not read yet"
+        } else if let newest {
+            now.timeIntervalSince(newest) > behindAfter
+                ? "newest opening on record \(Self.span(now.timeIntervalSince(newest))) ago" : nil
+        } else {
+            "no opening on record yet"
+        }
+        if let unknownBecause {
+            lines = lines.map { line in
+                guard line.state == .closed else { return line }
+                var unknown = line
+                unknown.state = .unknown
+                unknown.unknownBecause = unknownBecause
+                return unknown
+            }
+        }
         let summary = feedOn && present ? LiveStateSummary(
             source: context.configuration.live.stateURL ?? "", asOf: feed?.lastGoodPollAt,
             ageSeconds: feed?.lastGoodPollAt.map { Int(now.timeIntervalSince($0)) }, problem: feed?.lastProblem) : nil
@@ -228,19 +252,19 @@ package struct StatusNowAnswer: Encodable, Sendable {
         }
         if let open = observedNow ?? announcedNow {
             return BridgeStatusNow(
-                bridgeID: bridge.id, bridgeName: bridge.displayName, state: .open, openSince: open.openedAt,
+                bridgeID: bridge.id, bridgeName: bridge.name, state: .open, openSince: open.openedAt,
                 basis: open.status, expectedEnd: open.closedAt, opensAt: nil, opensInMinutes: nil,
                 lastOpening: opening(last), nextPlanned: opening(next), chanceNext20Minutes: chance)
         }
         if let next, next.openedAt.timeIntervalSince(now) <= soon {
             return BridgeStatusNow(
-                bridgeID: bridge.id, bridgeName: bridge.displayName, state: .openingSoon, openSince: nil, basis: nil,
+                bridgeID: bridge.id, bridgeName: bridge.name, state: .openingSoon, openSince: nil, basis: nil,
                 expectedEnd: next.closedAt, opensAt: next.openedAt,
                 opensInMinutes: Int((next.openedAt.timeIntervalSince(now) / 60).rounded(.up)),
                 lastOpening: opening(last), nextPlanned: opening(next), chanceNext20Minutes: chance)
         }
         return BridgeStatusNow(
-            bridgeID: bridge.id, bridgeName: bridge.displayName, state: .closed, openSince: nil, basis: nil,
+            bridgeID: bridge.id, bridgeName: bridge.name, state: .closed, openSince: nil, basis: nil,
             expectedEnd: nil, opensAt: nil, opensInMinutes: nil, lastOpening: opening(last), nextPlanned: opening(next),
             chanceNext20Minutes: chance)
     }

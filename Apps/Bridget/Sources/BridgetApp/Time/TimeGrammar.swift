@@ -4,6 +4,8 @@ import Foundation
 /// The one grammar of every time argument (`--since`, `--until`, `--at`, `--depart`, `--before`, `--between`), in the
 /// store's local zone (Seattle's unless the source says otherwise). Documented in Docs/OUTPUT.md, "Times you type".
 ///
+/// - Days: `today`, `tomorrow`, `yesterday`, a weekday (`mon`, `monday`: the next one for options that look ahead,
+///   today included; the latest for options that look back).
 /// - Full forms: `2026-10-01` (that day's local midnight), `2026-10-01 17:40` or `2026-10-01T17:40[:SS[.mmm]]`
 ///   (local), the same followed by the zone abbreviation tables print (`2026-10-01 17:40 PDT`), ISO 8601 instants
 ///   with `Z` or an offset (`2026-10-01T00:40:00Z`, `…+02:00`).
@@ -65,7 +67,7 @@ package struct TimeGrammar: Sendable {
     }
 
     /// Every form, for error hints and help.
-    package static let formsHint = "use a date (2026-10-01), a local time (2026-10-01 17:40, optionally with PDT or PST as "
+    package static let formsHint = "use a date (2026-10-01, today, tomorrow, or a weekday such as mon), a local time (2026-10-01 17:40, optionally with PDT or PST as "
         + "tables print it), a time of day (17:40, 7:05), now, a span such as 30d, 2h, 45m or 1w (-2h ago, +2h "
         + "ahead), or ISO 8601 such as 2026-09-24T05:35:00Z"
 
@@ -89,6 +91,7 @@ package struct TimeGrammar: Sendable {
         }
         if let (hour, minute) = Self.timeOfDay(text) { return local(timeOfDay: hour, minute, direction: direction) }
         if let day = LocalDay(text) { return local(day.midnight) }
+        if let day = weekday(lowered, direction: direction) { return local(day.midnight) }
         // `2026-10-01 10:00 PDT`, as tables print it: the zone says which of a repeated hour's readings is meant.
         let words = text.split(separator: " ")
         if words.count >= 2, let reading = Self.localReading(words.dropLast().joined(separator: " ")) {
@@ -129,6 +132,26 @@ package struct TimeGrammar: Sendable {
             }
         }
         return nil
+    }
+
+    /// `today`, `tomorrow`, `yesterday`, or a weekday's name (`mon`, `monday`): for options that look ahead the next
+    /// such day (today if it is one), for options that look back the latest (today if it is one).
+    private func weekday(_ text: String, direction: Direction) -> LocalDay? {
+        let today = LocalDay(containing: now, time: clock)
+        switch text {
+        case "today": return today
+        case "tomorrow": return LocalDay(number: today.number + 1)
+        case "yesterday": return LocalDay(number: today.number - 1)
+        default: break
+        }
+        let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+        guard let wanted = names.firstIndex(where: { $0 == text || (text.count == 3 && $0.hasPrefix(text)) }) else {
+            return nil
+        }
+        // Day 0 (1970-01-01) was a Thursday: Monday-first, its weekday is 3.
+        let weekday = ((today.number + 3) % 7 + 7) % 7
+        let ahead = (wanted - weekday + 7) % 7
+        return LocalDay(number: direction == .ahead ? today.number + ahead : today.number - (7 - ahead) % 7)
     }
 
     private func exact(_ instant: Date) -> Resolved {

@@ -96,8 +96,14 @@ struct BacktestCommand: AsyncParsableCommand {
             var notes = [""] + BacktestReading.verdict(result)
                 + ["Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
                    + "tested \(result.testFrom) up to \(result.testUntil) (\(result.testOpenings) openings).",
-                   "forecast: the time of week, the rules and what happened before at the other bridges; time of week: "
-                   + "the slots alone; after neighbour: within 30 min after a neighbour's opening."]
+                   "times_tested: the moments a forecast was made (every 15 minutes of the test period); "
+                   + "followed_by_opening: those after which an opening started within the window (a moment, not an "
+                   + "opening: an opening follows several moments).",
+                   "skill: how much lower the forecast's Brier score is than always saying the bridge's average chance "
+                   + "(0 is no better than the average, 1 is perfect), with its 95% interval; forecast: the time of "
+                   + "week, the rules and what happened before at the other bridges; time_of_week: the slots alone.",
+                   "after_neighbour: the skill within 30 min after a neighbour's opening; off_by: how far, in "
+                   + "percentage points, those forecast chances were from how often an opening followed."]
             for window in result.windows {
                 notes.append("")
                 notes.append("Reliability, \(window.minutes)-minute window (predicted → observed, forecasts):")
@@ -124,8 +130,8 @@ struct BacktestCommand: AsyncParsableCommand {
             }
             try OutputWriter(format: output.format).write(
                 result,
-                tabular: Tabular(columns: ["window", "bridge", "points", "openings", "forecast_skill (95%)",
-                                           "time_of_week_skill (95%)", "after_neighbour", "reliable"], rows: rows),
+                tabular: Tabular(columns: ["window", "bridge", "times_tested", "followed_by_opening", "forecast_skill (95%)",
+                                           "time_of_week_skill (95%)", "after_neighbour", "off_by"], rows: rows),
                 csv: Tabular(columns: ["window_minutes", "bridge_id", "bridge", "test_from", "test_until", "points",
                                        "openings", "brier", "brier_climatology", "log_loss", "log_loss_climatology",
                                        "skill", "skill_low", "skill_high", "slot_skill", "slot_skill_low", "slot_skill_high",

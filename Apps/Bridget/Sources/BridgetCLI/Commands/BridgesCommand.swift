@@ -47,7 +47,7 @@ struct BridgesCommand: AsyncParsableCommand {
             let stored = listing.reduce(0) { $0 + $1.rows }
             let gap = context.assembly.configuration.mergeGap / 60
             let notes = stored == 0 ? ["", "No openings stored yet: run `bridget sync`."]
-                : ["", "\(openings) openings from \(stored) stored rows: rows of a bridge less than "
+                : ["", "\(openings) openings from \(stored) rows on record: rows of a bridge less than "
                    + "\(String(format: "%g", gap)) min apart (analysis.merge_gap_minutes) are one opening, "
                    + "as `bridget stats` counts them."]
             try OutputWriter(format: OutputFormat(rawValue: format.rawValue) ?? .table).write(

@@ -133,7 +133,7 @@ struct EventsCommand: AsyncParsableCommand {
                 // The bridges' names, read again when an entry names one not known yet (a first import fills the
                 // catalog).
                 @Sendable func names() async throws -> [String: String] {
-                    Dictionary(try await store.bridges().map { ($0.id, $0.displayName) }, uniquingKeysWith: { a, _ in a })
+                    Dictionary(try await store.bridges().map { ($0.id, $0.name) }, uniquingKeysWith: { a, _ in a })
                 }
                 var catalog = try await names()
                 for try await page in pages {

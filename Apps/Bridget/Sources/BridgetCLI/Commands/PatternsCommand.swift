@@ -49,7 +49,7 @@ struct PatternsCommand: AsyncParsableCommand {
             try OutputWriter(format: output.format).write(
                 analysis, tabular: Tabular(columns: ["hour", "openings", ""], rows: rows),
                 csv: Tabular(columns: ["bridge_id", "bridge", "by", "value", "openings"], rows: facts),
-                notes: ["", "\(target.name): \(analysis.openings) openings (Seattle time). By weekday: \(weekdays).",
+                notes: ["", "\(target.name): \(analysis.openings) openings (\(context.clock.zone.identifier) time). By weekday: \(weekdays).",
                         "Peak hours: " + analysis.peakHours.map { String(format: "%02d:00", $0) }.joined(separator: ", "),
                         "Congestion correlation: \(correlation)"])
         }

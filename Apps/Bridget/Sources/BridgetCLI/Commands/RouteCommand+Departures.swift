@@ -117,11 +117,14 @@ extension RouteCommand {
                      Cell(score.crossings.map(\.best.bridgeName).joined(separator: " → "))]
                 }
                 let tied = answer.tied
-                var notes = ["", "\(ranked.count) departures on \(day) from \(range.between[0]) to \(range.between[1]) every "
+                let byTime = ranked.map { String($0.departure.dropFirst(11).prefix(5)) }.sorted()
+                var notes = ["", "\(ranked.count) departures on \(RouteCommand.dayWords(day, clock: time, now: context.assembly.now())) "
+                             + "from \(byTime.first ?? range.between[0]) to \(byTime.last ?? range.between[1]) every "
                              + "\(stepMinutes) min, least expected delay first (\(time.zone.identifier) time)."]
                 if tied > 1 {
-                    notes.append("Best: any of \(tied) departures, \(answer.tiedText) (they tie within 10 seconds of "
-                                 + String(format: "%.2f", best) + " min; listed earliest first, the rest by delay).")
+                    notes.append("Best: any of \(tied) departures, \(answer.tiedText), "
+                                 + String(format: "%.2f", best) + " min of expected delay (the same to a hundredth of a "
+                                 + "minute; listed earliest first, the rest by delay).")
                 } else if let first = ranked.first {
                     notes.append("Best: \(first.departure.dropFirst(11).prefix(5)), "
                                  + String(format: "%.2f", best) + " min of expected delay.")
@@ -194,19 +197,33 @@ extension RouteCommand {
                                           Cell(row.better ?? "")]
                                      }
                                  }),
-                    notes: ["", "On \(day) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")]
+                    notes: ["", "On \(RouteCommand.dayWords(day, clock: time, now: context.assembly.now())) (\(time.zone.identifier) time): " + (sentence.isEmpty ? "no departures." : sentence + ".")]
                         + comparison.clockNotes.notes)
             }
         }
     }
 
+    /// "Monday 2026-11-30 (tomorrow)": a day of departures, with today or tomorrow said.
+    static func dayWords(_ day: String, clock: LocalClock, now: Date) -> String {
+        let today = LocalDay(containing: now, time: clock)
+        guard let asked = LocalDay(day) else { return day }
+        let weekday = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][
+            ((asked.number + 3) % 7 + 7) % 7]
+        let relative = asked == today ? " (today)" : asked.number == today.number + 1 ? " (tomorrow)" : ""
+        return "\(weekday) \(day)\(relative)"
+    }
+
     /// The departures `best-time` and `compare` consider: a range of times of day on one day, every `step`.
     struct DepartureRange: ParsableArguments {
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
-            "Earliest and latest departure, times of day: --between 7:00 9:30.", valueName: "from> <to"))
-        var between: [String]
-        @Option(name: .long, help: ArgumentHelp("The day: 2026-12-01, or a span ahead such as 1d (default: today).",
-                                                valueName: "date"))
+            "Earliest and latest departure, times of day: --between 7:00 9:30 (default: 6:00 21:00).",
+            valueName: "from> <to"))
+        var between: [String] = ["6:00", "21:00"]
+        @Option(name: .long, help: ArgumentHelp(
+            "The day: 2026-12-01, today, tomorrow, a weekday such as mon (the next one), or a span ahead such as 1d "
+                + "(default: the range's next occurrence: today's while its end is ahead, from the next departure; "
+                + "else tomorrow's).",
+            valueName: "date"))
         var date: String?
         @Option(name: .long, help: "Minutes between the departures considered: 5m, 10m.") var step: String = "5m"
     }

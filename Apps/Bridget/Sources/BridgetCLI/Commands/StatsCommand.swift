@@ -53,7 +53,7 @@ struct StatsCommand: AsyncParsableCommand {
             if heatmap && output.format == .table {
                 let map = Heatmap.forStandardOutput(environment: context.environment)
                 let sections = statistics.bridges.map { bridge in
-                    map.render(title: "\(bridge.bridgeName) (\(bridge.openings) openings, Seattle time)",
+                    map.render(title: "\(bridge.bridgeName) (\(bridge.openings) openings, \(context.clock.zone.identifier) time)",
                                counts: bridge.hourOfWeek)
                 }
                 print(sections.joined(separator: "\n\n").terminalSafeLines)
@@ -66,12 +66,12 @@ struct StatsCommand: AsyncParsableCommand {
                 notes.append(filtered ? "No stored opening matches --bridge, --since and --until."
                                       : "No openings stored yet: run `bridget sync`.")
             } else {
-                notes.append("\(statistics.totalOpenings) openings over \(statistics.days) days "
-                             + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), Seattle time), "
-                             + "from \(statistics.totalRows) stored rows: rows of a bridge less than "
+                notes.append("\(statistics.totalOpenings) openings over \(statistics.days) day\(statistics.days == 1 ? "" : "s") "
+                             + "(\(statistics.firstDay ?? "?") to \(statistics.lastDay ?? "?"), \(context.clock.zone.identifier) time), "
+                             + "from \(statistics.totalRows) rows on record: rows of a bridge less than "
                              + "\(String(format: "%g", statistics.mergeGapMinutes)) min apart are one opening.")
             }
-            let provenance = try await ProvenanceAnswer.current(store: store, now: context.assembly.now())
+            let provenance = try await ProvenanceAnswer.current(store: store, now: context.assembly.now(), scope: scope)
             if statistics.totalOpenings > 0 { notes.append(provenance.sentence) }
             let source = try await store.recordedSource()?.identity
             if let source { notes.append("Source: \(source).") }

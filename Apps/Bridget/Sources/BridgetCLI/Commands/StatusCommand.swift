@@ -12,7 +12,8 @@ struct StatusCommand: AsyncParsableCommand {
             A bridge is open while an opening under way has not ended (observed, or announced by a source such as \
             NDW's feed), opening soon when an announced opening starts within status.soon_minutes (30 by default), \
             else closed, with its last opening, its next announced one and the model's chance of an opening in the \
-            next 20 minutes. The answer says as of when, and says so when the stored history runs behind the clock: \
+            next 20 minutes. Closed is said only from something recent (a live reading, a feed read within the hour, \
+            an opening on record within 6 hours); otherwise the bridge is unknown, with the age of what is known. The answer says as of when, and says so when the stored history runs behind the clock: \
             Seattle's public table is about a day behind, so `status` over it shows the past, not a live bridge.
 
             Examples:
@@ -53,7 +54,8 @@ struct StatusCommand: AsyncParsableCommand {
                         + (line.expectedEnd.map { ", until " + Self.clockTime($0, time) } ?? "")
                 case .openingSoon: "in \(line.opensInMinutes ?? 0) min, at " + (line.opensAt.map { Self.clockTime($0, time) } ?? "?")
                 case .closed: ""
-                case .unknown: line.live.map { "last read " + Self.clockTime($0.lastSeenAt, time) } ?? ""
+                case .unknown: line.live.map { "last read " + Self.clockTime($0.lastSeenAt, time) }
+                    ?? line.unknownBecause.map { "not known: " + $0 } ?? ""
                 }
                 return [Cell(line.bridgeID), Cell(line.bridgeName), Cell(line.state.rawValue), Cell(when),
                         Cell(line.lastOpening?.openedAt, time: time), Cell(line.nextPlanned?.openedAt, time: time),

@@ -32,9 +32,11 @@ struct RoutesController {
         endpoints.get("/v1/routes/{name}/best-time") { request, context in
             let name = try request.pathParameter("name", in: context)
             let file = try await web.routeFile()
-            // Without a date, "today" moves at midnight: tagged by the day.
-            let day = Query(request)["date"] == nil ? web.dayTag() : ""
-            return try await web.cached(request, varying: file.fingerprint() + day) {
+            // Without a date, the next commute moves with the clock (its first departure, then the day): tagged by
+            // the minute.
+            let moving = Query(request)["date"] == nil
+            return try await web.cached(request, varying: file.fingerprint() + (moving ? web.minuteTag() : ""),
+                                        untilNextMinute: moving) {
                 try await bestTime(name, Query(request), file: file)
             }
         }
