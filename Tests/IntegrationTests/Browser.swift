@@ -81,7 +81,7 @@ struct Browser {
             .deletingLastPathComponent().path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root + "/Scripts/test.d/pages", "--shots", shots]
+        process.arguments = ["python3", root + "/Scripts/test.d/pages", "--shot-density", "1.5", "--shots", shots]
             + pages.map { "\($0.0)=\($0.1)" }
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         let out = shots + "/pages-\(UUID().uuidString).out"

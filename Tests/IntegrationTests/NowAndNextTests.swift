@@ -558,6 +558,25 @@ struct StatusAndFollowEdgeTests {
         #expect(plain.status == 0 && !plain.stderr.contains("--at:"), "\(plain.stderr)")
     }
 
+    @Test("status without a state feed says unknown, with the age of what is known, when nothing recent is on record; closed within hours of it; one name per bridge")
+    func unknownWhenNothingRecent() async throws {
+        let bridget = BridgetProcess()
+        let config = try bridget.sampleConfig(days: 20) // ends 2026-06-30, long before now
+        #expect(try await bridget.run(["sync", "--config", config]).status == 0)
+        let now = try await bridget.run(["status", "--config", config, "--format", "json"])
+        let answer = try #require(try JSONSerialization.jsonObject(with: Data(now.stdout.utf8)) as? [String: Any])
+        let lines = try #require(answer["bridges"] as? [[String: Any]])
+        #expect(lines.count == 7 && lines.allSatisfy { $0["state"] as? String == "unknown" }, "\(now.stdout.prefix(600))")
+        #expect(lines.allSatisfy { ($0["unknownBecause"] as? String)?.hasPrefix("newest opening on record ") == true })
+        #expect(lines.contains { $0["bridgeName"] as? String == "Fremont" })
+        let table = try await bridget.run(["status", "--config", config])
+        #expect(table.stdout.contains("not known: newest opening on record") && !table.stdout.contains("Fremont Bridge"))
+        // An hour after the newest opening, the history is recent: closed is said again.
+        let then = try await bridget.run(["status", "--config", config, "--at", "2026-06-30 23:59", "--format", "json"])
+        #expect(then.status == 0 && !then.stdout.contains("unknownBecause") && then.stdout.contains("\"closed\""),
+                "\(then.stdout.prefix(600))")
+    }
+
     @Test("events --follow ends with an error, not silence, when its store file is deleted and another synced in its place")
     func followOfAReplacedStore() async throws {
         let bridget = BridgetProcess()

@@ -37,6 +37,9 @@ struct PageBrowserTests {
         #expect(count("class=\"cell\"", in: heatmap) == count("</title></rect>", in: heatmap.components(separatedBy: "id=\"heatmap\"").last ?? ""))
         // The best departure marked.
         #expect(count("class=\"best\"", in: dom["route"] ?? "") == 1 && (dom["route"] ?? "").contains("Best departure"))
+        // The route page names its bridges; the overview says each route's best departure of its next commute.
+        #expect((dom["route"] ?? "").contains("Crosses Fremont or Ballard at 8 min."))
+        #expect((dom["overview"] ?? "").contains("best departure "))
     }
 
     @Test("the static report in a browser: no console message, the heatmap, the rows and the best departure")

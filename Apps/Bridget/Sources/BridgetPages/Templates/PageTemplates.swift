@@ -83,7 +83,7 @@ enum PageTemplates {
         .water { fill: #f4f8fb; } .land { fill: #f2efe9; } .bridge { stroke: #1d1d1f; }
         .waterway { fill: none; stroke: #9cc3e4; stroke-width: 9; stroke-linecap: round; stroke-linejoin: round; }
         .waterway-label { font-size: 12px; fill: #2f5f87; font-style: italic; }
-        .attribution { font-size: 11px; fill: #333; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+        .attribution { font-size: 12px; fill: #333; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
         .map-label { font-size: 12px; fill: #1d1d1f; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
         .readout { font-size: .95rem; min-height: 1.4em; margin: .25rem 0; color: #1d1d1f; }
         .readout:empty { display: none; }
