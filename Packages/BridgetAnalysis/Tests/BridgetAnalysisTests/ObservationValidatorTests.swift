@@ -94,4 +94,33 @@ struct ObservationValidatorTests {
         record.bridgeID = "elsewhere"
         #expect(validator.validate(record) == .failure(.unknownBridgeID))
     }
+
+    @Test("rows of one opening: the later wins however the rows are cut into batches, as a later batch's row updates it",
+          arguments: [1, 2, 3, 5, 7, 60])
+    func duplicatesDoNotDependOnBatches(size: Int) {
+        // Twelve openings, some given twice or three times with another close time; the last row of each is the truth.
+        var rows: [OpeningObservation] = []
+        var truth: [Date: Date] = [:]
+        for opening in 0..<12 {
+            let opened = Self.now.addingTimeInterval(Double(-opening - 1) * 3_600)
+            for version in 0..<(opening % 3 + 1) {
+                let closed = opened.addingTimeInterval(Double(4 + version) * 60)
+                rows.append(Self.observation(.instant(opened), .instant(closed)))
+                truth[opened] = closed
+            }
+        }
+        // The store's upsert: a later batch's row replaces the stored one.
+        var stored: [Date: Date] = [:]
+        var rejected = 0
+        for start in stride(from: 0, to: rows.count, by: size) {
+            let outcome = validator.validate(Array(rows[start..<min(start + size, rows.count)]))
+            for event in outcome.events { stored[event.openedAt] = event.closedAt }
+            rejected += outcome.rejectionCounts[.duplicateInBatch] ?? 0
+            #expect(outcome.rejected.map(\.index) == outcome.rejected.map(\.index).sorted())
+        }
+        #expect(stored == truth)
+        // Every row is kept or rejected as a duplicate; those a later batch replaced are neither.
+        #expect(rejected <= rows.count - truth.count)
+        if size >= rows.count { #expect(rejected == rows.count - truth.count) }
+    }
 }

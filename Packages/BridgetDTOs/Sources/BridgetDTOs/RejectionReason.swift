@@ -34,7 +34,7 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
         case .inconsistentMinutesOpen: "the minutes open differ from close − open by more than 1 minute"
         case .coordinatesOutOfRange: "the latitude/longitude is not a number in range"
         case .coordinatesFarFromBridge: "the latitude/longitude is far from the bridge's position"
-        case .duplicateInBatch: "the same (bridge, opening instant) appears earlier in the batch"
+        case .duplicateInBatch: "a later row of the batch is the same opening (bridge, opening instant) and replaces it"
         }
     }
 

@@ -70,6 +70,10 @@ public struct ObservationValidator: Sendable {
 
     /// Validates a batch; duplicates are judged within this batch only (the store's upsert handles the rest).
     ///
+    /// Of two rows of one opening (bridge and opening instant), the later wins, as a later batch's row updates the
+    /// stored one: the stored rows do not depend on where a sync's pages or an import's batches are cut. The earlier
+    /// row is rejected as `duplicate-in-batch`. Rejections come in the rows' order.
+    ///
     /// `firstPass`, when given, holds each record's result validated on its own (e.g. computed concurrently); it is
     /// used for every record whose outcome cannot depend on earlier ones, so the outcome equals a plain `validate`.
     public func validate(_ observations: [OpeningObservation],
@@ -78,6 +82,11 @@ public struct ObservationValidator: Sendable {
         outcome.events.reserveCapacity(observations.count)
         var seen = Set<EventKey>()
         seen.reserveCapacity(observations.count)
+        // The row each kept event came from, and the later rows of an opening already kept (rare: settled at the
+        // end, so a batch without any costs one integer a row).
+        var rows: [Int] = []
+        rows.reserveCapacity(observations.count)
+        var later: [(row: Int, event: BridgeEventDTO)] = []
         var positions = PositionMemo()
         // Each record is read where it lies, through a pointer: passed as a value, every record was copied first
         // (its strings and source retained, then released), a visible share of an import.
@@ -93,15 +102,28 @@ public struct ObservationValidator: Sendable {
                 case .success(let event):
                     if seen.insert(event.key).inserted {
                         outcome.events.append(event)
+                        rows.append(index)
                     } else {
-                        outcome.rejected.append(RejectedObservation(reason: .duplicateInBatch, index: index,
-                                                                    source: record.pointee.source))
+                        later.append((index, event))
                     }
                 case .failure(let reason):
                     outcome.rejected.append(RejectedObservation(reason: reason, index: index,
                                                                 source: record.pointee.source))
                 }
             }
+        }
+        if !later.isEmpty {
+            var kept: [EventKey: Int] = [:]
+            for (position, event) in outcome.events.enumerated() { kept[event.key] = position }
+            for (row, event) in later {
+                guard let position = kept[event.key] else { continue }
+                let earlier = rows[position]
+                outcome.rejected.append(RejectedObservation(reason: .duplicateInBatch, index: earlier,
+                                                            source: observations[earlier].source))
+                outcome.events[position] = event
+                rows[position] = row
+            }
+            outcome.rejected.sort { $0.index < $1.index }
         }
         return outcome
     }
