@@ -370,12 +370,16 @@ struct CommandLineTests {
                                     "--date", "2026-06-30", "--step", "10m", "--top", "0", "--format", "json"])
         let ranked = try decodeJSON([RouteScoreDTO].self, best.stdout)
         #expect(ranked.count == 16)
-        // Departures within 10 seconds of the least delay tie and come first, earliest first; the rest by delay.
+        // The first is the least delay; departures the same to a hundredth of a minute tie with it and come first,
+        // earliest first; the rest by delay.
         let least = ranked.map(\.totalExpectedDelayMinutes).min() ?? 0
-        let tied = ranked.prefix { ($0.totalExpectedDelayMinutes - least) * 60 < 10 }
+        let hundredths = { (delay: Double) in (delay * 100).rounded() }
+        #expect(hundredths(ranked.first?.totalExpectedDelayMinutes ?? -1) == hundredths(least))
+        let tied = ranked.prefix { hundredths($0.totalExpectedDelayMinutes) <= hundredths(least) }
         #expect(!tied.isEmpty && zip(tied, tied.dropFirst()).allSatisfy { $0.departure < $1.departure })
+        #expect(tied.allSatisfy { $0.tiesWithBest == true })
         let rest = ranked.dropFirst(tied.count)
-        #expect(rest.allSatisfy { ($0.totalExpectedDelayMinutes - least) * 60 >= 10 })
+        #expect(rest.allSatisfy { hundredths($0.totalExpectedDelayMinutes) > hundredths(least) && $0.tiesWithBest != true })
         #expect(zip(rest, rest.dropFirst()).allSatisfy { $0.totalExpectedDelayMinutes <= $1.totalExpectedDelayMinutes })
         #expect(try await bridget.run(["route", "best-time", "commute", "--config", config, "--between", "18:00", "16:00"]).status == 64)
 

@@ -181,7 +181,7 @@ struct RouteFileTests {
         let table = try await bridget.run(["route", "compare", "north", "south", "--config", config, "--date", "2026-06-30",
                                      "--between", "7:00", "9:00", "--step", "15m"])
         #expect(table.status == 0, "\(table.stderr)")
-        #expect(table.stdout.contains("On 2026-06-30 (America/Los_Angeles time): ")
+        #expect(table.stdout.contains("On Tuesday 2026-06-30 (America/Los_Angeles time): ")
                 && (table.stdout.contains(" is better from ") || table.stdout.contains("they tie")), "\(table.stdout)")
         let csv = try await bridget.run(["route", "compare", "north", "south", "--config", config, "--date", "2026-06-30",
                                    "--between", "7:00", "9:00", "--step", "15m", "--format", "csv"])

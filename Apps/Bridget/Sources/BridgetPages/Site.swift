@@ -141,6 +141,8 @@ package struct Site: Sendable {
         let nowcaster = try await book.nowcaster()
         let evidence = try await book.evidence(at: now, windowMinutes: 15)
         let evidenceSoon = try await book.evidence(at: now, windowMinutes: 30)
+        // Openings as every page and `stats` count them (rows of a bridge closer than the merge gap are one).
+        let tallies = try await KeptFigures(context: context, store: store).figures().tallies
         let states = Dictionary(status.bridges.map { ($0.bridgeID, $0) }, uniquingKeysWith: { first, _ in first })
         for item in bridges {
             let bridge = item.bridge
@@ -169,7 +171,9 @@ package struct Site: Sendable {
                                          state: state == "closed" ? nil : state, stateText: state == "closed" ? nil : nowText))
             rows.append(OverviewView.BridgeRow(
                 id: bridge.id, name: bridge.name, href: bridgeHref(bridge.id), strip: strip,
-                lastOpening: item.lastOpening.map { clock.display($0) } ?? "none stored", stored: item.openings,
+                lastOpening: item.lastOpening.map { clock.display($0) } ?? "none on record",
+                stored: OpeningStatistics.statistics(for: bridge, tally: tallies[bridge.id],
+                                                     span: tallies[bridge.id].span).openings,
                 state: state, now: nowText))
         }
         let map = MapChart(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes",
@@ -282,7 +286,7 @@ package struct Site: Sendable {
             nil
         }
         let summary: String = (statistics.openings > 0 ? statistics : nil).map { figures in
-            "\(figures.openings) openings from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
+            "\(figures.openings) opening\(figures.openings == 1 ? "" : "s") from \(span.firstDay?.dateString ?? "?") to \(span.lastDay?.dateString ?? "?"), "
                 + String(format: "%.2f a day", figures.openingsPerDay)
                 + (figures.medianMinutes.map { ", lasting \(ChartText.number($0)) minutes at the median" } ?? "") + "."
         } ?? "No openings of this bridge are stored yet."
@@ -336,7 +340,10 @@ package struct Site: Sendable {
                 + "last also holds any longer ones), from the \(statistics.openings) on record.")
         let view = BridgePageView(
             frame: frame("\(bridge.name) – Bridget", top: false), homeHref: homeHref(top: false),
-            name: bridge.name, waterway: bridge.waterway, kind: bridge.kind, summary: summary,
+            name: bridge.name,
+            about: Optional([bridge.waterway, bridge.kind].filter { !$0.isEmpty }.joined(separator: ", "))
+                .flatMap { $0.isEmpty ? nil : $0 },
+            summary: summary,
             heatmap: HeatmapChart(id: "heatmap", counts: statistics.hourOfWeek, weeks: weeks, zone: clock.zone.identifier),
             monthly: monthly, durations: durations,
             hasOpenings: !openings.isEmpty, openings: openings,

@@ -55,7 +55,7 @@ struct ChartLayoutTests {
 
     @Test("the map puts every label where no other label, dot or ring is, however the bridges stand",
           arguments: [nil, "3", "2"])
-    func mapLabels(open: String?) {
+    func mapLabels(open: String?) throws {
         // Seattle's seven bridges, one of them ringed as open (its ring is wider than its dot).
         let places = BridgeCatalog.seattle.bridges.map { bridge in
             MapChart.Input(name: bridge.name, latitude: bridge.latitude, longitude: bridge.longitude,
@@ -74,6 +74,7 @@ struct ChartLayoutTests {
             a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
         }
         let labels = map.places.map { box($0.label) } + map.waterways.compactMap { $0.label.map(box) }
+            + (map.breakLine.map { [box($0.label)] } ?? [])
         let dots: [Box] = map.places.map { place in
             let reach = place.ring == nil ? 8.0 : 14.5
             return (Double(place.cx)! - reach, Double(place.cy)! - reach, 2 * reach, 2 * reach)
@@ -84,5 +85,31 @@ struct ChartLayoutTests {
             #expect(label.x >= 0 && label.x + label.width <= Double(map.frame.width)!, "a label is cut: \(label)")
         }
         #expect(map.places.count == 7 && map.waterways.count == 2)
+        // The empty stretch between the Ship Canal and the Duwamish is cut out: the bridges fill the frame.
+        let break_ = try #require(map.breakLine)
+        #expect(break_.label.text.hasPrefix("≈ ") && break_.label.text.hasSuffix(" km of the city not shown"))
+        let ys = map.places.compactMap { Double($0.cy) }
+        #expect((ys.max() ?? 0) - (ys.min() ?? 0) > 0.6 * (Double(map.frame.height)! - 72))
+    }
+
+    @Test("a name too long to fit beside its dot is shortened with an ellipsis, never cut at the map's edge")
+    func longNames() {
+        // NDW's names carry coordinates: 40 characters, 280 units of a 380-unit map.
+        let places = [(52.378, 4.900), (52.708, 4.716), (52.500, 4.800)].enumerated().map { index, position in
+            MapChart.Input(name: "NL AMS bridge 0100\(index) (\(position.0)° N, \(position.1)° E)", latitude: position.0,
+                           longitude: position.1, waterway: "", chance: 0.1, link: "\(index)", state: nil, stateText: nil)
+        }
+        let map = MapChart(id: "map", title: "map", places: places)
+        let width = Double(map.frame.width)!
+        for (place, input) in zip(map.places, places) {
+            let label = place.label
+            let textWidth = Double(label.text.count) * ChartText.characterWidth
+            let x = Double(label.x)!
+            let left = label.anchor == "start" ? x : label.anchor == "end" ? x - textWidth : x - textWidth / 2
+            #expect(left >= 0 && left + textWidth <= width, "\(label.text) runs out of the map")
+            #expect(label.text == input.name
+                    || (label.text.hasSuffix("…") && input.name.hasPrefix(String(label.text.dropLast()))), "\(label.text)")
+            #expect(place.tip.contains("° E)"), "the tooltip keeps the whole name")
+        }
     }
 }

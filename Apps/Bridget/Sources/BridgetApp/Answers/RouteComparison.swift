@@ -32,7 +32,7 @@ package struct RouteComparison: Sendable {
         let file = try await context.savedRoutes(store)
         let routes = [try await RouteAnswers.route(first, in: file), try await RouteAnswers.route(second, in: file)]
         let answers = RouteAnswers(context: context, store: store)
-        let (day, times) = try answers.departures(between: between, date: date)
+        let (day, times) = try answers.departures(between: between, date: date, stepMinutes: stepMinutes)
         var rows: [Row] = []
         for route in routes {
             let scorer = try await answers.scorer(for: route, departure: context.clock.openingInstant(for: times.0))

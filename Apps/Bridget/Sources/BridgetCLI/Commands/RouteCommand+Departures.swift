@@ -216,7 +216,7 @@ extension RouteCommand {
     /// The departures `best-time` and `compare` consider: a range of times of day on one day, every `step`.
     struct DepartureRange: ParsableArguments {
         @Option(name: .long, parsing: .upToNextOption, help: ArgumentHelp(
-            "Earliest and latest departure, times of day: --between 7:00 9:30 (default: 6:00 21:00).",
+            "Earliest and latest departure, times of day: --between 7:00 9:30.",
             valueName: "from> <to"))
         var between: [String] = ["6:00", "21:00"]
         @Option(name: .long, help: ArgumentHelp(

@@ -12,8 +12,8 @@ struct StatsCommand: AsyncParsableCommand {
         discussion: """
             Durations are close − open in minutes. Median and p90 use the nearest-rank \
             rule (the value at rank ⌈p·n⌉ of the sorted durations). Openings per day \
-            divide by the days from the first to the last stored opening (Seattle dates, \
-            inclusive). The busiest hour is the Seattle local hour in which most openings \
+            divide by the days from the first to the last stored opening (local dates in the store's zone, \
+            inclusive). The busiest hour is the local hour (Seattle's, or the source's zone) in which most openings \
             start. --bridge, --since and --until limit the figures to those bridges and \
             openings (--until exclusive):
               bridget stats --bridge Fremont \\

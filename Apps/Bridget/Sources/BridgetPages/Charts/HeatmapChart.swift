@@ -62,11 +62,12 @@ struct HeatmapChart: Sendable {
             : "\(total) openings by hour of the week (\(zone) time); the busiest hour is "
                 + (busiest.map { "\(ChartText.weekdays[$0.0]) \(String(format: "%02d:00", $0.1)) with \($0.2)" } ?? "none")
                 + "."
-        let span = weeks.rounded() == 1 ? "1 week" : "\(Int(weeks.rounded())) weeks"
+        let days = Int((weeks * 7).rounded())
+        let span = days < 14 ? (days == 1 ? "1 day" : "\(days) days") : "\(Int(weeks.rounded())) weeks"
         frame = ChartFrame(id: id, width: width, height: top + height * 7 + 4, title: "Openings by hour of the week",
                            summary: summary,
                            caption: "Each cell is an hour of the week, coloured by the chance that the bridge opens in "
-                            + "it, from the \(total) openings on record over \(span). Tap or hover a cell for its "
+                            + "it, from the \(total) opening\(total == 1 ? "" : "s") on record over \(span). Tap or hover a cell for its "
                             + "count and chance.")
         key = ColourKey.chances(id: id + "-key", over: "in that hour of a week")
     }

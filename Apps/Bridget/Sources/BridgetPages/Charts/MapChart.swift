@@ -58,6 +58,12 @@ struct MapChart: Sendable {
         let label: PlacedLabel?
     }
 
+    struct Break: Sendable {
+        let path: String
+        let label: PlacedLabel
+        let box: Box
+    }
+
     struct Attribution: Sendable {
         let text: String
         let x: String
@@ -70,6 +76,8 @@ struct MapChart: Sendable {
     let hasTiles: Bool
     var waterways: [Waterway]
     let attribution: Attribution?
+    /// Where an empty band across the middle is cut out: two dashed lines and how much is not shown.
+    let breakLine: Break?
     /// What the dots' colours measure.
     let key: ColourKey
     /// How many minutes ahead an announced opening rings a bridge as opening soon.
@@ -88,7 +96,7 @@ struct MapChart: Sendable {
         self.soonMinutes = soonMinutes
         guard !values.isEmpty else {
             frame = ChartFrame(id: id, width: width, height: 240, title: title, emptyMessage: "no bridges")
-            (places, tiles, hasTiles, waterways, attribution) = ([], [], false, [], nil)
+            (places, tiles, hasTiles, waterways, attribution, breakLine) = ([], [], false, [], nil, nil)
             return
         }
         // Web Mercator world pixels at zoom 0 (256 wide), fitted into the frame with a margin; the frame as tall as
@@ -97,17 +105,38 @@ struct MapChart: Sendable {
         let (minX, maxX) = (world.map(\.x).min() ?? 0, world.map(\.x).max() ?? 0)
         let (minY, maxY) = (world.map(\.y).min() ?? 0, world.map(\.y).max() ?? 0)
         let spanX = max(maxX - minX, 1e-7)
-        let spanY = max(maxY - minY, 1e-7)
+        // Without tiles, an empty band across the middle (Seattle's canal bridges lie 8 km north of the Duwamish's)
+        // is cut out and drawn as a break, so the bridges fill the frame; each side keeps its true shape.
+        let cut = configured == nil ? Self.emptyBand(world.map(\.y), span: maxY - minY) : nil
+        let cutBand = 44.0 // the break's height on screen
+        let spanY = max(maxY - minY - (cut.map { $0.upper - $0.lower } ?? 0), 1e-7)
         // At most a city block's worth of zoom for one bridge alone (a span of nothing).
         let widest = min((width - 2 * margin) / spanX, 256 * pow(2, 16) / 256)
-        let height = min(max(spanY * widest + 2 * margin, 240), 480)
-        let scale = min(widest, (height - 2 * margin) / spanY)
+        let band = cut == nil ? 0 : cutBand
+        let height = min(max(spanY * widest + 2 * margin + band, 240), 480)
+        let scale = min(widest, (height - 2 * margin - band) / spanY)
         let originX = minX - ((width - 2 * margin) / scale - spanX) / 2 - margin / scale
-        let originY = minY - ((height - 2 * margin) / scale - spanY) / 2 - margin / scale
+        let originY = minY - ((height - 2 * margin - band) / scale - spanY) / 2 - margin / scale
         func screen(_ point: (x: Double, y: Double)) -> (x: Double, y: Double) {
-            ((point.x - originX) * scale, (point.y - originY) * scale)
+            // South of the cut, everything moves up by the band cut out, less the break drawn in its place.
+            let shift = cut.map { point.y >= $0.upper ? ($0.upper - $0.lower) * scale - band : 0 } ?? 0
+            return ((point.x - originX) * scale, (point.y - originY) * scale - shift)
         }
         let dots = world.map(screen)
+        breakLine = cut.map { cut in
+            let top = (cut.lower - originY) * scale
+            let middle = top + band / 2
+            // Metres a world pixel at zoom 0 covers at the band's latitude.
+            let latitude = atan(sinh(.pi * (1 - 2 * (cut.lower + cut.upper) / 2 / 256))) * 180 / .pi
+            let metres = (cut.upper - cut.lower) * 40_075_016.686 * cos(latitude * .pi / 180) / 256
+            let text = String(format: "≈ %.0f km of the city not shown", (metres / 1000).rounded())
+            return Break(path: "M0 \(ChartPaths.number(top + 6))H\(ChartPaths.number(width))M0 "
+                            + "\(ChartPaths.number(top + band - 6))H\(ChartPaths.number(width))",
+                         label: PlacedLabel(x: ChartPaths.number(width / 2), y: ChartPaths.number(middle + 4), text: text,
+                                            anchor: "middle"),
+                         box: (width / 2 - Double(text.count) * ChartText.characterWidth / 2, middle - 8,
+                               Double(text.count) * ChartText.characterWidth, 16))
+        }
 
         // Tiles: the zoom whose tiles are 256 to 512 px here, every tile the frame shows.
         var placedTiles: [Tile] = []
@@ -166,7 +195,7 @@ struct MapChart: Sendable {
         var taken: [Box] = dots.indices.map { index in
             let reach = values[index].state == nil ? 9.0 : 15.0
             return (dots[index].x - reach, dots[index].y - reach, 2 * reach, 2 * reach)
-        }
+        } + (breakLine.map { [$0.box] } ?? [])
         var placed: [Place] = []
         for (index, place) in values.enumerated() {
             let (x, y) = dots[index]
@@ -183,7 +212,7 @@ struct MapChart: Sendable {
                 fill: ChartText.chanceFill(place.chance),
                 tip: "\(place.name): " + (place.stateText.map { $0 + "; " } ?? "")
                     + "\(ChartText.percent(place.chance)) chance of an opening in the next 30 minutes",
-                label: PlacedLabel(x: ChartPaths.number(label.x), y: ChartPaths.number(label.y), text: place.name,
+                label: PlacedLabel(x: ChartPaths.number(label.x), y: ChartPaths.number(label.y), text: label.text,
                                    anchor: label.anchor),
                 ring: ring))
         }
@@ -223,17 +252,58 @@ struct MapChart: Sendable {
                             + (soon > 0 ? "; \(soon) opening soon" : "") + ".",
                            caption: "Each dot is a bridge at its place, coloured by the chance that it opens in the next "
                             + "30 minutes; tap one for its page." + (hasTiles ? "" : " The blue lines are the waterways "
-                            + "the bridges cross, drawn through them in order."),
+                            + "the bridges cross, drawn through them in order.")
+                            + (breakLine == nil ? "" : " Between the dashed lines, a stretch with no bridge is cut out "
+                                + "so the bridges fill the map; north and south of it the shapes are true."),
                            hasTips: false, role: "group")
     }
 
-    /// Where `name`'s label goes beside a dot at `point`, `reach` from its centre: its text position, anchor and box.
+    /// Where `name`'s label goes beside a dot at `point`, `reach` from its centre: its text, position, anchor and box.
+    /// A name too long for any free place inside the frame (NDW's names carry coordinates) is shortened with an
+    /// ellipsis until one is free; the dot's tooltip and link keep the whole name.
     static func placeLabel(_ name: String, at point: (x: Double, y: Double), reach: Double, taken: [Box],
                            frame: (width: Double, height: Double))
-        -> (x: Double, y: Double, anchor: String, box: Box)
+        -> (text: String, x: Double, y: Double, anchor: String, box: Box)
+    {
+        func overlap(_ box: Box) -> Double {
+            taken.reduce(0) { total, other in
+                let across = min(box.x + box.width, other.x + other.width) - max(box.x, other.x)
+                let down = min(box.y + box.height, other.y + other.height) - max(box.y, other.y)
+                return total + (across > 0 && down > 0 ? across * down : 0)
+            }
+        }
+        let inside = { (box: Box) in
+            box.x >= 2 && box.x + box.width <= frame.width - 2 && box.y >= 2 && box.y + box.height <= frame.height - 2
+        }
+        let characters = Array(name)
+        var lengths = Array(stride(from: characters.count, to: 8, by: -3))
+        if lengths.last != min(8, characters.count) { lengths.append(min(8, characters.count)) }
+        var fallback: (text: String, x: Double, y: Double, anchor: String, box: Box)?
+        for length in lengths {
+            let text = length >= characters.count ? name
+                : String(characters.prefix(length - 1)).trimmingCharacters(in: .whitespaces) + "…"
+            let choices = labelChoices(Double(text.count), at: point, reach: reach)
+            let candidates = choices.filter { inside($0.box) }
+            if let free = candidates.first(where: { overlap($0.box) == 0 }) {
+                return (text, free.x, free.y, free.anchor, free.box)
+            }
+            if fallback == nil, let least = candidates.min(by: { overlap($0.box) < overlap($1.box) }) {
+                fallback = (text, least.x, least.y, least.anchor, least.box)
+            }
+            if length == lengths.last, fallback == nil, let first = choices.first {
+                fallback = (text, first.x, first.y, first.anchor, first.box)
+            }
+        }
+        return fallback ?? (name, point.x + reach, point.y + 4, "start", (point.x + reach, point.y - 8, 0, 14))
+    }
+
+    /// The places a label `characters` long can take beside a dot: right, left, below, above, then the diagonals,
+    /// then the same farther out.
+    static func labelChoices(_ characters: Double, at point: (x: Double, y: Double), reach: Double)
+        -> [(x: Double, y: Double, anchor: String, box: Box)]
     {
         let (x, y) = point
-        let textWidth = Double(name.count) * ChartText.characterWidth
+        let textWidth = characters * ChartText.characterWidth
         let textHeight = 14.0
         var choices: [(x: Double, y: Double, anchor: String, box: Box)] = []
         for distance in [reach, reach + 14, reach + 30] {
@@ -250,20 +320,25 @@ struct MapChart: Sendable {
                 (x - diagonal, y + diagonal + 10, "end", (x - diagonal - textWidth, y + diagonal, textWidth, textHeight)),
             ]
         }
-        func overlap(_ box: Box) -> Double {
-            taken.reduce(0) { total, other in
-                let across = min(box.x + box.width, other.x + other.width) - max(box.x, other.x)
-                let down = min(box.y + box.height, other.y + other.height) - max(box.y, other.y)
-                return total + (across > 0 && down > 0 ? across * down : 0)
-            }
+        return choices
+    }
+
+    /// The widest empty band between the bridges' y positions, when it is more than 40% of their extent and leaves
+    /// two bridges or more on each side: its top and bottom (world y, a little inside the bridges on either side).
+    static func emptyBand(_ ys: [Double], span: Double) -> (lower: Double, upper: Double)? {
+        let sorted = ys.sorted()
+        guard sorted.count >= 4, span > 0 else { return nil }
+        var best: (lower: Double, upper: Double, index: Int)?
+        for index in 1..<sorted.count where sorted[index] - sorted[index - 1] > (best.map { $0.upper - $0.lower } ?? 0) {
+            best = (sorted[index - 1], sorted[index], index)
         }
-        let inside = { (box: Box) in
-            box.x >= 2 && box.x + box.width <= frame.width - 2 && box.y >= 2 && box.y + box.height <= frame.height - 2
+        guard let best, best.upper - best.lower > 0.4 * span, best.index >= 2, sorted.count - best.index >= 2 else {
+            return nil
         }
-        let candidates = choices.filter { inside($0.box) }
-        return candidates.first { overlap($0.box) == 0 }
-            ?? candidates.min { overlap($0.box) < overlap($1.box) }
-            ?? choices[0]
+        // A tenth of the span kept on each side, so the labels beside the bridges nearest the break have room.
+        let keep = 0.1 * span
+        guard best.upper - best.lower > 2 * keep else { return nil }
+        return (best.lower + keep, best.upper - keep)
     }
 
     /// Web Mercator at zoom 0: x and y from 0 to 256.

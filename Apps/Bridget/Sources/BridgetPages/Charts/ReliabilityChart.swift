@@ -27,14 +27,15 @@ struct ReliabilityChart: Sendable {
             return
         }
         let most = values.map { max($0.predicted, $0.observed) }.max() ?? 1
-        let scale = LinearScale(covering: [0, most], from: left, to: size - 12, includingZero: true, tickCount: 4)
+        // The right end leaves room for its tick's label ("100%") inside the frame.
+        let scale = LinearScale(covering: [0, most], from: left, to: size - 22, includingZero: true, tickCount: 4)
         let y = LinearScale(domain: scale.domain, from: size - bottom, to: top)
         let step = LinearScale.tickStep(span: scale.domain.upperBound - scale.domain.lowerBound, count: 4)
         let percent = { (value: Double) in ChartPaths.label(value * 100, step: step * 100) + "%" }
         yTicks = y.ticks(count: 4).map { tick in
             let position = ChartPaths.number(y(tick))
             return AxisTick(x: ChartPaths.number(left - 4), y: position, label: percent(tick),
-                            grid: "M\(ChartPaths.number(left)) \(position)H\(ChartPaths.number(size - 12))")
+                            grid: "M\(ChartPaths.number(left)) \(position)H\(ChartPaths.number(size - 22))")
         }
         // The corner's 0% is the y axis's: the x axis labels its ticks after it, so the two do not meet.
         xTicks = scale.ticks(count: 4).map { tick in

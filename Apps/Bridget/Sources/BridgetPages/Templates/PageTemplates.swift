@@ -180,6 +180,8 @@ enum PageTemplates {
         {{<svg}}{{$marks}}{{#frame}}<rect class="{{#hasTiles}}land{{/hasTiles}}{{^hasTiles}}water{{/hasTiles}}" \
         x="0" y="0" width="{{width}}" height="{{height}}"/>{{/frame}}{{#tiles}}<image class="tile" href="{{href}}" \
         x="{{x}}" y="{{y}}" width="{{size}}" height="{{size}}" preserveAspectRatio="none"/>{{/tiles}}\
+        {{#breakLine}}<path class="map-break" d="{{path}}" stroke="#8a8a8a" stroke-dasharray="6 4"/>{{#label}}<text \
+        class="label" x="{{x}}" y="{{y}}" text-anchor="middle">{{text}}</text>{{/label}}{{/breakLine}}\
         {{#waterways}}<path class="waterway" d="{{path}}"><title>{{name}}</title></path>{{#label}}<text \
         class="waterway-label" x="{{x}}" y="{{y}}" text-anchor="middle">{{text}}</text>{{/label}}{{/waterways}}\
         {{#places}}<a href="{{href}}" aria-label="{{tip}}">{{#ring}}<circle class="ring ring-{{kind}}" cx="{{cx}}" \
@@ -236,7 +238,7 @@ enum PageTemplates {
         <p class="key-fact now now-{{state}}">{{now}}</p>
         {{#soon}}<h2>The next 20 minutes</h2><p class="soon">{{.}}</p>{{/soon}}\
         {{#hasWhy}}<ul class="why">{{#why}}<li>{{.}}</li>{{/why}}</ul>{{/hasWhy}}
-        <p>{{waterway}}, {{kind}}. {{summary}}</p>
+        <p>{{#about}}{{.}}. {{/about}}{{summary}}</p>
         <h2>Announced openings</h2>
         {{^hasAnnounced}}<p>None announced{{#announcesNothing}} (this source announces no openings){{/announcesNothing}}.\
         </p>{{/hasAnnounced}}

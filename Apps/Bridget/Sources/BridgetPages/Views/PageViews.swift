@@ -18,6 +18,7 @@ struct OverviewView: Sendable {
         let href: String
         let strip: StripChart
         let lastOpening: String
+        /// Its openings on record, as `stats` and its page count them.
         let stored: Int
         /// `open`, `soon` or `closed`, and what the "now" column says.
         let state: String
@@ -59,8 +60,8 @@ struct BridgePageView: Sendable {
     let frame: PageFrame
     let homeHref: String
     let name: String
-    let waterway: String
-    let kind: String
+    /// Its waterway and kind ("Lake Washington Ship Canal, bascule"), what of them the source gives.
+    let about: String?
     let summary: String
     let heatmap: HeatmapChart
     let monthly: BarChart

@@ -57,18 +57,24 @@ struct RoutesController {
             .score(route, depart: query["depart"], option: "depart").score
     }
 
-    /// `bridget route best-time NAME --between FROM TO [--date] [--step] [--top]`'s answer.
+    /// `bridget route best-time NAME [--between FROM TO] [--date] [--step] [--top]`'s answer.
     func bestTime(_ name: String, _ query: Query, file: any SavedRoutes) async throws -> [RouteScoreDTO] {
         let route = try await RouteAnswers.route(name, in: file)
-        guard let from = query["between"], let to = query["and"] else {
+        // Both ends, or neither: the day's departures from 6:00 to 21:00, as `route best-time` without --between.
+        let (from, to): (String, String)
+        switch (query["between"], query["and"]) {
+        case let (first?, last?): (from, to) = (first, last)
+        case (nil, nil): (from, to) = ("6:00", "21:00")
+        default:
             throw Problem.badParameter(query["between"] == nil ? "between" : "and",
-                                       "give both ends of the departure range: ?between=16:00&and=18:30")
+                                       "give both ends of the departure range (?between=16:00&and=18:30), or neither "
+                                        + "for 6:00 to 21:00")
         }
         let step = try TimeGrammar.minutes(query["step"] ?? "5m", option: "step")
         let top = try query.integer("top", in: 0...1_000, fallback: 10, meaning: " (all)")
         let names = DepartureRangeNames(from: "between", to: "and", date: "date")
         let answers = RouteAnswers(books: web.books)
-        let (_, times) = try answers.departures(between: (from, to), date: query["date"], names: names)
+        let (_, times) = try answers.departures(between: (from, to), date: query["date"], stepMinutes: step, names: names)
         try Self.checkWork(route, departures: Int((times.1.wallClockSeconds - times.0.wallClockSeconds) / 60) / step + 1,
                            top: top)
         return try await answers.bestTime(route, between: (from, to), date: query["date"], stepMinutes: step, top: top,
