@@ -74,7 +74,12 @@ struct RoutesAPITests {
             let ranked = try await answers.bestTime(route, between: ("16:00", "18:00"), date: "2026-06-30",
                                                     stepMinutes: 15, top: 3).shown
             #expect(try best.status == .ok && best.text == (try WebFixture.json(ranked)))
-            for (query, parameter) in [("between=16:00", "and"), ("between=16:00&and=25:00", "and"),
+            // Neither end: the day's departures from 6:00 to 21:00, as the CLI; a weekday's name as the date.
+            let day = try await client.execute(uri: "/v1/routes/commute/best-time?date=mon&top=0&step=30m", method: .get)
+            let monday = try await answers.bestTime(route, between: ("6:00", "21:00"), date: "mon", stepMinutes: 30,
+                                                    top: 0).shown
+            #expect(try day.status == .ok && day.text == (try WebFixture.json(monday)) && monday.count == 31)
+            for (query, parameter) in [("between=16:00", "and"), ("and=18:00", "between"), ("between=16:00&and=25:00", "and"),
                                        ("between=16:00&and=18:00&date=someday", "date"),
                                        ("between=16:00&and=18:00&step=0", "step"),
                                        ("between=16:00&and=18:00&top=-1", "top")] {

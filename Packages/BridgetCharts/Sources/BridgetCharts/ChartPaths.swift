@@ -51,7 +51,19 @@ public enum ChartPalette {
     ]
 
     /// The colour of `fraction` (0 to 1; clamped) as `#rrggbb`.
-    public static func sequential(_ fraction: Double) -> String {
+    public static func sequential(_ fraction: Double) -> String { interpolated(stops, fraction) }
+
+    /// One hue from the lightest blue (`fraction` 0) to the darkest (1): light for little, dark for much, on a white
+    /// page (the 0 end is still told from white), alike to colour-blind eyes and in grey (ColorBrewer's Blues).
+    public static func lightToDark(_ fraction: Double) -> String { interpolated(blues, fraction) }
+
+    static let blues: [(Double, Double, Double)] = [
+        (227, 238, 249), (198, 219, 239), (158, 202, 225), (107, 174, 214), (66, 146, 198), (33, 113, 181),
+        (8, 81, 156), (8, 48, 107),
+    ]
+
+    /// The colour `fraction` of the way along `stops` (clamped; not a number is 0), as `#rrggbb`.
+    static func interpolated(_ stops: [(Double, Double, Double)], _ fraction: Double) -> String {
         let clamped = fraction.isFinite ? min(max(fraction, 0), 1) : 0
         let position = clamped * Double(stops.count - 1)
         let index = min(Int(position), stops.count - 2)

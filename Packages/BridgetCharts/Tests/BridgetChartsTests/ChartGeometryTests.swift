@@ -74,4 +74,17 @@ struct ChartGeometryTests {
         #expect(ChartPalette.sequential(-1) == colours.first && ChartPalette.sequential(.nan) == colours.first)
         #expect(ChartPalette.sequential(2) == colours.last && ChartPalette.empty != colours.first)
     }
+
+    @Test("light to dark: one hue whose every step is darker, its light end still told from white, clamped")
+    func lightToDark() {
+        let colours = (0...7).map { ChartPalette.lightToDark(Double($0) / 7) }
+        #expect(Set(colours).count == 8 && colours.first == "#e3eef9" && colours.last == "#08306b")
+        func luminance(_ hex: String) -> Double {
+            let value = Int(hex.dropFirst(), radix: 16) ?? 0
+            return 0.2126 * Double(value >> 16) + 0.7152 * Double((value >> 8) & 0xff) + 0.0722 * Double(value & 0xff)
+        }
+        #expect(zip(colours, colours.dropFirst()).allSatisfy { luminance($0) > luminance($1) }, "\(colours)")
+        #expect(luminance(colours[0]) < luminance("#ffffff") - 10)
+        #expect(ChartPalette.lightToDark(.nan) == colours.first && ChartPalette.lightToDark(3) == colours.last)
+    }
 }

@@ -147,6 +147,11 @@ struct EventsCommand: AsyncParsableCommand {
             }
         } catch is CancellationError {
             return
+        } catch {
+            // A read that failed because the store's file was deleted or replaced under the follower (a catalog read
+            // meets SQLite's I/O error first) says so, not the error it met on the way.
+            try await store.checkReadiness()
+            throw error
         }
     }
 

@@ -108,17 +108,7 @@ enum ChartText {
     /// 50% or more (one hue from light to dark reads alike to colour-blind eyes and in grey). Strips, the heatmap
     /// and the map use it, each over its own stretch of time, which its key names.
     static func chanceFill(_ chance: Double) -> String {
-        let fraction = chance.isFinite ? min(max(chance * 2, 0), 1) : 0
-        let stops: [(Double, Double, Double)] = [
-            (227, 238, 249), (198, 219, 239), (158, 202, 225), (107, 174, 214), (66, 146, 198), (33, 113, 181),
-            (8, 81, 156), (8, 48, 107),
-        ]
-        let position = fraction * Double(stops.count - 1)
-        let index = min(Int(position), stops.count - 2)
-        let t = position - Double(index)
-        let (a, b) = (stops[index], stops[index + 1])
-        func channel(_ x: Double, _ y: Double) -> Int { Int((x + (y - x) * t).rounded()) }
-        return String(format: "#%02x%02x%02x", channel(a.0, b.0), channel(a.1, b.1), channel(a.2, b.2))
+        ChartPalette.lightToDark(chance.isFinite ? chance * 2 : 0)
     }
 
     /// The y axis of `y` from `left` to `right`: about four round ticks, each a grid line and a label.
