@@ -29,6 +29,7 @@ struct NowAndNextTests {
             let basis: String?
             let opensInMinutes: Int?
             let nextPlanned: Opening?
+            let unknownBecause: String?
         }
 
         struct Opening: Decodable { let openedAt: String }
@@ -124,6 +125,11 @@ struct NowAndNextTests {
                 "\(first.bridges)")
         #expect(first.line(.b)?.state == "closed" && first.line(.b)?.nextPlanned != nil)
         #expect(first.lastSync != nil)
+        // Two hours on, with no new reading of the feed, closed is no longer known: B is unknown, saying since when.
+        let later = try await bridget.run(["status", "--config", setup.config, "--at", "+2h", "--format", "json"])
+        let stale = try decodeJSON(StatusAnswer.self, later.stdout)
+        #expect(stale.line(.b)?.state == "unknown" && stale.line(.b)?.unknownBecause?.hasPrefix("feed last read ") == true,
+                "\(later.stdout.prefix(800))")
 
         // An alert on both bridges, to the receiver; the server (which sends it) and a stream from the log's start.
         let add = try await bridget.run(["alert", "add", "both", "--config", setup.config, "--bridge", Bridge.a.id,

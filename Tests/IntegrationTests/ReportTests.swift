@@ -45,7 +45,8 @@ struct ReportTests {
         #expect(count("<tr><td>", in: fremont) == 20) // the last 20 openings
 
         let route = try String(contentsOfFile: out + "/routes/school-20run.html", encoding: .utf8)
-        #expect(route.contains("class=\"best\"") && route.contains("Best departure today, ") || route.contains("Best departure tomorrow, "))
+        #expect(route.contains("class=\"best\"") && (route.contains(" (today): <strong>")
+                                                      || route.contains(" (tomorrow): <strong>")), "\(route.prefix(3_000))")
         // The next commute: 06:00 to 21:00 every 10 minutes, today's from the next departure or tomorrow's whole.
         let departures = try #require(Self.departures(route))
         #expect(count("<circle class=\"point\"", in: route) == departures && (1...91).contains(departures))

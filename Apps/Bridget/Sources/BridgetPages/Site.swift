@@ -172,8 +172,7 @@ package struct Site: Sendable {
             rows.append(OverviewView.BridgeRow(
                 id: bridge.id, name: bridge.name, href: bridgeHref(bridge.id), strip: strip,
                 lastOpening: item.lastOpening.map { clock.display($0) } ?? "none on record",
-                stored: OpeningStatistics.statistics(for: bridge, tally: tallies[bridge.id],
-                                                     span: tallies[bridge.id].span).openings,
+                stored: tallies[bridge.id].openings,
                 state: state, now: nowText))
         }
         let map = MapChart(id: "map", title: "The bridges, by the chance of an opening in the next 30 minutes",
@@ -406,17 +405,13 @@ package struct Site: Sendable {
     }
 
     /// A route's next commute: the departures from 06:00 to 21:00 every 10 minutes, today's while some is ahead, else
-    /// tomorrow's, scored; with the day in words and a sentence for the overview.
+    /// tomorrow's, scored; with the day in words ("Monday 2026-11-30 (tomorrow)") and a sentence for the overview.
     func nextCommute(_ route: RouteDTO) async throws -> (answer: BestTimeAnswer, dayWords: String, sentence: String) {
         let answer = try await RouteAnswers(context: context, store: store)
             .bestTime(route, between: ("06:00", "21:00"), date: nil, stepMinutes: 10, top: 0)
-        let today = LocalDay(containing: now, time: context.clock)
-        let day = LocalDay(answer.day) ?? today
-        let weekday = ChartText.weekdays[((day.number + 3) % 7 + 7) % 7]
-        let dayWords = (day == today ? "today" : day.number == today.number + 1 ? "tomorrow" : "on")
-            + ", \(weekday) \(answer.day)"
+        let dayWords = LocalDay(answer.day)?.words(from: LocalDay(containing: now, time: context.clock)) ?? answer.day
         let sentence = answer.ranked.first.map { best in
-            "best departure \(dayWords) " + (answer.tiedText.isEmpty ? String(best.departure.dropFirst(11).prefix(5))
+            "best departure on \(dayWords): " + (answer.tiedText.isEmpty ? String(best.departure.dropFirst(11).prefix(5))
                 : answer.tiedText) + ", \(ChartText.number(best.totalExpectedDelayMinutes)) minutes of expected delay"
         } ?? "no departure left to score"
         return (answer, dayWords, sentence)

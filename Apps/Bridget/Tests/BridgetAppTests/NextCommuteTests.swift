@@ -45,6 +45,15 @@ struct NextCommuteTests {
         await #expect(throws: BridgetError.self) { try await departures("7:00", "9:00", date: "someday") }
     }
 
+    @Test("a day in words: its weekday, and today or tomorrow when it is")
+    func dayWords() throws {
+        let tuesday = try #require(LocalDay("2026-11-24"))
+        #expect(tuesday.words(from: tuesday) == "Tuesday 2026-11-24 (today)")
+        #expect(try #require(LocalDay("2026-11-25")).words(from: tuesday) == "Wednesday 2026-11-25 (tomorrow)")
+        #expect(try #require(LocalDay("2026-11-30")).words(from: tuesday) == "Monday 2026-11-30")
+        #expect(try #require(LocalDay("2026-11-23")).words(from: tuesday) == "Monday 2026-11-23")
+    }
+
     @Test("the best is the least delay: a delay ties only when it is the same to a hundredth of a minute")
     func ties() {
         #expect(RouteAnswers.ties(0.121, 0.12) && RouteAnswers.ties(0.12, 0.12))

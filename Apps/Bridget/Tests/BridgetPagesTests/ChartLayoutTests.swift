@@ -112,4 +112,18 @@ struct ChartLayoutTests {
             #expect(place.tip.contains("° E)"), "the tooltip keeps the whole name")
         }
     }
+
+    @Test("a bridge at no finite position is left off the map; the others are placed", arguments: [
+        Double.nan, .infinity, -.infinity,
+    ])
+    func unplaceable(latitude: Double) {
+        let places = BridgeCatalog.seattle.bridges.enumerated().map { index, bridge in
+            MapChart.Input(name: bridge.name, latitude: index == 0 ? latitude : bridge.latitude,
+                           longitude: bridge.longitude, waterway: bridge.waterway, chance: 0.1, link: bridge.id,
+                           state: nil, stateText: nil)
+        }
+        let map = MapChart(id: "map", title: "map", places: places)
+        #expect(map.places.count == 6)
+        #expect(map.places.allSatisfy { Double($0.cx)!.isFinite && Double($0.cy)!.isFinite })
+    }
 }

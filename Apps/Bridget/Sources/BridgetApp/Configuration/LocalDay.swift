@@ -24,5 +24,18 @@ package struct LocalDay: Sendable, Equatable, Comparable, CustomStringConvertibl
 
     package var description: String { midnight.dateString }
 
+    /// The weekdays' names, Monday first.
+    package static let weekdayNames = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+    /// Its weekday, Monday 0 to Sunday 6.
+    package var weekday: Int { midnight.mondayFirstWeekday }
+
+    /// "Monday 2026-11-30 (tomorrow)": the day with its weekday, and "today" or "tomorrow" when it is, seen from
+    /// `today`.
+    package func words(from today: LocalDay) -> String {
+        let relative = self == today ? " (today)" : number == today.number + 1 ? " (tomorrow)" : ""
+        return "\(Self.weekdayNames[weekday]) \(description)\(relative)"
+    }
+
     package static func < (lhs: LocalDay, rhs: LocalDay) -> Bool { lhs.number < rhs.number }
 }

@@ -144,13 +144,10 @@ package struct TimeGrammar: Sendable {
         case "yesterday": return LocalDay(number: today.number - 1)
         default: break
         }
-        let names = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-        guard let wanted = names.firstIndex(where: { $0 == text || (text.count == 3 && $0.hasPrefix(text)) }) else {
-            return nil
-        }
-        // Day 0 (1970-01-01) was a Thursday: Monday-first, its weekday is 3.
-        let weekday = ((today.number + 3) % 7 + 7) % 7
-        let ahead = (wanted - weekday + 7) % 7
+        guard let wanted = Weekdays.names.firstIndex(of: text)
+            ?? LocalDay.weekdayNames.firstIndex(where: { $0.lowercased() == text })
+        else { return nil }
+        let ahead = (wanted - today.weekday + 7) % 7
         return LocalDay(number: direction == .ahead ? today.number + ahead : today.number - (7 - ahead) % 7)
     }
 

@@ -203,14 +203,9 @@ extension RouteCommand {
         }
     }
 
-    /// "Monday 2026-11-30 (tomorrow)": a day of departures, with today or tomorrow said.
+    /// "Monday 2026-11-30 (tomorrow)": a day of departures (`YYYY-MM-DD`), seen from `now`.
     static func dayWords(_ day: String, clock: LocalClock, now: Date) -> String {
-        let today = LocalDay(containing: now, time: clock)
-        guard let asked = LocalDay(day) else { return day }
-        let weekday = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][
-            ((asked.number + 3) % 7 + 7) % 7]
-        let relative = asked == today ? " (today)" : asked.number == today.number + 1 ? " (tomorrow)" : ""
-        return "\(weekday) \(day)\(relative)"
+        LocalDay(day)?.words(from: LocalDay(containing: now, time: clock)) ?? day
     }
 
     /// The departures `best-time` and `compare` consider: a range of times of day on one day, every `step`.

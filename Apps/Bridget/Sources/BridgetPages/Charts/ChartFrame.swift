@@ -1,3 +1,4 @@
+import BridgetApp
 import BridgetCharts
 import Foundation
 
@@ -92,7 +93,7 @@ enum ChartText {
     /// About how wide a character of chart text is (12 px system sans-serif; digits are 0.55 em).
     static let characterWidth = 7.0
 
-    static let weekdays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+    static let weekdays = LocalDay.weekdayNames
 
     static func percent(_ chance: Double) -> String {
         guard chance.isFinite else { return "–" }

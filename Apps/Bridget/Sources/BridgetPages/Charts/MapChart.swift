@@ -89,7 +89,9 @@ struct MapChart: Sendable {
     static let openStroke = "#b02a1c"
     static let soonStroke = "#e67e22"
 
-    init(id: String, title: String, places values: [Input], tiles configured: Tiles? = nil, soonMinutes: Int = 0) {
+    init(id: String, title: String, places given: [Input], tiles configured: Tiles? = nil, soonMinutes: Int = 0) {
+        // A bridge without a finite position has no place on a map (its page still lists it).
+        let values = given.filter { $0.latitude.isFinite && $0.longitude.isFinite }
         let width = 380.0
         let margin = 36.0
         key = ColourKey.chances(id: id + "-key", over: "in the next 30 minutes")

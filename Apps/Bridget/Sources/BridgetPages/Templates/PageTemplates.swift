@@ -269,9 +269,9 @@ enum PageTemplates {
         <p class="crossings">Crosses {{crossings}}.</p>
         {{^hasHistory}}<p class="empty">No openings are on record yet, so there is nothing to score this route against.</p>\
         {{/hasHistory}}
-        {{#hasHistory}}{{#best}}<p class="key-fact best-departure">Best departure {{day}}: <strong>{{departure}}</strong>, \
+        {{#hasHistory}}{{#best}}<p class="key-fact best-departure">Best departure on {{day}}: <strong>{{departure}}</strong>, \
         {{delay}} of expected delay.</p>{{/best}}
-        <p>Expected delay for each departure {{day}} from {{from}} to {{to}} every 10 minutes ({{zone}} time). The best \
+        <p>Expected delay for each departure on {{day}} from {{from}} to {{to}} every 10 minutes ({{zone}} time). The best \
         departure has the least expected delay; departures within a hundredth of a minute of it tie and are given as \
         a range.</p>
         {{#curve}}{{>curve}}{{/curve}}
