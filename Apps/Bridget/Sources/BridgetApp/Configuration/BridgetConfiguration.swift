@@ -114,10 +114,13 @@ package struct BridgetConfiguration: Sendable {
         package var storeTimeout: Double
         /// The most bytes of encoded answers the server keeps (`serve.answer_cache_mb`).
         package var answerCacheBytes: Int
+        /// Which web origins may read and write from a browser (`serve.cors`).
+        package var crossOrigin: CrossOriginSettings
 
         package init(host: String, port: Int, tokenVariable: String, drainSeconds: Double, maximumBodyBytes: Int,
                      maximumConnections: Int = 4_096, idleTimeout: Double = 60, headerTimeout: Double = 10,
-                     bodyTimeout: Double = 10, storeTimeout: Double = 3, answerCacheBytes: Int = 16 << 20) {
+                     bodyTimeout: Double = 10, storeTimeout: Double = 3, answerCacheBytes: Int = 16 << 20,
+                     crossOrigin: CrossOriginSettings = CrossOriginSettings()) {
             self.host = host
             self.port = port
             self.tokenVariable = tokenVariable
@@ -129,6 +132,7 @@ package struct BridgetConfiguration: Sendable {
             self.bodyTimeout = bodyTimeout
             self.storeTimeout = storeTimeout
             self.answerCacheBytes = answerCacheBytes
+            self.crossOrigin = crossOrigin
         }
     }
 
@@ -329,7 +333,10 @@ package struct BridgetConfiguration: Sendable {
             headerTimeout: resolved.number("serve.header_timeout_seconds"),
             bodyTimeout: resolved.number("serve.body_timeout_seconds"),
             storeTimeout: resolved.number("serve.store_timeout_seconds"),
-            answerCacheBytes: resolved.integer("serve.answer_cache_mb") << 20)
+            answerCacheBytes: resolved.integer("serve.answer_cache_mb") << 20,
+            crossOrigin: CrossOriginSettings(allowed: resolved.text("serve.cors.allowed_origins") ?? "*",
+                                             writers: resolved.text("serve.cors.write_origins") ?? "",
+                                             maxAge: resolved.integer("serve.cors.max_age_seconds")))
         apiToken = environment[serve.tokenVariable].flatMap { $0.isEmpty ? nil : $0 }
         let every: Int? = if case .integer(let minutes) = resolved.value("refresh.every") { minutes } else { nil }
         refresh = RefreshSettings(

@@ -178,6 +178,14 @@ extension ConfigSchema {
                   help: "a store that does not answer a request's read in this long is answered 503"),
         ConfigKey("serve.answer_cache_mb", .integer(1...4_096), default: .integer(16),
                   help: "encoded answers kept in memory, least recently used out first (the server's memory grows by this much at most)"),
+        ConfigKey("serve.cors.allowed_origins", .origins(anyAllowed: true), default: .text("*"),
+                  help: "web origins whose pages may read the API (GET, HEAD, the stream): a list, or \"*\" for any; "
+                      + "[] for none (no credentials either way)"),
+        ConfigKey("serve.cors.write_origins", .origins(anyAllowed: false), default: .text(""),
+                  help: "web origins whose pages may also write (PUT and DELETE of routes and alerts, with the token): "
+                      + "each listed, never \"*\"; [] (the default) for none"),
+        ConfigKey("serve.cors.max_age_seconds", .integer(0...86_400), default: .integer(600),
+                  help: "how long a browser may keep a preflight's answer"),
         ConfigKey("refresh.enabled", .choice(["auto", "true", "false"]), default: .text("auto"),
                   help: "sync on a schedule inside serve: auto is on for live and ndw, off for sample and cached"),
         ConfigKey("refresh.times", .timesOfDay, default: .text("05:30,17:30"),

@@ -22,6 +22,18 @@ package enum ConfigValueType: Sendable, Equatable {
     case minutes(ClosedRange<Int>)
     /// A map tile server's URL template: http(s), with a host and `{z}`, `{x}` and `{y}`.
     case tileURL
+    /// Web origins (`https://app.example`, `http://localhost:3000`): a YAML list, or (in a variable) separated by
+    /// commas; `*` alone for any origin when `anyAllowed`. Kept lowercased, as `https://a.example,https://b.example`
+    /// (`` for none).
+    case origins(anyAllowed: Bool)
+
+    /// Whether a YAML list is one value of this type (its items joined by commas).
+    package var isList: Bool {
+        switch self {
+        case .timesOfDay, .origins: true
+        default: false
+        }
+    }
 
     /// What the type accepts, for error messages.
     package var expectation: String {
@@ -37,6 +49,9 @@ package enum ConfigValueType: Sendable, Equatable {
         case .timesOfDay: "a list of local times HH:MM such as [\"05:30\", \"17:30\"]"
         case .minutes(let range): "a duration such as 30m or 2h, from \(range.lowerBound) to \(range.upperBound) minutes"
         case .tileURL: "a tile URL with {z}, {x} and {y} such as https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+        case .origins(let anyAllowed):
+            "a list of web origins such as [\"https://app.example\"] (scheme, host and port, no path)"
+                + (anyAllowed ? ", or \"*\" for any origin" : "")
         }
     }
 
@@ -108,6 +123,23 @@ package enum ConfigValueType: Sendable, Equatable {
                 return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))", wrongType: false))
             }
             return .success(.text(trimmed))
+        case .origins(let anyAllowed):
+            let items = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            if items == ["*"] {
+                guard anyAllowed else {
+                    return .failure(ConfigProblem("'*' is not allowed here: list each origin that may write",
+                                                  wrongType: false))
+                }
+                return .success(.text("*"))
+            }
+            var kept: [String] = []
+            for item in items {
+                guard let origin = WebOrigin(item) else {
+                    return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(item))", wrongType: false))
+                }
+                if !kept.contains(origin.text) { kept.append(origin.text) }
+            }
+            return .success(.text(kept.joined(separator: ",")))
         case .minutes(let range):
             let lowered = trimmed.lowercased()
             let value: Int? = if lowered.hasSuffix("h") { Int(lowered.dropLast()).map { $0 * 60 } }

@@ -119,8 +119,8 @@ package struct ConfigurationLoader: Sendable {
             }
             guard let key = schema.key(path) else { continue }
             let valueLine = valueNode.mark?.line ?? keyLine
-            // A list of times is one value: its items joined by commas, each checked like a variable's.
-            if key.type == .timesOfDay, let items = valueNode.sequence {
+            // A list (of times, of origins) is one value: its items joined by commas, each checked like a variable's.
+            if key.type.isList, let items = valueNode.sequence {
                 let texts = items.compactMap { $0.scalar?.string }
                 guard texts.count == items.count else {
                     problems.add("\(origin):\(valueLine): '\(path)' has the wrong type: "

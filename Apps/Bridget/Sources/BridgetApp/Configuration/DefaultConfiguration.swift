@@ -95,6 +95,10 @@ serve:                      # `bridget serve`, the HTTP API (a bridget built wit
   body_timeout_seconds: 10  # a request body not received in this long is answered 408
   store_timeout_seconds: 3  # a store that does not answer a request's read in this long is answered 503
   answer_cache_mb: 16       # encoded answers kept in memory, least recently used out first
+  cors:                     # which web pages on other origins may use the API from a browser (Docs/DEPLOY.md)
+    allowed_origins: "*"    # may read (GET, HEAD, the stream): "*" for any, or a list such as ["https://app.example"]
+    write_origins: []       # may also write (PUT, DELETE, with the token): each listed, never "*"
+    max_age_seconds: 600    # how long a browser keeps a preflight's answer
 
 refresh:                    # syncs on a schedule, inside `bridget serve` or alone as `bridget watch`
   enabled: auto             # auto (on for live and ndw, off for sample and cached) | true | false

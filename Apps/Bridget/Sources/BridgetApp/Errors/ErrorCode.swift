@@ -83,6 +83,7 @@ package enum ErrorCode: String, CaseIterable, Sendable, Codable {
     case webIncompleteBody = "web.incomplete-body"
     case webRequestTimeout = "web.request-timeout"
     case webForbidden = "web.forbidden"
+    case webOriginNotAllowed = "web.origin-not-allowed"
     case webUnauthorized = "web.unauthorized"
     case webStreamFull = "web.stream-full"
     case webShuttingDown = "web.shutting-down"

@@ -258,6 +258,8 @@ package enum ErrorTable {
         "web.incomplete-body": ErrorDisposition(exit: usage, http: 400, "incomplete-body", "The body did not arrive whole"),
         "web.unauthorized": ErrorDisposition(exit: usage, http: 401, "unauthorized", "A bearer token is needed"),
         "web.forbidden": ErrorDisposition(exit: usage, http: 403, "forbidden", "Writes are off"),
+        "web.origin-not-allowed": ErrorDisposition(exit: usage, http: 403, "origin-not-allowed",
+                                                   "Not allowed from this origin"),
         "web.not-found": ErrorDisposition(exit: usage, http: 404, "not-found", "Not Found"),
         "web.method-not-allowed": ErrorDisposition(exit: usage, http: 405, "method-not-allowed", "Method Not Allowed"),
         "web.request-timeout": ErrorDisposition(exit: usage, http: 408, "request-timeout", "The body took too long"),
