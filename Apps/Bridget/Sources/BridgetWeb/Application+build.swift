@@ -10,7 +10,7 @@ package enum WebAPI {
     /// whose handlers differ, and a test compares the table with Docs/openapi.yaml.
     package static let routeTable: [String] = [
         "GET /healthz", "GET /readyz", "GET /metrics",
-        "GET /v1/status",
+        "GET /v1/status", "GET /v1/events",
         "GET /v1/bridges", "GET /v1/bridges/{id}", "GET /v1/bridges/{id}/events", "GET /v1/bridges/{id}/forecast",
         "GET /v1/bridges/status", "GET /v1/bridges/{id}/status", "GET /v1/stream",
         "GET /v1/stats", "GET /v1/stats/heatmap",
@@ -22,17 +22,22 @@ package enum WebAPI {
 }
 
 /// The router of every endpoint over `web`, with its middleware: metrics outermost (they see the status an error
-/// became), then the request log, which turns every error into a problem, then the page errors, which make a
-/// browser's error outside the API a page.
+/// became), then the CORS headers (on problems too), then the request log, which turns every error into a problem,
+/// then the page errors, which make a browser's error outside the API a page, then the method table's answers (405
+/// with `Allow`, `OPTIONS` and preflights, writes from origins not listed).
 /// A `HEAD` is answered as its `GET` is, without the body (RFC 9110).
 package func buildRouter(_ web: WebContext) -> Router<WebRequestContext> {
     let router = Router(context: WebRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let methods = MethodTable(routes: WebAPI.routeTable, crossOrigin: web.app.configuration.serve.crossOrigin)
     router.add(middleware: RequestMetrics(registry: web.registry))
+    router.add(middleware: CrossOrigin(table: methods))
     router.add(middleware: RequestLog(inFlight: web.inFlight))
     router.add(middleware: PageErrors(web: web))
+    router.add(middleware: MethodGuard(table: methods))
     let endpoints = Endpoints(router: router)
     OperationsController(web: web).addRoutes(to: endpoints)
     BridgesController(web: web).addRoutes(to: endpoints)
+    EventsController(web: web).addRoutes(to: endpoints)
     StatisticsController(web: web).addRoutes(to: endpoints)
     RoutesController(web: web).addRoutes(to: endpoints)
     PagesController(web: web).addRoutes(to: endpoints)

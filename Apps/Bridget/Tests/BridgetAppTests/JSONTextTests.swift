@@ -48,10 +48,11 @@ struct JSONTextTests {
     func eventPages() throws {
         for full in [true, false] {
             let events = (0..<40).map { EventOutput(Self.event($0, full: full), clock: Self.clock) }
-            try Self.expectSameBytes(EventPage(events: events, next: "Mnwx NzAwMDAwMDAwMDA"))
-            try Self.expectSameBytes(EventPage(events: events, next: nil))
+            try Self.expectSameBytes(EventPageOutput(events: events, next: "/v1/events?order=newest&limit=40&cursor=eyJ9",
+                                                     cursor: "eyJ9"))
+            try Self.expectSameBytes(EventPageOutput(events: events, next: nil, cursor: nil))
         }
-        try Self.expectSameBytes(EventPage(events: [], next: nil))
+        try Self.expectSameBytes(EventPageOutput(events: [], next: nil, cursor: nil))
     }
 
     @Test("a forecast: edge numbers, evidence slots with and without openings, none at all")

@@ -84,13 +84,15 @@ struct ContractTests {
         try await fixture.withClient { client in
             let first = try await fixture.store.events(matching: EventQuery(bridgeID: "3", limit: 1))
             let opened = try #require(first.first).openedAt
-            for forged in [EventCursor(key: EventKey(bridgeID: "3", openedAt: opened.addingTimeInterval(17))),
-                           EventCursor(key: EventKey(bridgeID: "3", openedAt: Date(timeIntervalSince1970: 0)))] {
+            let query = EventPageQuery(bridgeIDs: ["3"], from: nil, before: nil, oldestFirst: false, limit: 100)
+            for forged in [EventCursor(key: EventKey(bridgeID: "3", openedAt: opened.addingTimeInterval(17)), query: query),
+                           EventCursor(key: EventKey(bridgeID: "3", openedAt: Date(timeIntervalSince1970: 0)), query: query),
+                           EventCursor(key: EventKey(bridgeID: "2", openedAt: opened), query: query)] {
                 let response = try await client.execute(uri: "/v1/bridges/3/events?cursor=\(forged.text)", method: .get)
                 #expect(try response.status == .badRequest
                         && (try ProblemBody(response)).title == "Bad query parameter 'cursor'", "\(response.text)")
             }
-            let given = EventCursor(key: EventKey(bridgeID: "3", openedAt: opened))
+            let given = EventCursor(key: EventKey(bridgeID: "3", openedAt: opened), query: query)
             #expect(try await client.execute(uri: "/v1/bridges/3/events?cursor=\(given.text)", method: .get).status == .ok)
 
             let segment = try await client.execute(uri: "/v1/bridges/%FF%FE", method: .get)

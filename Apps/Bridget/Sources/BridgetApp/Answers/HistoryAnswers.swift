@@ -18,6 +18,15 @@ package struct HistoryAnswers: Sendable {
         try await context.assembly.makeProcessor(store: store).generateStatistics(in: scope)
     }
 
+    /// `bridget stats --format json`'s and `GET /v1/stats`' answer over `scope`: the statistics (`statistics`, when
+    /// already computed), where the openings come from, and the source the store records.
+    package func stats(_ statistics: StatisticsDTO? = nil, in scope: HistoryScope) async throws -> StatsOutput {
+        let figures = if let statistics { statistics } else { try await self.statistics(in: scope) }
+        let provenance = try await ProvenanceAnswer.current(store: store, now: context.assembly.now(), scope: scope)
+        return StatsOutput(statistics: figures, provenance: provenance,
+                           source: try await store.recordedSource()?.identity.description)
+    }
+
     /// `bridget stats --heatmap --format json`'s answer over `scope`.
     package func heatmap(in scope: HistoryScope) async throws -> HeatmapOutput {
         HeatmapOutput(try await statistics(in: scope), zone: context.clock.zone)
@@ -26,52 +35,132 @@ package struct HistoryAnswers: Sendable {
     /// Most events one page holds.
     package static let maximumPage = 1_000
 
-    /// A page of `bridge`'s events, newest first, in `[from, before)`: at most `limit`, after `cursor` (a cursor an
-    /// earlier page gave for this bridge), with the cursor of the next page when there is one.
-    package func eventPage(of bridge: BridgeInfoDTO, from: Date?, before: Date?, limit: Int, after cursor: EventCursor?)
-        async throws -> EventPage
-    {
-        var query = EventQuery(bridgeID: bridge.id, openedFrom: from, openedBefore: before, newestFirst: true)
-        query.after = cursor?.key
-        query.limit = limit + 1
-        var found = try await store.events(matching: query)
-        let more = found.count > limit
-        if more { found.removeLast(found.count - limit) }
+    /// A page of the events `query` asks for, after `cursor` (the last page's, of the same query), with the cursor
+    /// of the next page when there is one.
+    package func eventPage(_ query: EventPageQuery, after cursor: EventCursor?) async throws -> EventPage {
+        let scope = HistoryScope(bridgeIDs: query.bridgeIDs, from: query.from, before: query.before)
+        var found = try await scope.events(in: store, limit: query.limit + 1, newestFirst: !query.oldestFirst,
+                                           after: cursor?.key)
+        let more = found.count > query.limit
+        if more { found.removeLast(found.count - query.limit) }
         let clock = context.clock
         return EventPage(events: found.map { EventOutput($0, clock: clock) },
-                         next: more ? found.last.map { EventCursor(key: $0.key).text } : nil)
+                         cursor: more ? found.last.map { EventCursor(key: $0.key, query: query) } : nil)
     }
 }
 
-/// A page of a bridge's events, newest first, as `bridget events --format json` prints them, and the cursor of the
-/// next page (absent on the last).
-package struct EventPage: Encodable, Sendable {
-    package let events: [EventOutput]
-    package let next: String?
+/// `stats`' JSON: the statistics' fields, and where the openings come from under `provenance`.
+package struct StatsOutput: Encodable, Sendable {
+    package let statistics: StatisticsDTO
+    package let provenance: ProvenanceAnswer
+    /// The source the store records (`SourceIdentity`), `null` when it records none.
+    package let source: String?
+
+    private enum Keys: String, CodingKey { case provenance, source }
+
+    package func encode(to encoder: any Encoder) throws {
+        try statistics.encode(to: encoder)
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(provenance, forKey: .provenance)
+        try container.encode(source, forKey: .source)
+    }
 }
 
-/// Where a page of events ends: the key of its last event, as an opaque text (base64url of the bridge id and the
-/// instant in milliseconds).
+/// What a page of events answers: which bridges (every one when empty), openings in `[from, before)`, in which
+/// order, how many a page. A cursor carries it, so following a cursor never leaves the filters.
+package struct EventPageQuery: Sendable, Equatable, Codable {
+    /// Bridge ids, sorted; empty for every bridge.
+    package var bridgeIDs: [String]
+    package var from: Date?
+    package var before: Date?
+    package var oldestFirst: Bool
+    package var limit: Int
+
+    package init(bridgeIDs: [String], from: Date?, before: Date?, oldestFirst: Bool, limit: Int) {
+        self.bridgeIDs = Array(Set(bridgeIDs)).sorted()
+        self.from = from.map(Self.millisecond)
+        self.before = before.map(Self.millisecond)
+        self.oldestFirst = oldestFirst
+        self.limit = limit
+    }
+
+    /// An instant to the millisecond, as a cursor keeps it and `next` writes it.
+    package static func millisecond(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+}
+
+/// A page of events, in the query's order, as `bridget events --format json` prints them, and where the next page
+/// starts (absent on the last).
+package struct EventPage: Sendable {
+    package let events: [EventOutput]
+    package let cursor: EventCursor?
+}
+
+/// A page of events as the API sends it: the events, the next page's URL and its cursor (both absent on the last).
+package struct EventPageOutput: Encodable, Sendable {
+    package let events: [EventOutput]
+    package let next: String?
+    package let cursor: String?
+
+    package init(events: [EventOutput], next: String?, cursor: String?) {
+        self.events = events
+        self.next = next
+        self.cursor = cursor
+    }
+}
+
+/// Where a page of events ends and what it answered: the key of its last event and the page's query, as an opaque
+/// text (base64url of their JSON).
 package struct EventCursor: Sendable, Equatable {
     package let key: EventKey
+    package let query: EventPageQuery
 
-    package init(key: EventKey) { self.key = key }
+    package init(key: EventKey, query: EventPageQuery) {
+        self.key = key
+        self.query = query
+    }
+
+    private struct Form: Codable {
+        /// The last event's bridge and opening, in milliseconds.
+        let b: String
+        let t: Int64
+        let q: Query
+        struct Query: Codable {
+            let bridges: [String]
+            let from: Int64?
+            let before: Int64?
+            let oldest: Bool
+            let limit: Int
+        }
+    }
+
+    private static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    private static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
 
     /// The cursor's text.
     package var text: String {
-        let plain = key.bridgeID + "|" + String(Int64((key.openedAt.timeIntervalSince1970 * 1000).rounded()))
-        return Data(plain.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+        let form = Form(b: key.bridgeID, t: Self.millis(key.openedAt), q: Form.Query(
+            bridges: query.bridgeIDs, from: query.from.map(Self.millis), before: query.before.map(Self.millis),
+            oldest: query.oldestFirst, limit: query.limit))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys // one text per cursor: answers are cached by their URL
+        let json = (try? encoder.encode(form)) ?? Data()
+        return json.base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
     /// Reads a cursor's text; `nil` when it is not one.
     package init?(text: String) {
+        guard text.utf8.count <= 8_192 else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
-        guard let data = Data(base64Encoded: base64), let plain = String(data: data, encoding: .utf8) else { return nil }
-        let parts = plain.split(separator: "|")
-        guard parts.count == 2, let millis = Int64(parts[1]) else { return nil }
-        key = EventKey(bridgeID: String(parts[0]), openedAt: Date(timeIntervalSince1970: Double(millis) / 1000))
+        guard let data = Data(base64Encoded: base64), let form = try? JSONDecoder().decode(Form.self, from: data),
+              form.q.limit >= 1, form.q.limit <= HistoryAnswers.maximumPage
+        else { return nil }
+        key = EventKey(bridgeID: form.b, openedAt: Self.date(form.t))
+        query = EventPageQuery(bridgeIDs: form.q.bridges, from: form.q.from.map(Self.date),
+                               before: form.q.before.map(Self.date), oldestFirst: form.q.oldest, limit: form.q.limit)
     }
 }
 

@@ -221,10 +221,12 @@ package struct JSONText {
 
 // MARK: The answers written this way
 
-extension EventPage: JSONTextWritable {
+extension EventPageOutput: JSONTextWritable {
+    /// The keys in `JSONEncoder`'s sorted order.
     package func write(to json: inout JSONText) {
         json.reserve(events.count * 512)
         json.object { json in
+            json.member("cursor", cursor)
             json.member("events") { json in json.array(events) { json, event in event.write(to: &json) } }
             json.member("next", next)
         }

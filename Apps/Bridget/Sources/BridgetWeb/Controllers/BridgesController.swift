@@ -3,7 +3,7 @@ import BridgetDTOs
 import BridgetPersistence
 import Hummingbird
 
-/// The bridges, their events in pages, and their forecasts.
+/// The bridges, their status and their forecasts.
 struct BridgesController {
     let web: WebContext
 
@@ -38,10 +38,6 @@ struct BridgesController {
             let id = try request.pathParameter("id", in: context)
             return try await web.cached(request) { try await bridge(id) }
         }
-        endpoints.get("/v1/bridges/{id}/events") { request, context in
-            let id = try request.pathParameter("id", in: context)
-            return try await web.cached(request) { try await events(id, Query(request)) }
-        }
         endpoints.get("/v1/bridges/{id}/forecast") { request, context in
             let id = try request.pathParameter("id", in: context)
             // A forecast for "now" (no `at`, or a relative one) changes with the clock: tagged by the minute.
@@ -70,30 +66,6 @@ struct BridgesController {
     func bridge(_ text: String) async throws -> BridgeListing {
         let bridge = try await web.catalogBridge(text)
         return try await listing().first { $0.bridge.id == bridge.id } ?? BridgeListing(unsynced: bridge)
-    }
-
-    /// A page of a bridge's events (`since`, `until`, `limit`, `cursor`), newest first.
-    func events(_ id: String, _ query: Query) async throws -> EventPage {
-        let target = try await web.catalogBridge(id)
-        let grammar = web.app.timeGrammar
-        let from = try query["since"].map { try grammar.instant($0, option: "since", direction: .back) }
-        let before = try query["until"].map { try grammar.instant($0, option: "until", direction: .back) }
-        let limit = try query.integer("limit", in: 1...HistoryAnswers.maximumPage, fallback: 100)
-        var cursor: EventCursor?
-        if let text = query["cursor"] {
-            // A cursor names the last opening of a page this endpoint gave: one that names no stored opening of this
-            // bridge was not given here (or names one since pruned), and is refused rather than read as a place.
-            guard let read = EventCursor(text: text), read.key.bridgeID == target.id,
-                  try await !web.store.events(matching: EventQuery(
-                      bridgeID: target.id, openedFrom: read.key.openedAt,
-                      openedBefore: read.key.openedAt.addingTimeInterval(0.001), limit: 1)).isEmpty
-            else {
-                throw Problem.badParameter("cursor", "'\(text)' is not a cursor this endpoint gave for bridge \(target.id)")
-            }
-            cursor = read
-        }
-        return try await HistoryAnswers(context: web.app, store: web.store)
-            .eventPage(of: target, from: from, before: before, limit: limit, after: cursor)
     }
 
     /// `bridget predict --format json`'s answer for one time (`at`, default now; `window`, default 20m).

@@ -7,6 +7,14 @@ import NIOCore
 package struct EncodedAnswer: Sendable {
     package let plain: ByteBuffer
     package let gzip: ByteBuffer?
+    /// Headers the answer carries beside the cache's own (a page's `Link` to the next).
+    package var fields: HTTPFields = [:]
+
+    package init(plain: ByteBuffer, gzip: ByteBuffer?, fields: HTTPFields = [:]) {
+        self.plain = plain
+        self.gzip = gzip
+        self.fields = fields
+    }
 
     /// The bytes the cache's budget counts: what the buffers hold in memory, which can be more than they hold to send.
     package var size: Int { plain.capacity + (gzip?.capacity ?? 0) }

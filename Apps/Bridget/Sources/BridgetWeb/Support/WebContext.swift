@@ -42,7 +42,8 @@ package struct WebContext: Sendable {
         self.schedule = schedule
         self.versions = versions
         let stream = app.configuration.stream
-        changes = ChangeHub(store: store, pollInterval: .milliseconds(Int64(stream.pollInterval * 1000)),
+        changes = ChangeHub(store: store, names: BridgeNames { try await store.bridges() }, clock: app.clock,
+                            pollInterval: .milliseconds(Int64(stream.pollInterval * 1000)),
                             heartbeat: .milliseconds(Int64(stream.heartbeat * 1000)), clientBuffer: stream.clientBuffer,
                             memoryBudget: stream.memoryBudget,
                             slots: StreamSlots(maximum: stream.maximumClients, perAddress: stream.maximumClientsPerAddress),
@@ -66,20 +67,30 @@ package struct WebContext: Sendable {
     /// The JSON of `value` with an ETag of the history version, `varying` (what else the answer depends on) and the
     /// request's path and query, and a `Cache-Control` fitting how long the answer holds; 304 when the client has it.
     /// The encoded answer is kept under the same facts, so the next request for it costs no query.
-    package func cached(_ request: Request, varying: String = "", untilNextMinute: Bool = false, revalidate: Bool = false,
-                        contentType: String = "application/json",
-                        _ value: () async throws -> some Encodable) async throws -> Response {
-        try await cachedBody(request, varying: varying, untilNextMinute: untilNextMinute, revalidate: revalidate,
-                             contentType: contentType) {
-            var bytes = try AnswerJSON.bytes(try await value())
+    /// `headers` are the answer's own (kept with it).
+    package func cached<Value: Encodable>(
+        _ request: Request, varying: String = "", untilNextMinute: Bool = false, revalidate: Bool = false,
+        contentType: String = "application/json", headers: (Value) -> HTTPFields = { _ in [:] },
+        _ value: () async throws -> Value
+    ) async throws -> Response {
+        try await cachedAnswer(request, varying: varying, untilNextMinute: untilNextMinute, revalidate: revalidate,
+                               contentType: contentType) {
+            let answer = try await value()
+            var bytes = try AnswerJSON.bytes(answer)
             bytes.append(UInt8(ascii: "\n"))
-            return ByteBuffer(bytes: bytes)
+            return EncodedAnswer(plain: ByteBuffer(bytes: bytes), gzip: nil, fields: headers(answer))
         }
     }
 
     /// `cached` for a body already written (a page's HTML).
     package func cachedBody(_ request: Request, varying: String, untilNextMinute: Bool, revalidate: Bool,
                             contentType: String, _ text: () async throws -> ByteBuffer) async throws -> Response {
+        try await cachedAnswer(request, varying: varying, untilNextMinute: untilNextMinute, revalidate: revalidate,
+                               contentType: contentType) { EncodedAnswer(plain: try await text(), gzip: nil) }
+    }
+
+    private func cachedAnswer(_ request: Request, varying: String, untilNextMinute: Bool, revalidate: Bool,
+                              contentType: String, _ make: () async throws -> EncodedAnswer) async throws -> Response {
         try store.checkKnownProblems()
         // The generation first: an answer computed while the store was reopened is kept under the old one, unused.
         let generation = store.generation
@@ -96,7 +107,7 @@ package struct WebContext: Sendable {
         }
         if given.contains("*") {
             // `*` matches an answer that exists (RFC 9110 13.1.2): a bad parameter or unknown bridge is still its error.
-            _ = try await text()
+            _ = try await make()
             return Response(status: .notModified, headers: [.eTag: tag, .cacheControl: control, .vary: "Accept-Encoding"])
         }
         let cacheKey = stamp + " " + key
@@ -104,18 +115,19 @@ package struct WebContext: Sendable {
         if let kept = answers.value(forKey: cacheKey) {
             answer = kept
         } else {
-            answer = EncodedAnswer(plain: try await text(), gzip: nil)
+            answer = try await make()
             answers.insert(answer, forKey: cacheKey, timeToLive: nil)
         }
         var headers: HTTPFields = [.contentType: contentType, .eTag: tag, .cacheControl: control,
                                    .vary: "Accept-Encoding"]
+        headers.append(contentsOf: answer.fields)
         guard answer.plain.readableBytes >= AnswerEncoding.minimumBytes,
               AnswerEncoding.acceptsGzip(request.headers[.acceptEncoding])
         else {
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: answer.plain))
         }
         if answer.gzip == nil, let compressed = AnswerEncoding.gzip(answer.plain) {
-            answer = EncodedAnswer(plain: answer.plain, gzip: compressed)
+            answer = EncodedAnswer(plain: answer.plain, gzip: compressed, fields: answer.fields)
             answers.insert(answer, forKey: cacheKey, timeToLive: nil)
         }
         guard let gzip = answer.gzip else {
