@@ -176,6 +176,7 @@ let package = Package(
                 "BridgetAlerts",
                 "BridgetWeb",
                 "BridgetTestSupport",
+                .product(name: "PropertyBased", package: "swift-property-based"),
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),

@@ -12,6 +12,19 @@ package struct StatusAnswer: Encodable, Sendable {
     package let refresh: String?
     /// When the next scheduled sync starts, or `nil`.
     package let nextRefresh: Date?
+
+    private enum Keys: String, CodingKey { case provider, newestOpening, historyVersion, lastSync, refresh, nextRefresh }
+
+    /// Every field, `null` when absent (a store with no opening or sync yet, a server that does not refresh).
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(newestOpening, forKey: .newestOpening)
+        try container.encode(historyVersion, forKey: .historyVersion)
+        try container.encode(lastSync, forKey: .lastSync)
+        try container.encode(refresh, forKey: .refresh)
+        try container.encode(nextRefresh, forKey: .nextRefresh)
+    }
 }
 
 /// A sync run as `/v1/status` shows it.

@@ -137,7 +137,7 @@ struct EventsCommand: AsyncParsableCommand {
                 }
                 var catalog = try await names()
                 for try await page in pages {
-                    if format == .table, page.contains(where: { $0.bridgeIDs.contains { catalog[$0] == nil } }) {
+                    if format != .csv, page.contains(where: { $0.bridgeIDs.contains { catalog[$0] == nil } }) {
                         catalog = try await names()
                     }
                     for entry in page {
@@ -170,7 +170,7 @@ struct EventsCommand: AsyncParsableCommand {
             fields.map { $0.contains(",") || $0.contains("\"") ? "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : $0 }
                 .joined(separator: ",")
         }
-        if format == .json { return try AnswerJSON.line(entry) }
+        if format == .json { return try AnswerJSON.line(ChangeOutput(entry, names: names, clock: clock)) }
         guard case .opening(let change) = entry else {
             guard case .bulk(let bulk) = entry else { return "" }
             if format == .csv {

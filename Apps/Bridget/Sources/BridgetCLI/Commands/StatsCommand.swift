@@ -71,12 +71,11 @@ struct StatsCommand: AsyncParsableCommand {
                              + "from \(statistics.totalRows) rows on record: rows of a bridge less than "
                              + "\(String(format: "%g", statistics.mergeGapMinutes)) min apart are one opening.")
             }
-            let provenance = try await ProvenanceAnswer.current(store: store, now: context.assembly.now(), scope: scope)
-            if statistics.totalOpenings > 0 { notes.append(provenance.sentence) }
-            let source = try await store.recordedSource()?.identity
-            if let source { notes.append("Source: \(source).") }
+            let answer = try await HistoryAnswers(context: context, store: store).stats(statistics, in: scope)
+            if statistics.totalOpenings > 0 { notes.append(answer.provenance.sentence) }
+            if let source = answer.source { notes.append("Source: \(source).") }
             try OutputWriter(format: output.format).write(
-                StatsOutput(statistics: statistics, provenance: provenance, source: source?.description),
+                answer,
                 tabular: Tabular(
                     columns: ["id", "bridge", "openings", "per_day", "mean_min", "median_min", "p90_min", "max_min",
                               "busiest_hour"],
@@ -101,22 +100,5 @@ extension StatsCommand {
             }
         }
         return Tabular(columns: ["bridge_id", "bridge", "weekday", "hour", "openings"], rows: rows)
-    }
-}
-
-/// `stats`' JSON: the statistics' fields, and where the openings come from under `provenance`.
-struct StatsOutput: Encodable {
-    let statistics: StatisticsDTO
-    let provenance: ProvenanceAnswer
-    /// The source the store records (`SourceIdentity`), `null` when it records none.
-    let source: String?
-
-    private enum Keys: String, CodingKey { case provenance, source }
-
-    func encode(to encoder: any Encoder) throws {
-        try statistics.encode(to: encoder)
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(provenance, forKey: .provenance)
-        try container.encode(source, forKey: .source)
     }
 }

@@ -9,7 +9,7 @@ struct StatisticsController {
     func addRoutes(to endpoints: Endpoints) {
         endpoints.get("/v1/stats") { request, _ in
             try await web.cached(request) {
-                try await HistoryAnswers(context: web.app, store: web.store).statistics(in: try await scope(Query(request)))
+                try await HistoryAnswers(context: web.app, store: web.store).stats(in: try await scope(Query(request)))
             }
         }
         endpoints.get("/v1/stats/heatmap") { request, _ in

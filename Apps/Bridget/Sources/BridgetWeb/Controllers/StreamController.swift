@@ -94,10 +94,11 @@ struct StreamController {
             func catchUp(through newest: Int64) async throws -> Bool {
                 while sent < newest, !connection.isClosed {
                     let page = try await store.changes(after: sent, bridgeIDs: bridgeIDs, limit: Self.backfillPage)
+                    let names = await hub.names.names(for: page)
                     var events = ByteBuffer()
                     var through = sent
                     for change in page where change.sequence <= newest {
-                        events.writeImmutableBuffer(try ChangeHub.event(change))
+                        events.writeImmutableBuffer(try ChangeHub.event(change, names: names, clock: hub.clock))
                         through = change.sequence
                     }
                     if events.readableBytes > 0 {
@@ -176,7 +177,7 @@ struct StreamController {
     struct ChangePage: Encodable {
         /// Entries after `after` (of the bridges asked for), oldest first: openings' changes, and bulk writes'
         /// summaries (`kind` `bulk`: read those openings again).
-        let changes: [ChangeLogEntryDTO]
+        let changes: [ChangeOutput]
         /// Where the next page starts: give it as `after` (or `Last-Event-ID`).
         let next: Int64
         /// The numbers the log holds now.
@@ -194,7 +195,8 @@ struct StreamController {
         let changes = try await web.store.changes(after: start, bridgeIDs: bridgeIDs.map { Array($0).sorted() }, limit: limit)
         // Past the last change read; a page that came back short has read the log to its end as it stood.
         let next = changes.count == limit ? (changes.last?.sequence ?? start) : max(bounds.newest, changes.last?.sequence ?? start)
-        return ChangePage(changes: changes, next: next, oldest: bounds.oldest, newest: bounds.newest, resync: resync)
+        let names = await web.changes.names.names(for: changes)
+        return ChangePage(changes: changes.map { ChangeOutput($0, names: names, clock: web.app.clock) }, next: next, oldest: bounds.oldest, newest: bounds.newest, resync: resync)
     }
 
     /// Whether an `Accept` header asks for `text/event-stream` with a quality above 0 (RFC 9110: `q=0` means "not

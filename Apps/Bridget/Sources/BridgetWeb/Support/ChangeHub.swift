@@ -126,6 +126,9 @@ package final class ChangeHub: Service, Sendable {
     }
 
     private let store: any ChangeLogStore
+    /// The bridges' names and the clock of the events' local times.
+    let names: BridgeNames
+    let clock: LocalClock
     private let pollInterval: Duration
     private let heartbeat: Duration
     private let clientBuffer: Int
@@ -142,9 +145,12 @@ package final class ChangeHub: Service, Sendable {
     /// Calls `action` each time the hub reads new changes from the log.
     package func onChanges(_ action: @escaping @Sendable () -> Void) { listeners.withLock { $0.append(action) } }
 
-    init(store: any ChangeLogStore, pollInterval: Duration, heartbeat: Duration, clientBuffer: Int,
-         memoryBudget: Int = 32 << 20, slots: StreamSlots = StreamSlots(maximum: 1_000, perAddress: 16), logger: Logger) {
+    init(store: any ChangeLogStore, names: BridgeNames, clock: LocalClock, pollInterval: Duration, heartbeat: Duration,
+         clientBuffer: Int, memoryBudget: Int = 32 << 20,
+         slots: StreamSlots = StreamSlots(maximum: 1_000, perAddress: 16), logger: Logger) {
         self.store = store
+        self.names = names
+        self.clock = clock
         self.pollInterval = pollInterval
         self.heartbeat = heartbeat
         self.clientBuffer = clientBuffer
@@ -228,7 +234,7 @@ package final class ChangeHub: Service, Sendable {
                 let changes = try await store.changes(after: cursor, bridgeIDs: nil, limit: 1_000)
                 if !changes.isEmpty {
                     cursor = changes[changes.count - 1].sequence
-                    broadcast(changes, through: cursor)
+                    broadcast(changes, names: await names.names(for: changes), through: cursor)
                     for action in listeners.withLock({ $0 }) { action() }
                     if changes.count == 1_000 { continue }
                 }
@@ -245,11 +251,11 @@ package final class ChangeHub: Service, Sendable {
 
     /// Hands a poll's changes to every client as one batch (of its bridges' changes): encoded once, shared by every
     /// client that takes every bridge.
-    private func broadcast(_ changes: [ChangeLogEntryDTO], through cursor: Int64) {
+    private func broadcast(_ changes: [ChangeLogEntryDTO], names: [String: String], through cursor: Int64) {
         var encoded: [(sequence: Int64, bridgeIDs: [String], event: ByteBuffer)] = []
         encoded.reserveCapacity(changes.count)
         for change in changes {
-            if let event = try? Self.event(change) { encoded.append((change.sequence, change.bridgeIDs, event)) }
+            if let event = try? Self.event(change, names: names, clock: clock) { encoded.append((change.sequence, change.bridgeIDs, event)) }
         }
         let all = Batch(sequences: encoded.map(\.sequence), events: encoded.map(\.event))
         let clients = state.withLock { state in
@@ -289,10 +295,10 @@ package final class ChangeHub: Service, Sendable {
 
     /// An entry as one Server-Sent Event: its number as the id, its JSON as the data; `event: change` for an
     /// opening's change, `event: bulk` for a bulk write's summary (read its openings again).
-    static func event(_ change: ChangeLogEntryDTO) throws -> ByteBuffer {
+    static func event(_ change: ChangeLogEntryDTO, names: [String: String], clock: LocalClock) throws -> ByteBuffer {
         var buffer = ByteBuffer()
         buffer.writeString("id: \(change.sequence)\nevent: \(change.opening == nil ? "bulk" : "change")\ndata: ")
-        buffer.writeString(try AnswerJSON.line(change))
+        buffer.writeString(try AnswerJSON.line(ChangeOutput(change, names: names, clock: clock)))
         buffer.writeString("\n\n")
         return buffer
     }
