@@ -170,6 +170,28 @@ struct ServeAndRefreshConfigurationTests {
         #expect(schedule.rule == .every(7_200))
     }
 
+    @Test("serve.cors: origins as a list or a variable's commas, lowercased without default ports; * for reads only")
+    func crossOrigins() throws {
+        let standard = try load("")
+        #expect(standard.serve.crossOrigin.readers == nil && standard.serve.crossOrigin.writers.isEmpty
+                && standard.serve.crossOrigin.maxAge == 600)
+        let listed = try load("serve:\n  cors:\n    allowed_origins: [\"HTTPS://App.Example:443\", \"http://localhost:3000\"]\n"
+                              + "    write_origins: [\"https://app.example\"]\n")
+        #expect(listed.serve.crossOrigin.readers == ["https://app.example", "http://localhost:3000"])
+        #expect(listed.serve.crossOrigin.mayWrite("https://app.example") && !listed.serve.crossOrigin.mayRead("https://x.example"))
+        let none = try load("serve:\n  cors:\n    allowed_origins: []\n")
+        #expect(none.serve.crossOrigin.readers == [])
+        let variable = try load("", environment: ["BRIDGET_SERVE_CORS_WRITE_ORIGINS": "https://a.example, https://b.example"])
+        #expect(variable.serve.crossOrigin.writers == ["https://a.example", "https://b.example"])
+        for (yaml, fragment) in [("serve:\n  cors:\n    write_origins: \"*\"\n", "'*' is not allowed here"),
+                                 ("serve:\n  cors:\n    allowed_origins: [\"https://a.example/path\"]\n", "'https://a.example/path'"),
+                                 ("serve:\n  cors:\n    allowed_origins: [\"ftp://a.example\"]\n", "'ftp://a.example'"),
+                                 ("serve:\n  cors:\n    write_origins: [\"null\"]\n", "'null'")] {
+            let message = try #require(problem(yaml), "\(yaml) should be refused")
+            #expect(message.contains("test.yaml:3: 'serve.cors.") && message.contains(fragment), "\(message)")
+        }
+    }
+
     @Test("bad refresh and serve values name the key and line")
     func badValues() throws {
         let time = try #require(problem("refresh:\n  times: [\"05:30\", \"25:00\"]\n"))
