@@ -177,6 +177,7 @@ let package = Package(
                 "BridgetWeb",
                 "BridgetTestSupport",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),

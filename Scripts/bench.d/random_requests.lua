@@ -129,9 +129,8 @@ end
 -- The mix follows cursors: the next page of the connection's last events page; distinct stops at its count.
 response = function(status, headers, body)
   if mode == "mix" then
-    local bridge = body:match('"bridgeID" : "([^"]+)"')
-    local next = body:match('"next" : "([^"]+)"')
-    last_page = (bridge and next) and string.format("/v1/bridges/%s/events?limit=100&cursor=%s", bridge, next) or nil
+    -- `next` is the next page's URL, relative to the server.
+    last_page = body:match('"next" : "([^"]+)"')
   elseif mode == "distinct" and asked >= count then
     wrk.thread:stop()
   end

@@ -26,9 +26,9 @@ package struct MethodTable: Sendable {
     package init(routes: [String], crossOrigin: CrossOriginSettings) {
         var shapes: [Shape] = []
         for route in routes {
+            // `buildRouter` checks every entry against the handlers registered, so none is malformed there.
             let parts = route.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            let method = HTTPRequest.Method(String(parts[0]))!
+            guard parts.count == 2, let method = HTTPRequest.Method(String(parts[0])) else { continue }
             let segments: [String?] = parts[1].split(separator: "/").map { $0.first == "{" ? nil : String($0) }
             if let index = shapes.firstIndex(where: { $0.segments == segments }) {
                 shapes[index].methods.append(method)
@@ -45,7 +45,7 @@ package struct MethodTable: Sendable {
         let segments = path.split(separator: "/")
         var found: [HTTPRequest.Method] = []
         for shape in shapes where shape.segments.count == segments.count
-            && zip(shape.segments, segments).allSatisfy({ $0.0 == nil || $0.0! == $0.1 }) {
+            && zip(shape.segments, segments).allSatisfy({ pattern, segment in pattern.map { $0 == segment } ?? true }) {
             found += shape.methods
         }
         guard !found.isEmpty else { return nil }
