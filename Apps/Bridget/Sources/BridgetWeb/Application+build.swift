@@ -34,7 +34,7 @@ package func buildRouter(_ web: WebContext) -> Router<WebRequestContext> {
     router.add(middleware: RequestLog(inFlight: web.inFlight))
     router.add(middleware: PageErrors(web: web))
     router.add(middleware: MethodGuard(table: methods))
-    let endpoints = Endpoints(router: router)
+    let endpoints = Endpoints(router: router, guard: WriteGuard(web: web))
     OperationsController(web: web).addRoutes(to: endpoints)
     BridgesController(web: web).addRoutes(to: endpoints)
     EventsController(web: web).addRoutes(to: endpoints)

@@ -10,23 +10,18 @@ struct AlertsController {
     let web: WebContext
 
     func addRoutes(to endpoints: Endpoints) {
-        let routes = RoutesController(web: web)
-        endpoints.get("/v1/alerts") { request, _ in
-            try routes.authorize(request)
+        endpoints.get("/v1/alerts", guarded: true) { request, _ in
             return try Self.json(try await web.store.alerts().map(AlertOutput.init), status: .ok)
         }
-        endpoints.get("/v1/alerts/{name}") { request, context in
-            try routes.authorize(request)
+        endpoints.get("/v1/alerts/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
             return try Self.json(AlertOutput(try await rule(name)), status: .ok)
         }
-        endpoints.put("/v1/alerts/{name}") { request, context in
-            try routes.authorize(request)
+        endpoints.put("/v1/alerts/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
-            return try await save(name, try await routes.body(of: request))
+            return try await save(name, try await request.guardedBody())
         }
-        endpoints.delete("/v1/alerts/{name}") { request, context in
-            try routes.authorize(request)
+        endpoints.delete("/v1/alerts/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
             guard try await web.store.removeAlert(named: name) else { throw Self.unknown(name) }
             return Response(status: .noContent)

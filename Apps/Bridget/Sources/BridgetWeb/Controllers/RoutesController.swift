@@ -40,11 +40,11 @@ struct RoutesController {
                 try await bestTime(name, Query(request), file: file)
             }
         }
-        endpoints.put("/v1/routes/{name}") { request, context in
+        endpoints.put("/v1/routes/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
             return try await saveRoute(name, request)
         }
-        endpoints.delete("/v1/routes/{name}") { request, context in
+        endpoints.delete("/v1/routes/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
             return try await removeRoute(name, request)
         }
@@ -108,9 +108,8 @@ struct RoutesController {
 
     /// `PUT /v1/routes/{name}`: saves the route (201 when new, 200 when it replaced one) and answers it as stored.
     func saveRoute(_ name: String, _ request: Request) async throws -> Response {
-        try authorize(request)
         let name = try routeName(name)
-        let data = try await body(of: request)
+        let data = try await request.guardedBody()
         let crossings: [(bridges: [String], minutes: Double)]
         let isFavorite: Bool
         do {
@@ -150,45 +149,6 @@ struct RoutesController {
         return Response(status: existed ? .ok : .created, headers: headers,
                         body: ResponseBody(byteBuffer: ByteBuffer(string: json)))
     }
-
-    /// A request's body: at most `serve.max_body_bytes` (413), whole within `serve.body_timeout_seconds` (408); a
-    /// client that hangs up before sending it all is a 400, not the server's failure.
-    func body(of request: Request) async throws -> Data {
-        let serve = web.app.configuration.serve
-        let limit = serve.maximumBodyBytes
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw Problem.tooLarge(limit)
-        }
-        let deadline = Duration.seconds(serve.bodyTimeout)
-        let incomplete = Problem(.webIncompleteBody,
-                                 detail: "the connection ended before the request's body did")
-        do {
-            let buffer = try await Deadline.within(deadline, progress: nil, timeout: { BodyTimeout() }) { [request] in
-                var request = request
-                return try await request.collectBody(upTo: limit)
-            }
-            if let length = request.headers[.contentLength].flatMap(Int.init), buffer.readableBytes < length {
-                throw incomplete
-            }
-            return Data(buffer.readableBytesView)
-        } catch let problem as Problem {
-            throw problem
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw Problem.tooLarge(limit)
-        } catch is CancellationError {
-            throw CancellationError() // the server is stopping: the client is told to come back (503)
-        } catch is BodyTimeout {
-            throw Problem(.webRequestTimeout,
-                          detail: "the request's body did not arrive within \(serve.bodyTimeout) s (serve.body_timeout_seconds)",
-                          headers: [.connection: "close"])
-        } catch {
-            if Task.isCancelled { throw CancellationError() }
-            throw incomplete
-        }
-    }
-
-    /// The time to receive a body ran out.
-    struct BodyTimeout: Error {}
 
     /// The body of `PUT /v1/routes/{name}`: the route's crossings (bridge ids or names) and whether it is a favourite.
     struct RouteBody: Decodable {
@@ -245,7 +205,6 @@ struct RoutesController {
 
     /// `DELETE /v1/routes/{name}`: 204, or 404 when no such route is saved.
     func removeRoute(_ name: String, _ request: Request) async throws -> Response {
-        try authorize(request)
         let name = try routeName(name)
         guard try await web.routeFile().removeRoute(named: name) else {
             throw Problem(.inputUnknownRoute, detail: "no route named '\(name)'")
@@ -262,37 +221,6 @@ struct RoutesController {
             throw Problem.badPath("name", "a route name is 1 to 200 characters, none of them control characters")
         }
         return name
-    }
-
-    /// Lets a write through when it carries `Authorization: Bearer <token>` with the token of `serve.token_env`,
-    /// compared in constant time; else a 401 (or 403 when no token is configured, so no write can ever pass). The
-    /// token is never logged or echoed.
-    func authorize(_ request: Request) throws {
-        let variable = web.app.configuration.serve.tokenVariable
-        guard let expected = web.app.configuration.apiToken else {
-            throw Problem(.webForbidden,
-                          detail: "this server has no write token: set $\(variable) (serve.token_env) where it runs")
-        }
-        let given = request.headers[.authorization] ?? ""
-        let prefix = "bearer "
-        guard given.count > prefix.count, given.prefix(prefix.count).lowercased() == prefix,
-              Self.constantTimeEqual(Array(given.utf8.dropFirst(prefix.count)), Array(expected.utf8))
-        else {
-            throw Problem(.webUnauthorized,
-                          detail: "send Authorization: Bearer <the token in $\(variable)>",
-                          headers: [.wwwAuthenticate: #"Bearer realm="bridget""#])
-        }
-    }
-
-    /// Whether two byte strings are equal, in a time that depends on their lengths only (not on where they differ).
-    static func constantTimeEqual(_ given: [UInt8], _ expected: [UInt8]) -> Bool {
-        var difference = UInt8(given.count == expected.count ? 0 : 1)
-        for index in 0..<max(given.count, expected.count) {
-            let left = index < given.count ? given[index] : 0
-            let right = index < expected.count ? expected[index] : 0
-            difference |= left ^ right
-        }
-        return difference == 0
     }
 
     /// A decoding error in a sentence: the field and what was wrong.
