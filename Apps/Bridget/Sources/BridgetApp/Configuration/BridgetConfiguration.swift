@@ -222,7 +222,7 @@ package struct BridgetConfiguration: Sendable {
         switch routeStorage {
         case .store: true
         case .file: false
-        case .auto: store == .postgres
+        case .auto: store.isShared
         }
     }
     /// `rules.path`, resolved: the dated deviations' YAML file; `rules.storage` as written (see `rulesInStore`).
@@ -234,7 +234,7 @@ package struct BridgetConfiguration: Sendable {
         switch ruleStorage {
         case .store: true
         case .file: false
-        case .auto: store == .postgres
+        case .auto: store.isShared
         }
     }
     package var batchSize: Int
@@ -314,9 +314,7 @@ package struct BridgetConfiguration: Sendable {
         if case .integer(let size) = resolved.value("import.batch_size") {
             importBatchSize = size
         } else {
-            // A PostgreSQL transaction costs a dozen round trips: bigger batches for it (about 130 MB at the peak of
-            // a million-row import, against 95 MB with SQLite's 10,000).
-            importBatchSize = store == .postgres ? 25_000 : 10_000
+            importBatchSize = store.defaultImportBatchSize
         }
         syncRejectsPath = resolved.text("sync.rejects_path")
         importRejectsPath = resolved.text("import.rejects_path")

@@ -345,11 +345,12 @@ private struct RowReader {
 
     package mutating func scan(_ bytes: UnsafeBufferPointer<UInt8>, isFinal: Bool,
                        row body: (SocrataRow, RowPosition) throws -> Void) throws -> Int {
+        // `csv!` mutates the scanner in place (an `if var` copy would copy its buffers); it is checked just before.
         if csv != nil { return try csv!.scan(bytes, isFinal: isFinal, row: body) }
         return try json.scan(bytes, isFinal: isFinal, row: body)
     }
 
     package mutating func resume(at position: RowPosition) {
-        if csv != nil { csv!.resume(at: position) } else { json.resume(at: position) }
+        if csv != nil { csv!.resume(at: position) } else { json.resume(at: position) } // in place, as in `scan`
     }
 }
