@@ -80,16 +80,11 @@ package struct KeptFigures: Sendable {
     /// at most, trained on what comes before (`Backtester.defaultTrainUntil`).
     package func qualityBacktest() async throws -> QualityBacktest {
         try await kept("pages.quality") {
-            let clock = context.clock
-            let first = try await store.events(matching: EventQuery(limit: 1, happened: true)).first
-            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first
-            guard let first, let last else { return .noOpenings }
-            let firstDay = LocalDay(containing: first.openedAt, time: clock).number
-            let lastDay = LocalDay(containing: last.openedAt, time: clock).number
-            guard lastDay - firstDay >= 7 else { return .tooShort }
-            let train = Backtester.defaultTrainUntil(firstDay: firstDay, lastDay: lastDay)
-            return .tested(try await context.assembly.makeProcessor(store: store)
-                .backtest(trainUntil: train, testUntil: nil, in: .everything))
+            let answers = HistoryAnswers(context: context, store: store)
+            guard let days = try await answers.storedDays() else { return .noOpenings }
+            guard days.last - days.first >= 7 else { return .tooShort }
+            let plan = try await answers.backtestPlan(trainUntil: nil, testUntil: nil)
+            return .tested(try await answers.backtest(plan, in: .everything))
         }
     }
 }

@@ -60,26 +60,14 @@ struct BacktestCommand: AsyncParsableCommand {
                 LocalDay(containing: $0.addingTimeInterval(-1), time: grammar.clock).number
             }.map { LocalDay(number: $0 + 1) }
             scope.before = nil // the test period's end is `test`, in days
-            let first = try await store.events(matching: EventQuery(openedFrom: scope.from, limit: 1, happened: true)).first
-            let last = try await store.events(matching: EventQuery(limit: 1, newestFirst: true, happened: true)).first
-            let firstDay = first.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? 0
-            let lastStored = last.map { LocalDay(containing: $0.openedAt, time: grammar.clock).number } ?? firstDay
-            let train: LocalDay
-            if let trainUntil {
-                train = try day(trainUntil, "--train-until")
-                guard train.number <= lastStored else {
-                    throw BridgetError(.inputBadRange, "--train-until \(trainUntil) is after the stored history (\(LocalDay(number: firstDay)) to "
-                            + "\(LocalDay(number: lastStored))): nothing is left to test",
-                        hint: "choose a day within the history, or leave --train-until out to test on its last quarter")
-                }
-            } else {
-                let lastDay = test.map { $0.number - 1 } ?? lastStored
-                train = LocalDay(number: Backtester.defaultTrainUntil(firstDay: firstDay, lastDay: lastDay))
+            let answers = HistoryAnswers(context: context, store: store)
+            let plan = try await answers.backtestPlan(trainUntil: try trainUntil.map { try day($0, "--train-until") },
+                                                      testUntil: test, from: scope.from)
+            if plan.defaulted {
                 Terminal.note("testing on the last quarter of the history (\(Backtester.defaultTestDays) days at most), "
-                              + "from \(train) (--train-until chooses)")
+                              + "from \(plan.train) (--train-until chooses)")
             }
-            let result = try await context.assembly.makeProcessor(store: store)
-                .backtest(trainUntil: train.number, testUntil: test?.number, in: scope)
+            let result = try await answers.backtest(plan, in: scope)
             var rows: [[Cell]] = []
             for window in result.windows {
                 for bridge in window.bridges.map(\.bridgeID) + [nil] {
