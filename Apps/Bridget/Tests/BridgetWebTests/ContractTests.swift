@@ -87,7 +87,12 @@ struct ContractTests {
             let query = EventPageQuery(bridgeIDs: ["3"], from: nil, before: nil, oldestFirst: false, limit: 100)
             for forged in [EventCursor(key: EventKey(bridgeID: "3", openedAt: opened.addingTimeInterval(17)), query: query),
                            EventCursor(key: EventKey(bridgeID: "3", openedAt: Date(timeIntervalSince1970: 0)), query: query),
-                           EventCursor(key: EventKey(bridgeID: "2", openedAt: opened), query: query)] {
+                           EventCursor(key: EventKey(bridgeID: "2", openedAt: opened), query: query),
+                           // An instant past the years a store keeps, bridges the catalog does not hold.
+                           EventCursor(key: EventKey(bridgeID: "3", openedAt: Date(timeIntervalSince1970: 9e13)), query: query),
+                           EventCursor(key: EventKey(bridgeID: "3", openedAt: opened), query: EventPageQuery(
+                               bridgeIDs: ["3"] + (0..<50).map { "x\($0)" }, from: nil, before: nil, oldestFirst: false,
+                               limit: 100))] {
                 let response = try await client.execute(uri: "/v1/bridges/3/events?cursor=\(forged.text)", method: .get)
                 #expect(try response.status == .badRequest
                         && (try ProblemBody(response)).title == "Bad query parameter 'cursor'", "\(response.text)")

@@ -52,19 +52,21 @@ public struct ChangeStream: AsyncSequence, Sendable {
         var failures = 0
         var wait = reconnectDelay
         while !Task.isCancelled {
-            var received = false
             do {
                 for try await event in try await connect(after: last).asDecodedServerSentEvents() {
-                    if let retry = event.retry { wait = Swift.min(.milliseconds(retry), reconnectDelay) }
+                    if let retry = event.retry { wait = Swift.min(.milliseconds(Swift.max(0, retry)), reconnectDelay) }
                     guard let change = try Self.change(event) else { continue }
                     if let sequence = change.sequence { last = sequence }
-                    received = true
                     failures = 0
                     output.yield(change)
                 }
-                if received { failures = 0 }
             } catch is CancellationError {
                 break
+            } catch BridgetClientError.status(let code, let detail) where (400..<500).contains(code) && code != 408
+                && code != 429 {
+                // The request itself is wrong (an unknown bridge, a bad id): asking again cannot help.
+                output.finish(throwing: BridgetClientError.status(code, detail: detail))
+                return
             } catch {
                 failures += 1
                 if failures >= maximumAttempts {

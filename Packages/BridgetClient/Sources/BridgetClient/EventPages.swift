@@ -58,7 +58,7 @@ public struct EventPages: AsyncSequence, Sendable {
                 throw BridgetClientError.status(500, detail: try? failed.body.applicationProblemJson.value1.detail)
             case .undocumented(let status, _): throw BridgetClientError.status(status, detail: nil)
             }
-            cursor = page.cursor ?? nil
+            cursor = page.cursor
             finished = cursor == nil
             return page
         }

@@ -78,6 +78,22 @@ struct BridgetClientTests {
         #expect(oldest == whole.events.map(\.openedAt).reversed())
     }
 
+    @Test("a stream the server refuses (an unknown bridge) ends at once with the server's status, not after retries")
+    func streamRefused() async throws {
+        let server = try Self.server()
+        let relay = try Relay(upstreamPort: UInt16(server.port ?? 80))
+        let bridget = BridgetAPI(serverURL: URL(string: "http://127.0.0.1:\(relay.port)")!)
+        do {
+            for try await change in bridget.changes(bridges: ["Aurora"], reconnectDelay: .milliseconds(10)) {
+                Issue.record("a stream of an unknown bridge gave \(change)")
+            }
+            Issue.record("the stream ended without an error")
+        } catch BridgetClientError.status(let code, _) {
+            #expect(code == 400)
+        }
+        #expect(relay.connections == 1, "a refusal is final: it was asked \(relay.connections) times")
+    }
+
     @Test("the change stream, dropped mid-way by the network, resumes with Last-Event-ID: every change once, in order")
     func streamResumes() async throws {
         let server = try Self.server()

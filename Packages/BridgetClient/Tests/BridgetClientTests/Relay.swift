@@ -80,12 +80,20 @@ final class Relay: @unchecked Sendable { // `sockets` and `connections` are only
                 return accepted == 1
             }
             let limit = first ? cutFirstAfter : nil
-            Thread.detachNewThread { [self] in pump(from: client, to: server, limit: nil) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client, limit: limit) }
+            // Both descriptors are closed once both directions are done, so neither thread writes to a number the
+            // other closed (and a new connection may have been given).
+            let pending = Pending()
+            Thread.detachNewThread { [self] in pump(from: client, to: server, limit: nil, done: pending) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, limit: limit, done: pending) }
         }
     }
 
-    private func pump(from source: Int32, to target: Int32, limit: Int?) {
+    /// The directions of one connection still running.
+    private final class Pending: @unchecked Sendable { // only touched under the relay's lock
+        var directions = 2
+    }
+
+    private func pump(from source: Int32, to target: Int32, limit: Int?, done pending: Pending) {
         var buffer = [UInt8](repeating: 0, count: 16_384)
         var left = limit ?? .max
         while left > 0 {
@@ -104,8 +112,12 @@ final class Relay: @unchecked Sendable { // `sockets` and `connections` are only
         shutdown(source, Int32(SHUT_RDWR))
         shutdown(target, Int32(SHUT_RDWR))
         lock.withLock {
-            sockets.remove(source)
-            close(source)
+            pending.directions -= 1
+            guard pending.directions == 0 else { return }
+            for socket in [source, target] {
+                sockets.remove(socket)
+                close(socket)
+            }
         }
     }
 }

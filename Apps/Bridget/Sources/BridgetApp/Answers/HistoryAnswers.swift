@@ -155,8 +155,11 @@ package struct EventCursor: Sendable, Equatable {
         guard text.utf8.count <= 8_192 else { return nil }
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
+        // Instants in the years the time grammar takes (1900 to 2999), so no forged one overflows a store's column.
+        let years = Int64(-2_208_988_800_000)...Int64(32_503_680_000_000)
         guard let data = Data(base64Encoded: base64), let form = try? JSONDecoder().decode(Form.self, from: data),
-              form.q.limit >= 1, form.q.limit <= HistoryAnswers.maximumPage
+              form.q.limit >= 1, form.q.limit <= HistoryAnswers.maximumPage, years.contains(form.t),
+              form.q.from.map(years.contains) ?? true, form.q.before.map(years.contains) ?? true
         else { return nil }
         key = EventKey(bridgeID: form.b, openedAt: Self.date(form.t))
         query = EventPageQuery(bridgeIDs: form.q.bridges, from: form.q.from.map(Self.date),

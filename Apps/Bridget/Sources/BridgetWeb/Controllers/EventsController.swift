@@ -23,7 +23,9 @@ struct EventsController {
         endpoints.get("/v1/bridges/{id}/events") { request, context in
             let id = try request.pathParameter("id", in: context)
             let bridge = try await web.catalogBridge(id)
-            let path = "/v1/bridges/" + (bridge.id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? bridge.id)
+            // The id as one path segment: `/` and every other reserved character escaped.
+            let segment = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+            let path = "/v1/bridges/" + (bridge.id.addingPercentEncoding(withAllowedCharacters: segment) ?? bridge.id)
                 + "/events"
             return try await page(request, Query(request), bridges: [bridge.id], path: path, fixed: true)
         }
@@ -89,6 +91,9 @@ struct EventsController {
                                            + "this API gave; follow a page's next (or its Link header) as it is")
         guard let cursor = EventCursor(text: text) else { throw refusal }
         let (key, query) = (cursor.key, cursor.query)
+        // Its bridges are the catalog's (a forged list of thousands would be a store query each).
+        let catalog = try await web.books.book().catalog
+        guard query.bridgeIDs.allSatisfy({ catalog.bridge(id: $0) != nil }) else { throw refusal }
         guard query.bridgeIDs.isEmpty || query.bridgeIDs.contains(key.bridgeID),
               query.from.map({ key.openedAt >= $0 }) ?? true, query.before.map({ key.openedAt < $0 }) ?? true,
               try await !web.store.events(matching: EventQuery(
