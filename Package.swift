@@ -126,23 +126,51 @@ let package = Package(
         // The forecaster against planted worlds' exact truth (Scripts/bench forecast).
         .executableTarget(name: "BridgetForecastCheck", dependencies: ["BridgetAnalysis"],
                           path: "Packages/BridgetAnalysis/Sources/BridgetForecastCheck", swiftSettings: strictSettings),
-        // The app (also in Apps/Bridget/Package.swift), by layer: core, pages, alerts, web, commands, executable.
+        // The app (also in Apps/Bridget/Package.swift), by layer: core (four targets), pages, alerts, web, commands, executable.
         // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
         .target(name: "CBridgetMemory", path: "Apps/Bridget/Sources/CBridgetMemory"),
+        // The core, in four targets, each importing only those above it.
         .target(
-            name: "BridgetApp",
+            name: "BridgetCore",
             dependencies: [
-                "CBridgetMemory", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence",
-                "BridgetAnalysis", .product(name: "Yams", package: "Yams"),
+                "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Apps/Bridget/Sources/BridgetCore",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetContext",
+            dependencies: [
+                "BridgetCore", "CBridgetMemory", "BridgetDTOs", "BridgetCaching", "BridgetNetworking",
+                "BridgetPersistence", "BridgetAnalysis",
                 .target(name: "BridgetPostgres", condition: .when(traits: ["Postgres"])),
             ],
-            path: "Apps/Bridget/Sources/BridgetApp",
+            path: "Apps/Bridget/Sources/BridgetContext",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetAnswers",
+            dependencies: [
+                "BridgetCore", "BridgetContext", "BridgetDTOs", "BridgetCaching", "BridgetPersistence", "BridgetAnalysis",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            path: "Apps/Bridget/Sources/BridgetAnswers",
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "BridgetRuntime",
+            dependencies: [
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetDTOs", "BridgetNetworking",
+                "BridgetPersistence", "BridgetAnalysis",
+            ],
+            path: "Apps/Bridget/Sources/BridgetRuntime",
             swiftSettings: strictSettings
         ),
         .target(
             name: "BridgetPages",
             dependencies: [
-                "BridgetApp", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetCharts", "BridgetCaching",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetDTOs", "BridgetPersistence", "BridgetAnalysis", "BridgetCharts", "BridgetCaching",
                 .product(name: "Mustache", package: "swift-mustache"),
             ],
             path: "Apps/Bridget/Sources/BridgetPages",
@@ -152,7 +180,7 @@ let package = Package(
         .target(
             name: "BridgetAlerts",
             dependencies: [
-                "BridgetApp", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence",
+                "BridgetCore", "BridgetContext", "BridgetRuntime", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -163,7 +191,7 @@ let package = Package(
         .target(
             name: "BridgetWeb",
             dependencies: [
-                "BridgetApp", "CBridgetMemory", "BridgetPages", "BridgetDTOs", "BridgetCaching",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetRuntime", "CBridgetMemory", "BridgetPages", "BridgetDTOs", "BridgetCaching",
                 "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -181,7 +209,7 @@ let package = Package(
         .target(
             name: "BridgetCLI",
             dependencies: [
-                "BridgetApp", "BridgetPages", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetRuntime", "BridgetPages", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Apps/Bridget/Sources/BridgetCLI",
@@ -191,7 +219,7 @@ let package = Package(
         .executableTarget(
             name: "bridget",
             dependencies: [
-                "BridgetCLI", "BridgetApp", "BridgetPersistence",
+                "BridgetCLI", "BridgetRuntime", "BridgetPersistence",
                 .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
                 .target(name: "BridgetAlerts", condition: .when(traits: ["Alerts"])),
             ],
@@ -222,7 +250,7 @@ let package = Package(
         .testTarget(
             name: "IntegrationTests",
             dependencies: [
-                "BridgetApp", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
+                "BridgetCore", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
                 "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence", "BridgetTestSupport",
                 "BridgetAlerts",
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -245,7 +273,7 @@ let package = Package(
         .testTarget(
             name: "LiveProviderTests",
             dependencies: [
-                "BridgetApp", "SocrataFixtureServer", "BridgetAnalysis", "BridgetDTOs", "BridgetTestSupport",
+                "BridgetCore", "BridgetContext", "BridgetRuntime", "SocrataFixtureServer", "BridgetAnalysis", "BridgetDTOs", "BridgetTestSupport",
                 "BridgetNetworking",
                 "BridgetNetworkingTesting",
                 "BridgetCaching",

@@ -1,7 +1,10 @@
 // swift-tools-version:6.1
 // The app: `bridget`, in layers, each a target of its own; no layer imports one above it.
 //
-//   BridgetApp     the core: configuration, the store's assembly, pipelines, refresher, answers, the error table
+//   BridgetCore     configuration, the time grammar, the error table, the plumbing (files, locks, JSON text)
+//   BridgetContext  the configured parts assembled (AppContext), the store, the pipelines that write it
+//   BridgetAnswers  the questions Bridget answers, with their JSON, and the saved routes and rules they read
+//   BridgetRuntime  what keeps a deployment going: refresh, live polling, alert rules, the trait parts' ports
 //   BridgetPages   the pages: view models and their templates (`bridget report`, the server's `/`)
 //   BridgetAlerts  alert delivery: signed webhooks, ntfy (trait `Alerts`)
 //   BridgetWeb     the HTTP server: router, controllers, problems (trait `Server`)
@@ -55,24 +58,64 @@ let package = Package(
     targets: [
         // glibc's malloc_trim and mallinfo2, which Swift's Glibc module does not export (no-ops elsewhere).
         .target(name: "CBridgetMemory"),
+        // The core, in four targets, each importing only those above it here.
+        // The configuration, the time grammar, the error table and the plumbing every other part uses.
         .target(
-            name: "BridgetApp",
+            name: "BridgetCore",
             dependencies: [
-                "CBridgetMemory",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetNetworking", package: "BridgetNetworking"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
                 .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The configured parts assembled (`AppContext`), the store, and the work that writes it: sync, import,
+        // export, model rebuilds, the live tracker's rules.
+        .target(
+            name: "BridgetContext",
+            dependencies: [
+                "BridgetCore", "CBridgetMemory",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
                 .product(name: "BridgetPostgres", package: "BridgetPostgres", condition: .when(traits: ["Postgres"])),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The questions Bridget answers, each with its JSON beside it, and the saved routes and rules they read.
+        .target(
+            name: "BridgetAnswers",
+            dependencies: [
+                "BridgetCore", "BridgetContext",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // What keeps a deployment going: the refresher, the live poller, alert rules and the trait parts' ports.
+        .target(
+            name: "BridgetRuntime",
+            dependencies: [
+                "BridgetCore", "BridgetContext", "BridgetAnswers",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
+                .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
             ],
             swiftSettings: strictSettings
         ),
         .target(
             name: "BridgetPages",
             dependencies: [
-                "BridgetApp",
+                "BridgetCore", "BridgetContext", "BridgetAnswers",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
@@ -85,7 +128,7 @@ let package = Package(
         .target(
             name: "BridgetAlerts",
             dependencies: [
-                "BridgetApp",
+                "BridgetCore", "BridgetContext", "BridgetRuntime",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetNetworking", package: "BridgetNetworking"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
@@ -98,7 +141,7 @@ let package = Package(
         .target(
             name: "BridgetWeb",
             dependencies: [
-                "BridgetApp", "CBridgetMemory",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetRuntime", "CBridgetMemory",
                 "BridgetPages",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
@@ -121,7 +164,7 @@ let package = Package(
         .target(
             name: "BridgetCLI",
             dependencies: [
-                "BridgetApp",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetRuntime",
                 "BridgetPages",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
@@ -135,7 +178,7 @@ let package = Package(
         .executableTarget(
             name: "bridget",
             dependencies: [
-                "BridgetCLI", "BridgetApp", .product(name: "BridgetPersistence", package: "BridgetPersistence"),
+                "BridgetCLI", "BridgetRuntime", .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
                 .target(name: "BridgetAlerts", condition: .when(traits: ["Alerts"])),
             ],
@@ -145,7 +188,7 @@ let package = Package(
             name: "BridgetAppTests",
             dependencies: [
                 .product(name: "PropertyBased", package: "swift-property-based"),
-                "BridgetApp",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetRuntime",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
                 .product(name: "BridgetNetworking", package: "BridgetNetworking"),
@@ -160,7 +203,7 @@ let package = Package(
         .testTarget(
             name: "BridgetPagesTests",
             dependencies: [
-                "BridgetApp",
+                "BridgetCore", "BridgetContext",
                 "BridgetPages",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
@@ -172,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "BridgetWebTests",
             dependencies: [
-                "BridgetApp",
+                "BridgetCore", "BridgetContext", "BridgetAnswers", "BridgetRuntime",
                 "BridgetAlerts",
                 "BridgetWeb",
                 "BridgetTestSupport",
@@ -193,7 +236,7 @@ let package = Package(
             name: "BridgetCLITests",
             dependencies: [
                 "BridgetCLI",
-                "BridgetApp",
+                "BridgetCore", "BridgetRuntime",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

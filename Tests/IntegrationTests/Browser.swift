@@ -81,8 +81,10 @@ struct Browser {
             .deletingLastPathComponent().path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", root + "/Scripts/test.d/pages", "--shot-density", "1.5", "--shots", shots]
-            + pages.map { "\($0.0)=\($0.1)" }
+        // Each load bounded by 240 s, a hang detector: the server's quality page runs a backtest when none is kept,
+        // which a loaded machine has taken over a minute to answer.
+        process.arguments = ["python3", root + "/Scripts/test.d/pages", "--shot-density", "1.5", "--timeout", "240",
+                             "--shots", shots] + pages.map { "\($0.0)=\($0.1)" }
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         let out = shots + "/pages-\(UUID().uuidString).out"
         _ = FileManager.default.createFile(atPath: out, contents: nil)
@@ -92,7 +94,7 @@ struct Browser {
         process.standardError = handle
         // A hang detector only: the script bounds each load itself.
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(600))
+            try await Task.sleep(for: .seconds(1_800))
             if process.isRunning { process.terminate() }
         }
         defer { watchdog.cancel() }

@@ -1,5 +1,5 @@
-import BridgetApp
 import BridgetAnalysis
+import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetTestSupport

@@ -1,5 +1,5 @@
-import BridgetApp
 import BridgetCaching
+import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence

@@ -1,8 +1,10 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetNetworkingTesting
 import BridgetPersistence
+import BridgetRuntime
 import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer
@@ -185,7 +187,7 @@ struct LiveStateTests {
 
     static func poller(_ url: URL, _ store: any BridgeStore, holder: String, interval: TimeInterval = 1,
                        now: @escaping @Sendable () -> Date = { Date() },
-                       log: @escaping @Sendable (RefreshLogLine) -> Void = { _ in }) -> LiveStatePoller {
+                       log: @escaping @Sendable (LogLine) -> Void = { _ in }) -> LiveStatePoller {
         LiveStatePoller(
             source: SDOTStateFeed(url: url.appendingPathComponent(StateFeedFixture.path), knownBridgeIDs: ids,
                                   transport: URLSessionTransport(timeout: hangDetector), timeout: hangDetector),

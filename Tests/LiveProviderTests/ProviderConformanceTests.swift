@@ -1,4 +1,5 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetNetworking
 import BridgetNetworkingTesting
 import Foundation

@@ -1,7 +1,8 @@
-import BridgetApp
+import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
+import BridgetRuntime
 import Foundation
 
 /// Sends the outbox's messages: each due message claimed under a lease (so with several processes one sends it, and

@@ -1,6 +1,7 @@
-import BridgetApp
+import BridgetContext
 import BridgetDTOs
 import BridgetPersistence
+import BridgetRuntime
 import Foundation
 
 /// Alert delivery as the composition root registers it in a build with the `Alerts` trait: `AlertDeliverer` over

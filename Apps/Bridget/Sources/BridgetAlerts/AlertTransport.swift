@@ -1,5 +1,6 @@
 import AsyncHTTPClient
-import BridgetApp
+import BridgetCore
+import BridgetRuntime
 import Foundation
 import NIOCore
 import NIOHTTP1

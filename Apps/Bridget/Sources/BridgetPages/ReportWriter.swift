@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import Foundation
 
 /// Writes the pages as files (`bridget report`) so that a run can destroy nothing: every page is rendered and written

@@ -1,7 +1,9 @@
 import BridgetAnalysis
-import BridgetApp
+import BridgetAnswers
 import BridgetCaching
 import BridgetCharts
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import Hummingbird
 import HummingbirdCore
 import Logging

@@ -1,4 +1,6 @@
-import BridgetApp
+import BridgetCore
+import BridgetContext
+import BridgetRuntime
 import Foundation
 import Hummingbird
 import Logging

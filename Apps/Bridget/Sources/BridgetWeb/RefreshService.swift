@@ -1,5 +1,7 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetPersistence
+import BridgetRuntime
 import Logging
 import ServiceLifecycle
 
@@ -17,7 +19,7 @@ package struct RefreshService: Service {
     }
 
     /// A line of the refresher (or the live state poller) in the server's log, at its level.
-    package static func logging(_ logger: Logger) -> @Sendable (RefreshLogLine) -> Void {
+    package static func logging(_ logger: Logger) -> @Sendable (LogLine) -> Void {
         { line in
             switch line.level {
             case .info: logger.info("\(line.message)")

@@ -1,6 +1,8 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
+import BridgetRuntime
 import Foundation
 import Testing
 

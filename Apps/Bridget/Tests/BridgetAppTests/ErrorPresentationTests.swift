@@ -1,6 +1,7 @@
-import BridgetApp
 import BridgetAnalysis
 import BridgetCaching
+import BridgetContext
+import BridgetCore
 import BridgetNetworking
 import BridgetPersistence
 import Foundation

@@ -1,6 +1,6 @@
 import BridgetAnalysis
-import BridgetApp
 import BridgetCaching
+import BridgetCore
 import BridgetNetworking
 import BridgetPersistence
 import BridgetPostgres

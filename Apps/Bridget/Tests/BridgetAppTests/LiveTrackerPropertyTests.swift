@@ -1,7 +1,9 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
+import BridgetRuntime
 import Foundation
 import PropertyBased
 import Testing

@@ -1,4 +1,6 @@
-import BridgetApp
+import BridgetAnswers
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import Foundation
 import Testing

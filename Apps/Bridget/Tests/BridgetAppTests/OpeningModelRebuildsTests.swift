@@ -1,4 +1,5 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

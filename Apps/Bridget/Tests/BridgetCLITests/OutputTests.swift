@@ -1,6 +1,6 @@
-@testable import BridgetCLI
 import ArgumentParser
-import BridgetApp
+@testable import BridgetCLI
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

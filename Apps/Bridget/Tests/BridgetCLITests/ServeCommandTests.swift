@@ -1,6 +1,7 @@
 import ArgumentParser
-import BridgetApp
 @testable import BridgetCLI
+import BridgetCore
+import BridgetRuntime
 import Testing
 
 @Suite("serve and watch commands")

@@ -1,6 +1,6 @@
-import BridgetApp
-@testable import BridgetPages
+import BridgetContext
 import BridgetDTOs
+@testable import BridgetPages
 import BridgetPersistence
 import Foundation
 import Testing

@@ -1,6 +1,7 @@
-import BridgetApp
-@testable import BridgetPages
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
+@testable import BridgetPages
 import BridgetPersistence
 import Foundation
 import Testing

@@ -1,5 +1,5 @@
 import BridgetAnalysis
-import BridgetApp
+import BridgetAnswers
 import BridgetDTOs
 import BridgetPersistence
 import BridgetWeb

@@ -1,7 +1,8 @@
 import BridgetAlerts
-import BridgetApp
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
+import BridgetRuntime
 import BridgetTestSupport
 import BridgetWeb
 import Foundation

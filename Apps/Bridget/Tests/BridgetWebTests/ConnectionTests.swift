@@ -1,10 +1,10 @@
-import BridgetApp
+import BridgetCore
+import BridgetTestSupport
 import BridgetWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import BridgetTestSupport
 import Testing
 
 /// What one client can hold and send, over real sockets to the server as `bridget serve` builds it: connections

@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetAnswers
 import BridgetDTOs
 import BridgetPersistence
 import BridgetWeb

@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import BridgetTestSupport
 @testable import BridgetWeb
 import Foundation

@@ -1,8 +1,8 @@
-import BridgetApp
+import BridgetContext
 import BridgetDTOs
 import BridgetPersistence
-import BridgetWeb
 import BridgetTestSupport
+import BridgetWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import Foundation
 #if canImport(Glibc)
 import Glibc

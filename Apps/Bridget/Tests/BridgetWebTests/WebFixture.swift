@@ -1,7 +1,8 @@
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetPersistence
-import BridgetWeb
 import BridgetTestSupport
+import BridgetWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting

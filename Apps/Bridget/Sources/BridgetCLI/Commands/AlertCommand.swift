@@ -1,7 +1,7 @@
 import ArgumentParser
-import BridgetApp
 import BridgetDTOs
 import BridgetPersistence
+import BridgetRuntime
 import Foundation
 
 /// `bridget alert`: subscriptions that send a message when a bridge on a route opens or is announced.

@@ -1,6 +1,7 @@
 import ArgumentParser
-import BridgetApp
 import BridgetAnalysis
+import BridgetAnswers
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BridgetApp
+import BridgetAnswers
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

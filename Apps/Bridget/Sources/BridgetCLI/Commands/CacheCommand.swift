@@ -1,6 +1,6 @@
 import ArgumentParser
-import BridgetApp
 import BridgetCaching
+import BridgetCore
 import Foundation
 
 /// `bridget cache`: the HTTP cache the live provider fills and the cached provider serves.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import Foundation
 
 /// `bridget config`: inspect and check the configuration.

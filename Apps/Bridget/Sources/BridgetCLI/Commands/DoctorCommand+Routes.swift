@@ -1,4 +1,5 @@
-import BridgetApp
+import BridgetAnswers
+import BridgetContext
 import BridgetDTOs
 import Foundation
 

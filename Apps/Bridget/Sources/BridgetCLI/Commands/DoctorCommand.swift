@@ -1,7 +1,8 @@
 import ArgumentParser
-import BridgetApp
-import BridgetNetworking
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
+import BridgetNetworking
 import Foundation
 
 /// `bridget doctor`: is everything in place to sync and answer?

@@ -1,6 +1,6 @@
 import ArgumentParser
-import BridgetApp
 import BridgetAnalysis
+import BridgetContext
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgetAnalysis
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

@@ -1,5 +1,5 @@
 import ArgumentParser
-import BridgetApp
+import BridgetCore
 import BridgetDTOs
 import Foundation
 

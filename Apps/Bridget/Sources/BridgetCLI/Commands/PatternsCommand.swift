@@ -1,6 +1,6 @@
 import ArgumentParser
-import BridgetApp
 import BridgetAnalysis
+import BridgetCore
 import BridgetDTOs
 import Foundation
 

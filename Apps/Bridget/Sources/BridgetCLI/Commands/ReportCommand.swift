@@ -1,7 +1,6 @@
 import ArgumentParser
-import BridgetApp
+import BridgetCore
 import BridgetPages
-import BridgetApp
 import Foundation
 
 /// `bridget report --out DIR`: the pages as files, for a user with no server.

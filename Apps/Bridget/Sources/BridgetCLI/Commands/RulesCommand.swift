@@ -1,5 +1,7 @@
 import ArgumentParser
-import BridgetApp
+import BridgetAnswers
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

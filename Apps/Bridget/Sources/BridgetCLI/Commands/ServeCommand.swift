@@ -1,5 +1,5 @@
 import ArgumentParser
-import BridgetApp
+import BridgetRuntime
 import Foundation
 
 /// `bridget serve`: the HTTP API and the pages over the configured store (the build's `ServerPart`, BridgetWeb with

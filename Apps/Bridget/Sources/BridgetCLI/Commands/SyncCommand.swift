@@ -1,5 +1,6 @@
 import ArgumentParser
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation

@@ -1,5 +1,6 @@
 import ArgumentParser
-import BridgetApp
+import BridgetCore
+import BridgetRuntime
 import Foundation
 
 /// `bridget watch`: keeps the store fresh on the `refresh` schedule, with no HTTP.
@@ -62,7 +63,7 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     /// A line of the watch's log on standard error, shaped as the server's (`TIME LEVEL bridget.watch: MESSAGE`).
-    static func line(_ line: RefreshLogLine) -> String {
+    static func line(_ line: LogLine) -> String {
         var now = time(nil)
         var parts = tm()
         localtime_r(&now, &parts)
@@ -72,5 +73,5 @@ struct WatchCommand: AsyncParsableCommand {
         return "\(stamp) \(line.level.rawValue) bridget.watch: \(line.message)\n"
     }
 
-    @Sendable static func log(_ line: RefreshLogLine) { Terminal.writeError(Self.line(line)) }
+    @Sendable static func log(_ line: LogLine) { Terminal.writeError(Self.line(line)) }
 }

@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import Foundation
 
 /// A one-line progress display on standard error for long work (sync, import, export): rows done, rate, and,

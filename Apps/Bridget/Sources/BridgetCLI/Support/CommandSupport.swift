@@ -1,5 +1,6 @@
 import ArgumentParser
-import BridgetApp
+import BridgetContext
+import BridgetCore
 import Foundation
 
 /// Options every command accepts.

@@ -1,5 +1,5 @@
-import BridgetApp
 import BridgetCharts
+import BridgetCore
 import Foundation
 
 /// What every chart has: its element id, size, title and a summary in words (`<title>` and `<desc>`, which a screen

@@ -1,5 +1,6 @@
-import BridgetApp
+import BridgetCore
 import BridgetDTOs
+import BridgetRuntime
 import Foundation
 import Hummingbird
 

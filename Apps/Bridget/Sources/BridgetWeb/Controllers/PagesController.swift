@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetAnswers
 import BridgetPages
 import BridgetPersistence
 import Hummingbird

@@ -1,4 +1,5 @@
-import BridgetApp
+import BridgetAnswers
+import BridgetCore
 import BridgetDTOs
 import Foundation
 import Hummingbird

@@ -1,5 +1,5 @@
 import BridgetAnalysis
-import BridgetApp
+import BridgetAnswers
 import Hummingbird
 
 /// Statistics and the hour-of-week heatmap over the history, for `bridge` (repeatable), `since` and `until`.

@@ -1,7 +1,8 @@
-import BridgetApp
+import BridgetAnswers
+import BridgetCore
 import BridgetDTOs
-import CBridgetMemory
 import BridgetPersistence
+import CBridgetMemory
 import Foundation
 import Hummingbird
 import Logging

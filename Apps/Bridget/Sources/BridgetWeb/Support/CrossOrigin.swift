@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import HTTPTypes
 import Hummingbird
 

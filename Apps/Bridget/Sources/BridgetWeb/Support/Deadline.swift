@@ -1,4 +1,5 @@
-import BridgetApp
+import BridgetCore
+
 /// A deadline on work that may not heed it: the caller is answered in time whether or not the work ends.
 package enum Deadline {
     /// `work`'s result, or `timeout()`'s error once `deadline` passes (with `progress`, once it passes with no

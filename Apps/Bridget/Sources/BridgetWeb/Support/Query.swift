@@ -1,4 +1,4 @@
-import BridgetApp
+import BridgetCore
 import Hummingbird
 
 /// A request's query parameters, in order (a name may repeat).

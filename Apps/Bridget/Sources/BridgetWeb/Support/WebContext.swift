@@ -1,5 +1,7 @@
-import BridgetApp
+import BridgetAnswers
 import BridgetCaching
+import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
