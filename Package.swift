@@ -152,8 +152,8 @@ let package = Package(
         .target(
             name: "BridgetAnswers",
             dependencies: [
-                "BridgetCore", "BridgetContext", "BridgetDTOs", "BridgetCaching", "BridgetPersistence", "BridgetAnalysis",
-                .product(name: "Yams", package: "Yams"),
+                "BridgetCore", "BridgetContext", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence",
+                "BridgetAnalysis", .product(name: "Yams", package: "Yams"),
             ],
             path: "Apps/Bridget/Sources/BridgetAnswers",
             swiftSettings: strictSettings

@@ -94,6 +94,7 @@ let package = Package(
                 "BridgetCore", "BridgetContext",
                 .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetCaching", package: "BridgetCaching"),
+                .product(name: "BridgetNetworking", package: "BridgetNetworking"),
                 .product(name: "BridgetPersistence", package: "BridgetPersistence"),
                 .product(name: "BridgetAnalysis", package: "BridgetAnalysis"),
                 .product(name: "Yams", package: "Yams"),

@@ -1,4 +1,4 @@
-import BridgetAnswers
+@testable import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
 import Foundation

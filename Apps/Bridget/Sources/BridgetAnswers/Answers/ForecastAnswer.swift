@@ -33,6 +33,9 @@ package struct Forecasts: Sendable {
 
     package init(books: HistoryBooks) { self.books = books }
 
+    package var context: AppContext { books.context }
+    package var store: any BridgeStore { books.store }
+
     package init(context: AppContext, store: any BridgeStore) {
         self.init(books: HistoryBooks(context: context, store: store))
     }

@@ -89,6 +89,7 @@ package final class ForecastBook: Sendable {
                 for id in missing { models[id] = load }
             }
             var seen: [Task<[String: OpeningModelDTO], any Error>] = []
+            // `models[id]!`: every wanted id has a load by now (kept, or set just above).
             for id in wanted where !seen.contains(models[id]!) { seen.append(models[id]!) }
             return seen
         }

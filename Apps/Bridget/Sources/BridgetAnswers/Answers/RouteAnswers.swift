@@ -56,11 +56,24 @@ package struct DepartureRangeNames: Sendable {
 package struct RouteAnswers: Sendable {
     package let books: HistoryBooks
     package var context: AppContext { books.context }
+    package var store: any BridgeStore { books.store }
 
     package init(books: HistoryBooks) { self.books = books }
 
     package init(context: AppContext, store: any BridgeStore) {
         self.init(books: HistoryBooks(context: context, store: store))
+    }
+
+    /// The route saved as `name` where `routes.storage` keeps routes, or `input.unknown-route`.
+    package func savedRoute(named name: String) async throws -> RouteDTO {
+        try await Self.route(name, in: try await context.savedRoutes(store))
+    }
+
+    /// The saved routes `first` and `second` compared departure by departure (`RouteComparison`).
+    package func compare(_ first: String, _ second: String, between: (String, String), date: String?,
+                         stepMinutes: Int) async throws -> RouteComparison {
+        try await RouteComparison.compare(first, second, between: between, date: date, stepMinutes: stepMinutes,
+                                          context: context, store: store)
     }
 
     /// The route saved as `name` (trimmed), or `input.unknown-route` naming the saved ones.

@@ -1,5 +1,6 @@
 import BridgetAnalysis
 import BridgetContext
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
@@ -107,18 +108,50 @@ package struct StatusNowAnswer: Encodable, Sendable {
             openedFrom: now.addingTimeInterval(-longestOpenWithoutEnd - 86_400),
             openedBefore: now.addingTimeInterval(plannedHorizon)))
         let byBridge = Dictionary(grouping: near, by: \.bridgeID)
-        let reading = context.clock.reading(for: now)
         // Seattle now: the live state feed's last sight, for an answer about now (not a past moment).
         let feedOn = context.configuration.provider == .live && context.configuration.live.stateURL != nil
         // The live state says what is so now: an answer for another moment (`--at`) is the history's alone.
         let present = abs(now.timeIntervalSince(context.assembly.now())) < 60
         let feed = feedOn && present ? try await store.liveFeedState() : nil
-        let liveUsable = feed != nil
         let staleAfter = LiveStateTracker.Settings(pollSeconds: context.configuration.live.statePollSeconds).unknownAfter
         let liveStale = feed?.lastGoodPollAt.map { now.timeIntervalSince($0) > staleAfter } ?? true
+        var lines = try await bridgeLines(bridges, near: byBridge, book: book, store: store,
+                                          reading: context.clock.reading(for: now), now: now, soon: soon)
+        if let feed {
+            lines = lines.map { entry in feed.bridges[entry.bridgeID].map { Self.live(entry, $0, stale: liveStale) } ?? entry }
+        }
+        let newest = try await store.events(matching: EventQuery(
+            openedBefore: now.addingTimeInterval(0.001), limit: 1, newestFirst: true, happened: true)).first?.openedAt
+        let lastSync = try await store.lastSucceededRun(provider: context.configuration.provider.rawValue)?.finishedAt
+        let age = newest.map { Int(now.timeIntervalSince($0) / 60) }
+        let facts = Freshness(now: now, live: feedOn && present, feed: feed, liveStale: liveStale,
+                              provider: context.configuration.provider, lastSync: lastSync, newest: newest)
+        let caveat = facts.caveat
+        if let unknownBecause = facts.unknownBecause {
+            lines = lines.map { line in
+                guard line.state == .closed else { return line }
+                var unknown = line
+                unknown.state = .unknown
+                unknown.unknownBecause = unknownBecause
+                return unknown
+            }
+        }
+        let summary = feedOn && present ? LiveStateSummary(
+            source: context.configuration.live.stateURL ?? "", asOf: feed?.lastGoodPollAt,
+            ageSeconds: feed?.lastGoodPollAt.map { Int(now.timeIntervalSince($0)) }, problem: feed?.lastProblem) : nil
+        return StatusNowAnswer(asOf: now, newestOpening: newest, newestOpeningAgeMinutes: age, lastSync: lastSync,
+                               soonMinutes: Int(soon / 60), caveat: caveat, live: summary, bridges: lines)
+    }
+
+    /// Each bridge's line from the history: its opening under way or last, the next announced, the chance of one in
+    /// the next 20 minutes. `near` holds the openings around now by bridge; a bridge with none there reads its last.
+    private static func bridgeLines(_ bridges: [BridgeInfoDTO], near: [String: [BridgeEventDTO]], book: ForecastBook,
+                                    store: any EventStore, reading: FloatingTimestamp, now: Date, soon: TimeInterval)
+        async throws -> [BridgeStatusNow]
+    {
         var lines: [BridgeStatusNow] = []
         for bridge in bridges {
-            let events = byBridge[bridge.id] ?? []
+            let events = near[bridge.id] ?? []
             var last = events.last { $0.status.happened && $0.openedAt <= now }
             if last == nil {
                 last = try await store.events(matching: EventQuery(
@@ -133,73 +166,9 @@ package struct StatusNowAnswer: Encodable, Sendable {
             } else {
                 nil
             }
-            var entry = line(bridge, events: events, last: last, next: next, chance: chance, now: now, soon: soon)
-            if liveUsable, let seen = feed?.bridges[bridge.id] {
-                entry = Self.live(entry, seen, stale: liveStale)
-            }
-            lines.append(entry)
+            lines.append(line(bridge, events: events, last: last, next: next, chance: chance, now: now, soon: soon))
         }
-        let newest = try await store.events(matching: EventQuery(
-            openedBefore: now.addingTimeInterval(0.001), limit: 1, newestFirst: true, happened: true)).first?.openedAt
-        let lastSync = try await store.lastSucceededRun(provider: context.configuration.provider.rawValue)?.finishedAt
-        let age = newest.map { Int(now.timeIntervalSince($0) / 60) }
-        var caveat: String?
-        if feedOn && present {
-            // The live state answers for now; the history's lag is no caveat then.
-            if let good = feed?.lastGoodPollAt {
-                if liveStale {
-                    caveat = "The live bridge state was last read \(Self.span(now.timeIntervalSince(good))) before this "
-                        + "answer" + (feed?.lastProblem.map { " (the feed's last answer: \($0))" } ?? "")
-                        + ": bridges it named are unknown until it is read again."
-                }
-            } else {
-                caveat = "The live bridge state has not been read yet: `bridget watch` or `bridget serve` polls it."
-            }
-        } else if context.configuration.provider == .ndw {
-            // A snapshot source: the answer is as fresh as the last reading of the feed.
-            if let lastSync {
-                if now.timeIntervalSince(lastSync) > 3_600 {
-                    caveat = "The feed was last read \(Self.span(now.timeIntervalSince(lastSync))) before this answer: "
-                        + "what changed since is not known yet."
-                }
-            } else {
-                caveat = "The feed has not been read by a sync yet: run `bridget sync` first."
-            }
-        } else if let newest, now.timeIntervalSince(newest) > behindAfter {
-            caveat = "The newest stored opening started \(Self.span(now.timeIntervalSince(newest))) before this answer: "
-                + "openings since then are not known yet"
-                + (context.configuration.provider == .live || context.configuration.provider == .cached
-                    ? " (Seattle's public table runs about a day behind)." : ".")
-        } else if newest == nil {
-            caveat = "No opening that happened is stored yet: run `bridget sync` first."
-        }
-        // Closed is a claim about now: without a live reading and with nothing recent on record, a bridge with no
-        // opening under way or announced is unknown, with the age of what is known.
-        let unknownBecause: String? = if feedOn && present {
-            nil
-        } else if context.configuration.provider == .ndw {
-            lastSync.map { now.timeIntervalSince($0) > 3_600 ? "feed last read \(Self.span(now.timeIntervalSince($0))) ago" : nil }
-                ?? "feed not read yet"
-        } else if let newest {
-            now.timeIntervalSince(newest) > behindAfter
-                ? "newest opening on record \(Self.span(now.timeIntervalSince(newest))) ago" : nil
-        } else {
-            "no opening on record yet"
-        }
-        if let unknownBecause {
-            lines = lines.map { line in
-                guard line.state == .closed else { return line }
-                var unknown = line
-                unknown.state = .unknown
-                unknown.unknownBecause = unknownBecause
-                return unknown
-            }
-        }
-        let summary = feedOn && present ? LiveStateSummary(
-            source: context.configuration.live.stateURL ?? "", asOf: feed?.lastGoodPollAt,
-            ageSeconds: feed?.lastGoodPollAt.map { Int(now.timeIntervalSince($0)) }, problem: feed?.lastProblem) : nil
-        return StatusNowAnswer(asOf: now, newestOpening: newest, newestOpeningAgeMinutes: age, lastSync: lastSync,
-                               soonMinutes: Int(soon / 60), caveat: caveat, live: summary, bridges: lines)
+        return lines
     }
 
     /// A bridge's line with what the live state feed last read of it: raised is open since the poll that saw it
@@ -277,5 +246,59 @@ package struct StatusNowAnswer: Encodable, Sendable {
         if minutes < 120 { return "\(minutes) min" }
         if minutes < 72 * 60 { return "\(minutes / 60) h" }
         return "\(minutes / 1440) d"
+    }
+}
+
+/// How fresh what a status answer knows is: the live feed's last reading (when it answers for now), or the feed's last
+/// sync (a snapshot source), or the newest stored opening; and what that means for the answer.
+private struct Freshness {
+    let now: Date
+    /// The live state feed answers for now.
+    let live: Bool
+    let feed: LiveFeedState?
+    let liveStale: Bool
+    let provider: ProviderKind
+    let lastSync: Date?
+    let newest: Date?
+
+    private func span(_ seconds: TimeInterval) -> String { StatusNowAnswer.span(seconds) }
+
+    /// The sentence that warns of what the answer may not know, if anything.
+    var caveat: String? {
+        if live {
+            // The live state answers for now; the history's lag is no caveat then.
+            guard let good = feed?.lastGoodPollAt else {
+                return "The live bridge state has not been read yet: `bridget watch` or `bridget serve` polls it."
+            }
+            guard liveStale else { return nil }
+            return "The live bridge state was last read \(span(now.timeIntervalSince(good))) before this answer"
+                + (feed?.lastProblem.map { " (the feed's last answer: \($0))" } ?? "")
+                + ": bridges it named are unknown until it is read again."
+        }
+        if provider == .ndw {
+            // A snapshot source: the answer is as fresh as the last reading of the feed.
+            guard let lastSync else { return "The feed has not been read by a sync yet: run `bridget sync` first." }
+            guard now.timeIntervalSince(lastSync) > 3_600 else { return nil }
+            return "The feed was last read \(span(now.timeIntervalSince(lastSync))) before this answer: "
+                + "what changed since is not known yet."
+        }
+        guard let newest else { return "No opening that happened is stored yet: run `bridget sync` first." }
+        guard now.timeIntervalSince(newest) > StatusNowAnswer.behindAfter else { return nil }
+        return "The newest stored opening started \(span(now.timeIntervalSince(newest))) before this answer: "
+            + "openings since then are not known yet"
+            + (provider == .live || provider == .cached ? " (Seattle's public table runs about a day behind)." : ".")
+    }
+
+    /// Closed is a claim about now: without a live reading and with nothing recent on record, a bridge with no
+    /// opening under way or announced is unknown, with the age of what is known.
+    var unknownBecause: String? {
+        if live { return nil }
+        if provider == .ndw {
+            guard let lastSync else { return "feed not read yet" }
+            return now.timeIntervalSince(lastSync) > 3_600 ? "feed last read \(span(now.timeIntervalSince(lastSync))) ago" : nil
+        }
+        guard let newest else { return "no opening on record yet" }
+        return now.timeIntervalSince(newest) > StatusNowAnswer.behindAfter
+            ? "newest opening on record \(span(now.timeIntervalSince(newest))) ago" : nil
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 /// The saved routes' operations the CLI offers: add by bridge names, remove, mark, import from YAML or from the
 /// store, and move between the routes file and the store. Bridges are resolved against the catalog (ids, or names as
 /// `route add` takes them), and every bridge of a route must be known before anything is saved.
-package struct RouteBook: Sendable {
+package struct RouteBook: StoreAnswers {
     package let context: AppContext
     package let store: any BridgeStore
 
@@ -15,6 +15,17 @@ package struct RouteBook: Sendable {
         self.context = context
         self.store = store
     }
+
+    /// The saved routes, favourites first as `routes.storage` keeps them.
+    package func routes() async throws -> [RouteDTO] { try await context.savedRoutes(store).routes() }
+
+    /// The route saved as `name`, or `input.unknown-route` naming the saved ones.
+    package func route(named name: String) async throws -> RouteDTO {
+        try await RouteAnswers.route(name, in: try await context.savedRoutes(store))
+    }
+
+    /// The routes an earlier Bridget kept in the store, whatever `routes.storage` says.
+    package func storedRoutes() async throws -> [RouteDTO] { try await store.routes() }
 
     /// A crossing as the user wrote it: bridge names (preferred first) and the minutes from departure.
     package typealias WrittenCrossing = (names: [String], minutes: Double)

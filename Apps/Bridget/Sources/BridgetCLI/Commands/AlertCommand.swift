@@ -1,6 +1,6 @@
 import ArgumentParser
+import BridgetAnswers
 import BridgetDTOs
-import BridgetPersistence
 import BridgetRuntime
 import Foundation
 
@@ -60,12 +60,11 @@ struct AlertCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore()
                 let request = AlertRequest(
                     route: route, bridges: bridge.isEmpty ? nil : bridge, days: days, between: between, trigger: trigger,
                     departure: departure, threshold: threshold, lead: lead, webhook: webhook, secretEnv: secretEnv,
                     ntfy: ntfy)
-                let rule = try await AlertRules(context: context, store: store).save(named: name, request)
+                let rule = try await AlertRules.opening(context).save(named: name, request)
                 let notes = ["", "Saved alert \(rule.name): messages wait in the store's outbox until `bridget serve` or "
                              + "`bridget watch` sends them."]
                 try AlertCommand.write([AlertOutput(rule)], format: output.format, notes: notes)
@@ -82,8 +81,7 @@ struct AlertCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.openStoreForReading()
-                let alerts = try await store.alerts().map(AlertOutput.init)
+                let alerts = try await AlertRules.reading(context).rules().map(AlertOutput.init)
                 try AlertCommand.write(alerts, format: output.format,
                                        notes: alerts.isEmpty ? ["", "No alerts: add one with `bridget alert add`."] : [])
             }
@@ -105,9 +103,9 @@ struct AlertCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.openStoreForReading()
-                let rule = try await AlertRules(context: context, store: store).existing(named: name)
-                let messages = try await store.outboxMessages(alert: name, limit: 20)
+                let alerts = try await AlertRules.reading(context)
+                let rule = try await alerts.existing(named: name)
+                let messages = try await alerts.messages(of: name, limit: 20)
                 let time = context.clock
                 let rows = messages.map { message in
                     [Cell(message.eventID), Cell(message.createdAt, time: time), Cell(message.state.rawValue),
@@ -132,60 +130,8 @@ struct AlertCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                try await AlertRules(context: context, store: try await context.assembly.makeStore()).remove(named: name)
+                try await AlertRules.opening(context).remove(named: name)
                 Terminal.note("removed alert \(name)")
-            }
-        }
-    }
-
-    /// `alert test`.
-    struct Test: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "test", 
-            abstract: "Send a test message to an alert's destination now, and say what came back.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "The alert's name.") var name: String
-
-        func run() async throws {
-            try await reportingErrors {
-                let context = try global.context()
-                let alerts = AlertRules(context: context, store: try await context.assembly.makeStore())
-                switch try await alerts.sendTest(named: name, delivery: BuildParts.current.alerts) {
-                case .delivered(let id, let destination, let status):
-                    Terminal.note("delivered \(id) to \(destination) (HTTP \(status))")
-                case .takenByServer(let id):
-                    Terminal.note("a running server took \(id) first and sends it: `bridget alert log \(name)` shows the "
-                                  + "attempt")
-                case .queued(let id):
-                    Terminal.note("put \(id) in the outbox: a `bridget serve` or `bridget watch` built with the Alerts "
-                                  + "trait sends it (this build does not send)")
-                }
-            }
-        }
-    }
-
-    /// `alert log`.
-    struct Log: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "log", abstract: "Show every attempt to deliver, newest first.")
-        @OptionGroup var global: GlobalOptions
-        @OptionGroup var output: FormatOptions
-        @Argument(help: "Only this alert's attempts.") var name: String?
-        @Option(name: .long, help: "At most this many attempts (default 50).") var limit = 50
-
-        func run() async throws {
-            try await reportingErrors {
-                let context = try global.context()
-                let store = try await context.openStoreForReading()
-                if let name { _ = try await AlertRules(context: context, store: store).existing(named: name) }
-                let attempts = try await store.alertAttempts(alert: name, limit: max(limit, 1))
-                let time = context.clock
-                let rows = attempts.map { attempt in
-                    [Cell(attempt.at, time: time), Cell(attempt.eventID), Cell(attempt.attempt), Cell(attempt.outcome),
-                     Cell(attempt.httpStatus.map(String.init) ?? ""), Cell(attempt.detail ?? ""), Cell(attempt.holder)]
-                }
-                try OutputWriter(format: output.format).write(
-                    attempts,
-                    tabular: Tabular(columns: ["at", "event_id", "attempt", "outcome", "http", "detail", "by"], rows: rows),
-                    notes: attempts.isEmpty ? ["", "No attempt yet."] : [])
             }
         }
     }

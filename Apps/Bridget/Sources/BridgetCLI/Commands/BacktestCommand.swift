@@ -3,7 +3,6 @@ import BridgetAnalysis
 import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget backtest`: does the model beat the base rate on data it has not seen?
@@ -47,8 +46,8 @@ struct BacktestCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            try await context.requireHistory(store, for: "backtest")
+            let answers = try await HistoryAnswers.reading(context)
+            try await answers.requireHistory(for: "backtest")
             let grammar = context.timeGrammar
             func day(_ text: String, _ option: String) throws -> LocalDay {
                 LocalDay(containing: try grammar.instant(text, option: option, direction: .back), time: grammar.clock)
@@ -56,12 +55,11 @@ struct BacktestCommand: AsyncParsableCommand {
             guard testUntil == nil || history.until == nil else {
                 throw BridgetError(.inputBadRange, "--until and --test-until are the same option; give one")
             }
-            var scope = try await history.scope(context, store: store)
+            var scope = try await history.scope(answers)
             let test = try (testUntil.map { try day($0, "--test-until") }) ?? scope.before.map {
                 LocalDay(containing: $0.addingTimeInterval(-1), time: grammar.clock).number
             }.map { LocalDay(number: $0 + 1) }
             scope.before = nil // the test period's end is `test`, in days
-            let answers = HistoryAnswers(context: context, store: store)
             let plan = try await answers.backtestPlan(trainUntil: try trainUntil.map { try day($0, "--train-until") },
                                                       testUntil: test, from: scope.from)
             if plan.defaulted {
@@ -69,54 +67,7 @@ struct BacktestCommand: AsyncParsableCommand {
                               + "from \(plan.train) (--train-until chooses)")
             }
             let result = try await answers.backtest(plan, in: scope)
-            var rows: [[Cell]] = []
-            for window in result.windows {
-                for bridge in window.bridges.map(\.bridgeID) + [nil] {
-                    guard let all = window.comparison(bridgeID: bridge) else { continue }
-                    let after = window.comparison(bridgeID: bridge, subset: "after-neighbour")
-                    rows.append([
-                        Cell("\(window.minutes) min"), Cell(all.bridgeName ?? "all bridges"), Cell(all.points),
-                        Cell(all.positives), Cell(BacktestReading.skill(all.nowcast)), Cell(BacktestReading.skill(all.slot)),
-                        Cell(after.map { $0.points > 0 ? String(format: "%+.3f", $0.nowcast.value) : "–" } ?? "–"),
-                        Cell(after?.reliabilityError.map { String(format: "%.0f pts", ($0 * 100).rounded(.up)) } ?? "–"),
-                    ])
-                }
-            }
-            var notes = [""] + BacktestReading.verdict(result)
-                + ["Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
-                   + "tested \(result.testFrom) up to \(result.testUntil) (\(result.testOpenings) openings).",
-                   "times_tested: the moments a forecast was made (every 15 minutes of the test period); "
-                   + "followed_by_opening: those after which an opening started within the window (a moment, not an "
-                   + "opening: an opening follows several moments).",
-                   "skill: how much lower the forecast's Brier score is than always saying the bridge's average chance "
-                   + "(0 is no better than the average, 1 is perfect), with its 95% interval; forecast: the time of "
-                   + "week, the rules and what happened before at the other bridges; time_of_week: the slots alone.",
-                   "after_neighbour: the skill within 30 min after a neighbour's opening; off_by: how far, in "
-                   + "percentage points, those forecast chances were from how often an opening followed."]
-            for window in result.windows {
-                notes.append("")
-                notes.append("Reliability, \(window.minutes)-minute window (predicted → observed, forecasts):")
-                for bin in window.reliability where bin.count > 0 {
-                    notes.append(String(format: "  %3.0f–%3.0f%%   %5.1f%% → %5.1f%%   %d", bin.lower * 100, bin.upper * 100,
-                                        (bin.meanPredicted ?? 0) * 100, (bin.observed ?? 0) * 100, bin.count))
-                }
-            }
-            var facts: [[Cell]] = []
-            for window in result.windows {
-                for score in window.bridges + [window.overall] {
-                    let all = window.comparison(bridgeID: score.bridgeID)
-                    let after = window.comparison(bridgeID: score.bridgeID, subset: "after-neighbour")
-                    func raw(_ value: Double?) -> Cell { value.map { Cell(raw: $0) } ?? Cell("") }
-                    facts.append([Cell(window.minutes), Cell(score.bridgeID ?? ""), Cell(score.bridgeName ?? "all bridges"),
-                                  Cell(result.testFrom), Cell(result.testUntil), Cell(score.points), Cell(score.positives),
-                                  Cell(raw: score.brier), Cell(raw: score.brierClimatology), Cell(raw: score.logLoss),
-                                  Cell(raw: score.logLossClimatology), Cell(raw: score.skill),
-                                  raw(all?.nowcast.low), raw(all?.nowcast.high), raw(all?.slot.value), raw(all?.slot.low),
-                                  raw(all?.slot.high), Cell(after?.points ?? 0), raw(after?.nowcast.value),
-                                  raw(after?.nowcast.low), raw(after?.nowcast.high), raw(after?.slot.value),
-                                  raw(after?.reliabilityError)])
-                }
-            }
+            let (rows, notes, facts) = (Self.rows(result), Self.notes(result), Self.facts(result))
             try OutputWriter(format: output.format).write(
                 result,
                 tabular: Tabular(columns: ["window", "bridge", "times_tested", "followed_by_opening", "forecast_skill (95%)",
@@ -129,5 +80,68 @@ struct BacktestCommand: AsyncParsableCommand {
                                        "after_neighbour_reliability_error"], rows: facts),
                 notes: notes)
         }
+    }
+
+    /// The table: a row per window and bridge (and all bridges).
+    static func rows(_ result: BacktestDTO) -> [[Cell]] {
+        var rows: [[Cell]] = []
+        for window in result.windows {
+            for bridge in window.bridges.map(\.bridgeID) + [nil] {
+                guard let all = window.comparison(bridgeID: bridge) else { continue }
+                let after = window.comparison(bridgeID: bridge, subset: "after-neighbour")
+                rows.append([
+                    Cell("\(window.minutes) min"), Cell(all.bridgeName ?? "all bridges"), Cell(all.points),
+                    Cell(all.positives), Cell(BacktestReading.skill(all.nowcast)), Cell(BacktestReading.skill(all.slot)),
+                    Cell(after.map { $0.points > 0 ? String(format: "%+.3f", $0.nowcast.value) : "–" } ?? "–"),
+                    Cell(after?.reliabilityError.map { String(format: "%.0f pts", ($0 * 100).rounded(.up)) } ?? "–"),
+                ])
+            }
+        }
+        return rows
+    }
+
+    /// The verdict, the periods, what the columns mean, and each window's reliability.
+    static func notes(_ result: BacktestDTO) -> [String] {
+        var notes = [""] + BacktestReading.verdict(result)
+            + ["Trained on \(result.trainFrom ?? "?") to \(result.testFrom) (\(result.trainOpenings) openings); "
+               + "tested \(result.testFrom) up to \(result.testUntil) (\(result.testOpenings) openings).",
+               "times_tested: the moments a forecast was made (every 15 minutes of the test period); "
+               + "followed_by_opening: those after which an opening started within the window (a moment, not an "
+               + "opening: an opening follows several moments).",
+               "skill: how much lower the forecast's Brier score is than always saying the bridge's average chance "
+               + "(0 is no better than the average, 1 is perfect), with its 95% interval; forecast: the time of "
+               + "week, the rules and what happened before at the other bridges; time_of_week: the slots alone.",
+               "after_neighbour: the skill within 30 min after a neighbour's opening; off_by: how far, in "
+               + "percentage points, those forecast chances were from how often an opening followed."]
+        for window in result.windows {
+            notes.append("")
+            notes.append("Reliability, \(window.minutes)-minute window (predicted → observed, forecasts):")
+            for bin in window.reliability where bin.count > 0 {
+                notes.append(String(format: "  %3.0f–%3.0f%%   %5.1f%% → %5.1f%%   %d", bin.lower * 100, bin.upper * 100,
+                                    (bin.meanPredicted ?? 0) * 100, (bin.observed ?? 0) * 100, bin.count))
+            }
+        }
+        return notes
+    }
+
+    /// CSV: every figure, a row per window and bridge.
+    static func facts(_ result: BacktestDTO) -> [[Cell]] {
+        var facts: [[Cell]] = []
+        for window in result.windows {
+            for score in window.bridges + [window.overall] {
+                let all = window.comparison(bridgeID: score.bridgeID)
+                let after = window.comparison(bridgeID: score.bridgeID, subset: "after-neighbour")
+                func raw(_ value: Double?) -> Cell { value.map { Cell(raw: $0) } ?? Cell("") }
+                facts.append([Cell(window.minutes), Cell(score.bridgeID ?? ""), Cell(score.bridgeName ?? "all bridges"),
+                              Cell(result.testFrom), Cell(result.testUntil), Cell(score.points), Cell(score.positives),
+                              Cell(raw: score.brier), Cell(raw: score.brierClimatology), Cell(raw: score.logLoss),
+                              Cell(raw: score.logLossClimatology), Cell(raw: score.skill),
+                              raw(all?.nowcast.low), raw(all?.nowcast.high), raw(all?.slot.value), raw(all?.slot.low),
+                              raw(all?.slot.high), Cell(after?.points ?? 0), raw(after?.nowcast.value),
+                              raw(after?.nowcast.low), raw(after?.nowcast.high), raw(after?.slot.value),
+                              raw(after?.reliabilityError)])
+            }
+        }
+        return facts
     }
 }

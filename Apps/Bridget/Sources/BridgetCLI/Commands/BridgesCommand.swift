@@ -1,7 +1,6 @@
 import ArgumentParser
 import BridgetAnswers
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget bridges`: the catalog with each bridge's openings and stored rows.
@@ -27,8 +26,7 @@ struct BridgesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            var listing = try await HistoryAnswers(context: context, store: store).bridges()
+            var listing = try await HistoryAnswers.reading(context).bridges()
             if listing.isEmpty {
                 // Nothing synced yet: still show the catalog the provider covers.
                 let catalog = try await context.assembly.makeProvider().fetchBridgeCatalog()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnswers
 import BridgetContext
 import BridgetCore
 import Foundation
@@ -55,8 +56,7 @@ struct ConfigCommand: AsyncParsableCommand {
             case .sqlite where !FileManager.default.fileExists(atPath: configuration.storePath): return nil
             case .sqlite, .postgres:
                 do {
-                    let store = try await context.assembly.makeStore(forReading: true)
-                    return try await store.recordedSource()?.identity.description
+                    return try await StoreReport.opening(context, forReading: true).recordedSource()
                 } catch {
                     return "unknown (the store cannot be read: \(ErrorPresentation(error)?.message ?? "\(error)"))"
                 }

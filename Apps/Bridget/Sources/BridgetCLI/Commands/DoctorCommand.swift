@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnswers
 import BridgetContext
 import BridgetCore
 import BridgetDTOs
@@ -57,11 +58,10 @@ struct DoctorCommand: AsyncParsableCommand {
                          hint: nil)
         }
         do {
-            let store = try? await context.assembly.makeStore(forReading: true)
-            guard let source = try await context.assembly.makeStateSource(store: store) else {
+            let (found, kept) = try await StoreReport.liveState(context)
+            guard let source = found else {
                 return Check(name: "state", ok: true, detail: "no live state feed", hint: nil)
             }
-            let kept = try? await store?.liveFeedState()
             let keptText = kept?.lastGoodPollAt.map { "; last good poll kept in the store: \(context.clock.display($0))" }
                 ?? "; no poll kept in the store yet"
             do {
@@ -86,13 +86,11 @@ struct DoctorCommand: AsyncParsableCommand {
     private func storeCheck(_ context: AppContext) async -> Check {
         do {
             // Only reads, so a store on a read-only disk is checked as it is (with the assembly's note).
-            let store = try await context.assembly.makeStore(forReading: true)
-            let integrity = try await store.integrityCheck()
-            let events = try await store.eventCount(bridgeID: nil)
-            let last = try await store.syncRuns(limit: 1).first
+            let health = try await StoreReport.opening(context, forReading: true).health()
+            let (integrity, events, last) = (health.integrity, health.events, health.lastRun)
             let lastText = last.map { " last sync \($0.status.rawValue) at \(LocalClock.seattle.display($0.startedAt))" } ?? ""
             let configured = context.assembly.sourceIdentity
-            let recorded = try await store.recordedSource()
+            let recorded = health.recorded
             let holdsText = switch recorded {
             case let recorded?: "; holds \(recorded.identity)"
             case nil where events > 0: "; its source is not recorded: the next sync or import records \(configured)"

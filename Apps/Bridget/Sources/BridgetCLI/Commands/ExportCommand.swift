@@ -1,9 +1,9 @@
 import ArgumentParser
 import BridgetAnalysis
+import BridgetAnswers
 import BridgetContext
 import BridgetDTOs
 import BridgetNetworking
-import BridgetPersistence
 import Foundation
 
 /// `bridget export`: write stored openings as Socrata-shaped rows.
@@ -39,18 +39,16 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingErrors {
             let format = self.format ?? (out == "-" ? nil : RowFileFormat(fileName: out)) ?? .ndjson
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            let scope = try await history.scope(context, store: store)
-            let bridgeIDs: [String?] = scope.bridgeIDs.isEmpty ? [nil] : scope.bridgeIDs
-            var total = 0
-            for id in bridgeIDs { total += try await store.eventCount(bridgeID: id) }
+            let answers = try await HistoryAnswers.reading(context)
+            let scope = try await history.scope(answers)
+            let total = try await answers.eventCount(bridgeIDs: scope.bridgeIDs)
             let sink = try ExportSink(out)
             let meter = ProgressMeter(verb: "exporting", total: scope.from == nil && scope.before == nil ? .rows(total) : nil,
                                       enabled: progress.shown && !(out == "-" && isatty(STDOUT_FILENO) == 1))
             let written: Int
             do {
                 written = try await cancellingOnInterrupt {
-                    try await ExportPipeline(store: store, format: format).run(scope: scope, into: sink) { rows in
+                    try await answers.export(as: format).run(scope: scope, into: sink) { rows in
                         meter.update(rows: rows)
                     }
                 }

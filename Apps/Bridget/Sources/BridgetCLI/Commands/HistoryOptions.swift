@@ -1,9 +1,9 @@
 import ArgumentParser
 import BridgetAnalysis
+import BridgetAnswers
 import BridgetContext
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// The filters of every command that reads the history: which bridges, and a half-open time range.
@@ -35,10 +35,11 @@ struct HistoryOptions: ParsableArguments {
 
     /// The filters resolved against the store's catalog and the clock; notes (adjusted local times) go to standard
     /// error.
-    func scope(_ context: AppContext, store: any BridgeCatalogStore) async throws -> HistoryScope {
+    func scope(_ answers: some StoreAnswers) async throws -> HistoryScope {
+        let context = answers.context
         var scope = HistoryScope()
         for name in bridge {
-            let id = try await context.bridge(named: name, in: store).id
+            let id = try await answers.bridge(named: name).id
             if !scope.bridgeIDs.contains(id) { scope.bridgeIDs.append(id) }
         }
         let grammar = context.timeGrammar

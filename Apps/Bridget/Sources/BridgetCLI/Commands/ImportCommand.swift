@@ -2,7 +2,6 @@ import ArgumentParser
 import BridgetContext
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget import`: load rows from a file (an export, or a download of the dataset) into the store.
@@ -53,10 +52,9 @@ struct ImportCommand: AsyncParsableCommand {
             let context = try global.context()
             let source = try ImportSource.open(file, format: format)
             defer { source.close() }
-            let store = try await context.assembly.makeStore()
             let rejects = try rejectOptions.log(configured: context.assembly.configuration.importRejectsPath)
             defer { rejects?.close() }
-            let pipeline = context.assembly.makeImportPipeline(store: store, rejects: rejects)
+            let pipeline = try await context.importPipeline(rejects: rejects)
             let meter = ProgressMeter(verb: "importing", total: source.size.map { .bytes($0) },
                                       enabled: progress.shown)
             let restart = self.restart
@@ -79,7 +77,7 @@ struct ImportCommand: AsyncParsableCommand {
     private func write(_ report: ImportReport, storeDescription: String) throws {
         let outcome = Tabular.outcome(
             read: ("read", report.rowsRead),
-            counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),
+            counts: report.counts,
             rejected: report.rejected, byReason: report.rejectedByReason)
         let rate = report.seconds > 0 ? Int(Double(report.rowsRead - report.resumedAfterRows) / report.seconds) : 0
         var notes = [

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetContext
 import BridgetCore
 import BridgetDTOs
 import Foundation
@@ -18,8 +19,7 @@ struct ModelCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore()
-                let models = try await context.assembly.rebuildOpeningModels(store: store)
+                let models = try await context.rebuildOpeningModels()
                 print("rebuilt the opening models of \(models.count) bridges from \(models.first?.sourceEvents ?? 0) stored rows")
             }
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BridgetAnalysis
+import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
 import Foundation
@@ -24,11 +25,11 @@ struct PatternsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            try await context.requireHistory(store, for: "patterns")
-            let target = try await context.bridge(named: bridge[0], in: store)
-            let scope = try await HistoryOptions(bridge: [target.id], since: since, until: until).scope(context, store: store)
-            let analysis = try await context.assembly.makeProcessor(store: store)
+            let answers = try await HistoryAnswers.reading(context)
+            try await answers.requireHistory(for: "patterns")
+            let target = try await answers.bridge(named: bridge[0])
+            let scope = try await HistoryOptions(bridge: [target.id], since: since, until: until).scope(answers)
+            let analysis = try await answers.processor
                 .analyzeTrafficPatterns(bridgeID: target.id, in: scope)
             let rows = (0..<24).map { hour in
                 [Cell(String(format: "%02d:00", hour)), Cell(analysis.openingsByHour[hour]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
 import Foundation
@@ -33,10 +34,10 @@ struct CascadesCommand: AsyncParsableCommand {
         try await reportingErrors {
             let minutes = try TimeGrammar.minutes(within, option: "--within")
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            try await context.requireHistory(store, for: "cascades")
-            let scope = try await history.scope(context, store: store)
-            let found = try await context.assembly.makeProcessor(store: store)
+            let answers = try await HistoryAnswers.reading(context)
+            try await answers.requireHistory(for: "cascades")
+            let scope = try await history.scope(answers)
+            let found = try await answers.processor
                 .findCascades(withinMinutes: minutes, minimumCount: max(minCount, 1), in: scope)
             let cascades = all ? found : found.filter { $0.zScore >= Self.significantZ }
             let rows = cascades.map { cascade in
@@ -114,10 +115,10 @@ struct AnomaliesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            try await context.requireHistory(store, for: "anomalies")
-            let scope = try await history.scope(context, store: store)
-            let all = try await context.assembly.makeProcessor(store: store).findAnomalies()
+            let answers = try await HistoryAnswers.reading(context)
+            try await answers.requireHistory(for: "anomalies")
+            let scope = try await history.scope(answers)
+            let all = try await answers.processor.findAnomalies()
                 .filter { scope.contains(bridgeID: $0.bridgeID, openedAt: $0.openedAt) }
             let toTerminal = output.format == .table && isatty(STDOUT_FILENO) == 1
             let cap: Int? = switch limit {

@@ -3,7 +3,6 @@ import BridgetAnalysis
 import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget predict`: will this bridge open around this time?
@@ -70,93 +69,88 @@ struct PredictCommand: AsyncParsableCommand {
             let days = try weekdays ? Weekdays.parse("mon-fri", option: "--weekdays")
                 : on.map { try Weekdays.parse($0, option: "--on") }
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            try await context.requireHistory(store, for: "predict")
-            let forecasts = Forecasts(context: context, store: store)
-            let target = try await context.bridge(named: bridge[0], in: store)
-            let time = context.clock
-            let first = try context.timeGrammar.resolve(at ?? "now", option: "--at", direction: .ahead)
-            var readings = [first]
-            if let days {
-                let grammar = context.timeGrammar
-                let start = first.reading.dayNumber
-                readings = (start..<start + 7).compactMap { day -> TimeGrammar.Resolved? in
-                    let wall = Int64(day) * 86_400 + Int64(first.reading.hour * 3600 + first.reading.minute * 60)
-                    let reading = FloatingTimestamp(wallClockSeconds: wall)
-                    return days.contains(reading.mondayFirstWeekday) ? grammar.local(reading) : nil
-                }
-            }
-            for note in Set(readings.compactMap(\.note)).sorted() { Terminal.note("--at: " + note) }
-            let model = try await forecasts.model(of: target)
-            let history = "\(model.firstDay ?? "?") to \(model.lastDay ?? "?")"
-            var outputs: [ForecastAnswer] = []
-            for resolved in readings {
-                outputs.append(try await forecasts.answer(model: model, bridge: target, at: resolved, minutes: minutes,
-                                                          evidence: days == nil))
-            }
-            let csv = Tabular(
-                columns: ["bridge_id", "bridge", "at", "at_local", "window_minutes", "chance_of_opening",
-                          "base_chance_of_opening", "chance_open_on_arrival", "expected_delay_minutes",
-                          "wait_if_open_minutes", "sample_starts", "sample_occurrences"],
-                rows: outputs.map { output in
-                    let forecast = output.forecast
-                    return [Cell(forecast.bridgeID), Cell(forecast.bridgeName), Cell(output.atInstant, time: time),
-                            Cell(output.atLocal), Cell(forecast.windowMinutes), Cell(raw: forecast.chanceOfOpening),
-                            Cell(raw: forecast.baseChanceOfOpening), Cell(raw: forecast.chanceOpenOnArrival),
-                            Cell(raw: forecast.expectedDelayMinutes), Cell(raw: output.waitIfOpenMinutes),
-                            Cell(forecast.sampleStarts), Cell(forecast.sampleOccurrences)]
-                })
+            let series = try await Forecasts.reading(context).series(bridge: bridge[0], at: at, days: days,
+                                                                     minutes: minutes)
+            for note in series.notes { Terminal.note("--at: " + note) }
             let writer = OutputWriter(format: output.format)
-            guard days == nil, let only = outputs.first else {
-                // A recurring slot: one row per day.
-                let rows = outputs.map { output in
-                    [Cell("\(Self.weekdayName(output.forecast.atReading)) \(output.atLocal.prefix(10))"),
-                     Cell(percent: output.forecast.chanceOfOpening), Cell(percent: output.forecast.chanceOpenOnArrival),
-                     Cell(output.forecast.expectedDelayMinutes, decimals: 1), Cell(output.waitIfOpenMinutes, decimals: 1)]
-                }
-                let mean = outputs.map(\.forecast.chanceOfOpening).reduce(0, +) / Double(max(outputs.count, 1))
-                let chances = outputs.map(\.forecast.chanceOfOpening)
-                // Days within half a point of the likeliest share the answer: all of them are named, not one.
-                let top = chances.max() ?? 0
-                let likeliest = outputs.filter { top - $0.forecast.chanceOfOpening < 0.005 }
-                let which = likeliest.count == outputs.count
-                    ? (outputs.count > 1 ? "; the same on every one of them (within half a point)" : "")
-                    : "; most likely on " + Self.list(likeliest.map { Self.weekdayName($0.forecast.atReading) })
-                        + " (\(Self.percent(top)))"
-                let whyLines = Self.reasonLines(outputs.map(\.forecast), dated: true)
-                try writer.write(
-                    outputs,
-                    tabular: Tabular(columns: ["day", "opening_in_\(minutes)min", "open_on_arrival", "delay_min",
-                                               "wait_if_open_min"], rows: rows),
-                    csv: csv,
-                    notes: ["", "\(target.name) at \(first.reading.localText.dropFirst(11).prefix(5)) (\(time.zone.identifier) "
-                            + "time) on \(outputs.count) days: on average a \(Self.percent(mean)) chance of an opening "
-                            + "in the next \(minutes) min" + which + "."] + whyLines)
+            let csv = Self.csv(series.answers, clock: context.clock)
+            guard days == nil, let only = series.answers.first else {
+                try writer.write(series.answers, tabular: Self.days(series, minutes: minutes), csv: csv,
+                                 notes: Self.daysNotes(series, minutes: minutes, clock: context.clock))
                 return
             }
-            let forecast = only.forecast
-            let rows: [[Cell]] = [
-                [Cell("chance of an opening in the next \(minutes) min"), Cell(Self.percent(forecast.chanceOfOpening)),
-                 Cell("usual for \(minutes) min: " + Self.percent(forecast.baseChanceOfOpening))],
-                [Cell("chance it is open on arrival"), Cell(Self.percent(forecast.chanceOpenOnArrival)), Cell("")],
-                [Cell("from the time of week alone"), Cell(Self.percent(forecast.slotChanceOfOpening)),
-                 Cell("before what happened at the other bridges")],
-                [Cell("expected delay"), Cell(String(format: "%.1f min", forecast.expectedDelayMinutes)),
-                 Cell("counting the chance it is closed to traffic")],
-                [Cell("wait if it is open on arrival"), Cell(String(format: "%.1f min", only.waitIfOpenMinutes)),
-                 Cell("mean time it then stays open")],
-            ]
-            var notes = ["", "\(target.name), \(Self.weekdayName(forecast.atReading)) \(only.atLocal.prefix(16).replacingOccurrences(of: "T", with: " ")) "
-                         + "(\(time.abbreviation(at: only.atInstant))). Evidence: \(forecast.sampleStarts) openings in "
-                         + "\(forecast.sampleOccurrences) occurrences of these 15-minute slots, history \(history).",
-                         "Last similar slots:"]
-            notes += only.lastSimilarSlots.map {
+            try writer.write(only, tabular: Self.moment(only.forecast, wait: only.waitIfOpenMinutes, minutes: minutes),
+                             csv: csv, notes: Self.momentNotes(only, series: series, clock: context.clock))
+        }
+    }
+
+    /// Every answer's figures, a row each.
+    static func csv(_ outputs: [ForecastAnswer], clock time: LocalClock) -> Tabular {
+        Tabular(
+            columns: ["bridge_id", "bridge", "at", "at_local", "window_minutes", "chance_of_opening",
+                      "base_chance_of_opening", "chance_open_on_arrival", "expected_delay_minutes",
+                      "wait_if_open_minutes", "sample_starts", "sample_occurrences"],
+            rows: outputs.map { output in
+                let forecast = output.forecast
+                return [Cell(forecast.bridgeID), Cell(forecast.bridgeName), Cell(output.atInstant, time: time),
+                        Cell(output.atLocal), Cell(forecast.windowMinutes), Cell(raw: forecast.chanceOfOpening),
+                        Cell(raw: forecast.baseChanceOfOpening), Cell(raw: forecast.chanceOpenOnArrival),
+                        Cell(raw: forecast.expectedDelayMinutes), Cell(raw: output.waitIfOpenMinutes),
+                        Cell(forecast.sampleStarts), Cell(forecast.sampleOccurrences)]
+            })
+    }
+
+    /// A recurring slot: one row per day.
+    static func days(_ series: ForecastSeries, minutes: Int) -> Tabular {
+        let rows = series.answers.map { output in
+            [Cell("\(Self.weekdayName(output.forecast.atReading)) \(output.atLocal.prefix(10))"),
+             Cell(percent: output.forecast.chanceOfOpening), Cell(percent: output.forecast.chanceOpenOnArrival),
+             Cell(output.forecast.expectedDelayMinutes, decimals: 1), Cell(output.waitIfOpenMinutes, decimals: 1)]
+        }
+        return Tabular(columns: ["day", "opening_in_\(minutes)min", "open_on_arrival", "delay_min", "wait_if_open_min"],
+                       rows: rows)
+    }
+
+    /// The sentence under a series: the mean, and the likeliest days; then why.
+    static func daysNotes(_ series: ForecastSeries, minutes: Int, clock time: LocalClock) -> [String] {
+        let (outputs, likeliest) = (series.answers, series.likeliest)
+        let which = likeliest.count == outputs.count
+            ? (outputs.count > 1 ? "; the same on every one of them (within half a point)" : "")
+            : "; most likely on " + Self.list(likeliest.map { Self.weekdayName($0.forecast.atReading) })
+                + " (\(Self.percent(likeliest.first?.forecast.chanceOfOpening ?? 0)))"
+        return ["", "\(series.bridge.name) at \(series.first.reading.localText.dropFirst(11).prefix(5)) "
+                + "(\(time.zone.identifier) time) on \(outputs.count) days: on average a \(Self.percent(series.mean)) "
+                + "chance of an opening in the next \(minutes) min" + which + "."]
+            + Self.reasonLines(outputs.map(\.forecast), dated: true)
+    }
+
+    /// One moment: its chances, delay and wait, each beside what to compare it with.
+    static func moment(_ forecast: ForecastDTO, wait: Double, minutes: Int) -> Tabular {
+        Tabular(columns: ["question", "answer", "compare"], rows: [
+            [Cell("chance of an opening in the next \(minutes) min"), Cell(Self.percent(forecast.chanceOfOpening)),
+             Cell("usual for \(minutes) min: " + Self.percent(forecast.baseChanceOfOpening))],
+            [Cell("chance it is open on arrival"), Cell(Self.percent(forecast.chanceOpenOnArrival)), Cell("")],
+            [Cell("from the time of week alone"), Cell(Self.percent(forecast.slotChanceOfOpening)),
+             Cell("before what happened at the other bridges")],
+            [Cell("expected delay"), Cell(String(format: "%.1f min", forecast.expectedDelayMinutes)),
+             Cell("counting the chance it is closed to traffic")],
+            [Cell("wait if it is open on arrival"), Cell(String(format: "%.1f min", wait)),
+             Cell("mean time it then stays open")],
+        ])
+    }
+
+    /// Under one moment: what it rests on, the last similar slots, and why.
+    static func momentNotes(_ only: ForecastAnswer, series: ForecastSeries, clock time: LocalClock) -> [String] {
+        let forecast = only.forecast
+        let when = only.atLocal.prefix(16).replacingOccurrences(of: "T", with: " ")
+        return ["", "\(series.bridge.name), \(Self.weekdayName(forecast.atReading)) \(when) "
+                + "(\(time.abbreviation(at: only.atInstant))). Evidence: \(forecast.sampleStarts) openings in "
+                + "\(forecast.sampleOccurrences) occurrences of these 15-minute slots, history \(series.history).",
+                "Last similar slots:"]
+            + only.lastSimilarSlots.map {
                 "  \($0.from)  " + ($0.openings.isEmpty ? "no opening" : $0.openings.joined(separator: ", "))
             }
-            notes += Self.reasonLines([forecast], dated: false)
-            try writer.write(only, tabular: Tabular(columns: ["question", "answer", "compare"], rows: rows), csv: csv,
-                             notes: notes)
-        }
+            + Self.reasonLines([forecast], dated: false)
     }
 
     /// "Why:" and a line for each reason; answering several days, each reason once with the days it holds on
@@ -183,9 +177,7 @@ struct PredictCommand: AsyncParsableCommand {
         return names.dropLast().joined(separator: ", ") + " and " + names[names.count - 1]
     }
 
-    static func percent(_ value: Double) -> String {
-        value < 0.1 ? String(format: "%.1f%%", value * 100) : String(format: "%.0f%%", value * 100)
-    }
+    static func percent(_ value: Double) -> String { Cell.percentText(value) }
 
     static func weekdayName(_ reading: FloatingTimestamp) -> String {
         ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"][reading.weekday - 1]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetContext
 import BridgetCore
 import BridgetDTOs
 import Foundation
@@ -34,16 +35,9 @@ struct PruneCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try global.context()
             let cutoff = try before.map { try context.timeGrammar.instant($0, option: "--before", direction: .back) }
-            let store = try await context.assembly.makeStore()
-            let processor = context.assembly.makeProcessor(store: store)
-            var removed = 0
-            if let cutoff {
-                removed = try await processor.cleanupOldData(olderThan: cutoff)
-                if removed > 0 { try await context.assembly.rebuildOpeningModels(store: store) }
-            }
-            let changesBefore = Date().addingTimeInterval(-context.assembly.configuration.changeRetention)
-            let changesRemoved = try await store.pruneChanges(recordedBefore: changesBefore)
-            let remaining = try await store.eventCount(bridgeID: nil)
+            let pruned = try await context.prune(openingsBefore: cutoff)
+            let (removed, remaining) = (pruned.removed, pruned.remaining)
+            let (changesBefore, changesRemoved) = (pruned.changesBefore, pruned.changesRemoved)
             var notes = [""]
             if let cutoff { notes.append("Removed the openings before \(context.clock.display(cutoff)).") }
             notes.append("Removed the changes logged before \(context.clock.display(changesBefore)) (changes.keep_days).")

@@ -35,8 +35,7 @@ struct ReportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            let pages = try await Site(context: context, store: store, now: context.assembly.now()).pages()
+            let pages = try await Site.reading(context, now: context.assembly.now()).pages()
             let root = URL(fileURLWithPath: out).standardizedFileURL
             let (written, removed) = try ReportWriter(folder: root).write(pages)
             print("wrote \(written) pages to \(root.path) (open \(root.appendingPathComponent("index.html").path))"

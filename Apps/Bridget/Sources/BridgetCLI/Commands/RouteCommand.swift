@@ -3,7 +3,6 @@ import BridgetAnalysis
 import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget route`: saved trips across bridges, scored by the opening model.
@@ -42,8 +41,7 @@ struct RouteCommand: AsyncParsableCommand {
                 // Every crossing is checked before the store is opened: a typo creates nothing.
                 let written = try via.map(Self.crossing)
                 let context = try global.context()
-                let book = RouteBook(context: context, store: try await context.assembly.makeStore())
-                let (route, location) = try await book.add(name, crossings: written, favorite: favorite)
+                let (route, location) = try await RouteBook.opening(context).add(name, crossings: written, favorite: favorite)
                 print("saved route \(route.id.terminalSafe) with \(route.crossings.count) crossings")
                 Terminal.note("routes are kept in \(location)")
             }
@@ -77,10 +75,9 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore(forReading: true)
-                let file = try await context.savedRoutes(store)
-                let routes = try await file.routes()
-                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                let book = try await RouteBook.opening(context, forReading: true)
+                let routes = try await book.routes()
+                let catalog = try await book.catalog()
                 let rows = routes.map { route in
                     [Cell(route.isFavorite ? "★" : ""), Cell(route.id), Cell(describe(route, catalog: catalog))]
                 }
@@ -109,9 +106,9 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let store = try await context.assembly.makeStore(forReading: true)
-                let route = try await RouteAnswers.route(name, in: try await context.savedRoutes(store))
-                let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+                let book = try await RouteBook.opening(context, forReading: true)
+                let route = try await book.route(named: name)
+                let catalog = try await book.catalog()
                 let rows = route.crossings.enumerated().map { index, crossing in
                     [Cell(index + 1), Cell(String(format: "%g", crossing.minutesFromStart)),
                      Cell(crossing.bridgeIDs.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: " or "))]
@@ -137,8 +134,7 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let book = RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
-                let name = try await book.remove(self.name)
+                let name = try await RouteBook.opening(context, forReading: true).remove(self.name)
                 print("removed route \(name.terminalSafe)")
             }
         }
@@ -154,121 +150,12 @@ struct RouteCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                try await RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
-                    .mark(name, favorite: !off)
+                try await RouteBook.opening(context, forReading: true).mark(name, favorite: !off)
                 print(off ? "\(name.terminalSafe) is no longer a favourite" : "★ \(name.terminalSafe)")
             }
         }
     }
 
-    /// `route export`.
-    struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "export", 
-            abstract: "Write saved routes as YAML (the routes file's form), to share or keep.",
-            discussion: """
-                  bridget route export > routes.yaml
-                  bridget route export --from-store | bridget route import -
-                """)
-        @OptionGroup var global: GlobalOptions
-        @Option(name: .long, help: ArgumentHelp("The file to write, or - for standard output.", valueName: "file"))
-        var out: String = "-"
-        @Flag(name: .long, help: "The routes an earlier Bridget kept in the data store, instead of the routes file.")
-        var fromStore = false
-
-        func run() async throws {
-            try await reportingErrors {
-                let context = try global.context()
-                let store = try await context.assembly.makeStore(forReading: true)
-                let routes = fromStore ? try await store.routes()
-                    : try await context.savedRoutes(store).routes()
-                let text = try RouteFile.yaml(routes)
-                if out == "-" {
-                    print(text, terminator: "")
-                } else {
-                    do {
-                        try OwnFile.replace(out, with: Data(text.utf8))
-                    } catch {
-                        throw BridgetError(.dataExportOpen, "cannot write \(out): \(error.localizedDescription)")
-                    }
-                    Terminal.writeError("Exported \(routes.count) routes to \(out).\n")
-                }
-            }
-        }
-    }
-
-    /// `route import`.
-    struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "import", 
-            abstract: "Add routes from a YAML file (as route export writes); a route of the same name is replaced.",
-            discussion: """
-                --from-store copies the routes the configured data store holds (where an earlier \
-                Bridget kept them) and remembers the store, so a route removed later is not offered \
-                back by doctor.
-                """)
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("The YAML file, or - for standard input.", valueName: "file")) var file: String?
-        @Flag(name: .long, help: "Copy the routes the data store holds instead of reading a file.")
-        var fromStore = false
-
-        func validate() throws {
-            guard (file == nil) == fromStore else {
-                throw ValidationError(fromStore ? "give either a file or --from-store, not both"
-                                                : "give a YAML file (or - for standard input), or --from-store")
-            }
-        }
-
-        func run() async throws {
-            try await reportingErrors {
-                if fromStore {
-                    let context = try global.context()
-                    let imported = try await RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
-                        .importFromStore()
-                    print("imported \(imported.count) routes from the store at \(context.assembly.storeDescription) "
-                          + "(\(imported.added) new, \(imported.count - imported.added) replaced) into \(imported.location)")
-                    return
-                }
-                let file = self.file ?? "-"
-                let data: Data? = file == "-" ? FileHandle.standardInput.readDataToEndOfFile()
-                    : FileManager.default.contents(atPath: file)
-                guard let data else { throw BridgetError(.dataImportOpen, "cannot read \(file)") }
-                let context = try global.context()
-                let imported = try await RouteBook(context: context, store: try await context.assembly.makeStore(forReading: true))
-                    .importYAML(String(decoding: data, as: UTF8.self), origin: file == "-" ? "standard input" : file)
-                print("imported \(imported.count) routes (\(imported.added) new, \(imported.count - imported.added) replaced) "
-                      + "into " + imported.location)
-            }
-        }
-    }
-
-    /// `route move`.
-    struct Move: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "move", 
-            abstract: "Copy every saved route from the routes file into the store, or back (--to file).",
-            discussion: """
-                For a deployment whose hosts share a PostgreSQL store: routes saved with `bridget route add` on \
-                one machine go into the store, where every host serves them. A route of the same name is \
-                replaced; the source keeps its copy. Then set routes.storage (or leave auto, which is the store \
-                for PostgreSQL).
-                  bridget route move --to store
-                """)
-        @OptionGroup var global: GlobalOptions
-
-        @Option(name: .long, help: "Where the routes go: store or file.") var to: RouteBook.Place
-
-        func run() async throws {
-            try await reportingErrors {
-                let context = try global.context()
-                let moved = try await RouteBook(context: context, store: try await context.assembly.makeStore()).move(to: to)
-                print("copied \(moved.count) routes from \(moved.from) to \(moved.into) (\(moved.added) new, "
-                      + "\(moved.count - moved.added) replaced)")
-                if moved.readElsewhere {
-                    Terminal.note("routes.storage is \(context.configuration.routeStorage.rawValue): bridget reads routes "
-                                  + "from \(context.configuration.routesInStore ? "the store" : "the file"); set it to "
-                                  + "\(to.rawValue) to read them from \(moved.into)")
-                }
-            }
-        }
-    }
 }
 
 extension RouteBook.Place: ExpressibleByArgument {}

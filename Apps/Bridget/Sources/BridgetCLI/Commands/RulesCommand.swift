@@ -3,7 +3,6 @@ import BridgetAnswers
 import BridgetContext
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget rules`: the rules forecasts know, and the dated deviations an operator adds.
@@ -37,12 +36,6 @@ struct RulesCommand: AsyncParsableCommand {
         subcommands: [List.self, Add.self, Remove.self, Import.self, Export.self],
         defaultSubcommand: List.self)
 
-    /// The store to keep rules in (writable when they live there) and the catalog they name.
-    static func open(_ context: AppContext, writing: Bool) async throws -> (any BridgeStore, BridgeCatalog) {
-        let store = try await context.assembly.makeStore(forReading: !(writing && context.configuration.rulesInStore))
-        return (store, try await context.catalog(in: store))
-    }
-
     /// `rules list`.
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(commandName: "list", 
@@ -63,8 +56,8 @@ struct RulesCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let (store, catalog) = try await RulesCommand.open(context, writing: false)
-                let calendar = try await context.ruleCalendar(store: store, catalog: catalog)
+                let rules = try await RuleBook.open(context, writing: false)
+                let (catalog, calendar) = (rules.catalog, try await rules.calendar())
                 let clock = context.clock
                 let now = context.assembly.now()
                 let today = LocalDay(containing: now, time: clock).number
@@ -75,12 +68,12 @@ struct RulesCommand: AsyncParsableCommand {
                 var deviations = calendar.deviations
                 if let bridge {
                     let target = try context.bridge(named: bridge, in: catalog)
-                    let book = try await HistoryBooks(context: context, store: store).book()
+                    let book = try await rules.book()
                     lines = RulesAnswer.lines(for: target, calendar: calendar, model: try? await book.model(target.id),
                                               catalog: catalog, today: today, nowReading: clock.reading(for: now))
                     deviations = deviations.filter { $0.bridgeIDs.contains(target.id) }
                 }
-                let location = context.savedRules(store, catalog: catalog).location
+                let location = rules.saved.location
                 let names = { (ids: [String]) in ids.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: ", ") }
                 let rows = deviations.map { deviation in
                     [Cell(deviation.id), Cell(names(deviation.bridgeIDs)), Cell(RulesAnswer.text(deviation)),
@@ -134,11 +127,12 @@ struct RulesCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let (store, catalog) = try await RulesCommand.open(context, writing: true)
+                let rules = try await RuleBook.open(context, writing: true)
+                let catalog = rules.catalog
                 let deviation = try RuleCheck.deviation(
                     id: id, bridges: bridge, from: from, until: until, reason: reason, source: source, catalog: catalog,
                     origin: "rules add", clock: context.clock)
-                let saved = context.savedRules(store, catalog: catalog)
+                let saved = rules.saved
                 let new = try await saved.add([deviation])
                 print(((new == 1 ? "added" : "replaced") + " \(deviation.id): "
                        + deviation.bridgeIDs.map { catalog.bridge(id: $0)?.name ?? $0 }.joined(separator: ", ")
@@ -156,8 +150,7 @@ struct RulesCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let context = try global.context()
-                let (store, catalog) = try await RulesCommand.open(context, writing: true)
-                let saved = context.savedRules(store, catalog: catalog)
+                let saved = try await RuleBook.open(context, writing: true).saved
                 guard try await saved.remove(id: id) else {
                     throw BridgetError(.inputUnknownRule, "no deviation '\(id.prefix(64))' is kept in \(saved.location)",
                                                   hint: "see `bridget rules list`")
@@ -167,45 +160,4 @@ struct RulesCommand: AsyncParsableCommand {
         }
     }
 
-    /// `rules import`.
-    struct Import: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "import", 
-            abstract: "Add every deviation of a rules YAML file (as `rules export` writes it); all or none.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "The file to read.") var file: String
-
-        func run() async throws {
-            try await reportingErrors {
-                let context = try global.context()
-                let (store, catalog) = try await RulesCommand.open(context, writing: true)
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    throw BridgetError(.dataRulesOpen, "cannot read \(file)")
-                }
-                guard data.count <= RuleCheck.maximumDocumentBytes else {
-                    throw BridgetError(.dataRulesFile, "\(file) is larger than \(RuleCheck.maximumDocumentBytes) bytes")
-                }
-                let incoming = try RuleDocument.deviations(fromYAML: String(decoding: data, as: UTF8.self),
-                                                           catalog: catalog, origin: file, clock: context.clock)
-                let saved = context.savedRules(store, catalog: catalog)
-                let new = try await saved.add(incoming)
-                print("imported \(incoming.count) deviations (\(new) new) into \(saved.location)".terminalSafe)
-            }
-        }
-    }
-
-    /// `rules export`.
-    struct Export: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "export", 
-            abstract: "Write the kept deviations as a rules YAML file to standard output.")
-        @OptionGroup var global: GlobalOptions
-
-        func run() async throws {
-            try await reportingErrors {
-                let context = try global.context()
-                let (store, catalog) = try await RulesCommand.open(context, writing: false)
-                print(try RuleDocument.yaml(try await context.savedRules(store, catalog: catalog).deviations()),
-                      terminator: "")
-            }
-        }
-    }
 }

@@ -33,9 +33,9 @@ struct StatsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            let scope = try await history.scope(context, store: store)
-            let statistics = try await context.assembly.makeProcessor(store: store).generateStatistics(in: scope)
+            let answers = try await HistoryAnswers.reading(context)
+            let scope = try await history.scope(answers)
+            let statistics = try await answers.statistics(in: scope)
             let rows = statistics.bridges.map { bridge in
                 [Cell(bridge.bridgeID), Cell(bridge.bridgeName), Cell(bridge.openings),
                  Cell(bridge.openingsPerDay, decimals: 2), Cell(bridge.meanMinutes), Cell(bridge.medianMinutes),
@@ -71,7 +71,7 @@ struct StatsCommand: AsyncParsableCommand {
                              + "from \(statistics.totalRows) rows on record: rows of a bridge less than "
                              + "\(String(format: "%g", statistics.mergeGapMinutes)) min apart are one opening.")
             }
-            let answer = try await HistoryAnswers(context: context, store: store).stats(statistics, in: scope)
+            let answer = try await answers.stats(statistics, in: scope)
             if statistics.totalOpenings > 0 { notes.append(answer.provenance.sentence) }
             if let source = answer.source { notes.append("Source: \(source).") }
             try OutputWriter(format: output.format).write(

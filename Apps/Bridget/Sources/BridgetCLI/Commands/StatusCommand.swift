@@ -36,8 +36,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.openStoreForReading()
-            let books = HistoryBooks(context: context, store: store)
+            let books = try await HistoryAnswers.reading(context).books
             let asked = try at.map { try context.timeGrammar.resolve($0, option: "--at", direction: .ahead) }
             // A time in the spring-forward gap or the repeated autumn hour: say which instant answers.
             if let note = asked?.note { Terminal.note("--at: " + note) }

@@ -2,7 +2,6 @@ import ArgumentParser
 import BridgetContext
 import BridgetCore
 import BridgetDTOs
-import BridgetPersistence
 import Foundation
 
 /// `bridget sync`: fetch openings from the configured provider into the store.
@@ -41,10 +40,9 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let context = try global.context()
-            let store = try await context.assembly.makeStore()
             let rejects = try rejectOptions.log(configured: context.assembly.configuration.syncRejectsPath)
             defer { rejects?.close() }
-            let pipeline = try context.assembly.makeSyncPipeline(store: store, rejects: rejects)
+            let pipeline = try await context.syncPipeline(rejects: rejects)
             let meter = ProgressMeter(verb: "syncing", total: nil, enabled: progress.shown)
             let full = self.full
             let report = try await cancellingOnInterrupt {
@@ -66,7 +64,7 @@ struct SyncCommand: AsyncParsableCommand {
     private func write(_ report: SyncReport, storeDescription: String, time: LocalClock) throws {
         let outcome = Tabular.outcome(
             read: ("fetched", report.fetched),
-            counts: UpsertCounts(inserted: report.inserted, updated: report.updated, unchanged: report.unchanged),
+            counts: report.counts,
             rejected: report.rejected, byReason: report.rejectedByReason)
         let seconds = report.finishedAt.timeIntervalSince(report.startedAt)
         let from = report.since.map { "from " + time.display($0) } ?? "full history"

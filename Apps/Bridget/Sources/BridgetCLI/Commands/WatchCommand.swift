@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgetContext
 import BridgetCore
 import BridgetRuntime
 import Foundation
@@ -35,9 +36,8 @@ struct WatchCommand: AsyncParsableCommand {
         try await reportingErrors {
             let context = try global.context()
             let configuration = context.configuration
-            let store = try await context.assembly.makeStore()
             if once {
-                let pipeline = try context.assembly.makeSyncPipeline(store: store)
+                let pipeline = try await context.syncPipeline()
                 let report = try await cancellingOnInterrupt { try await pipeline.run(full: false) }
                 Terminal.note("synced \(report.fetched) rows (\(report.inserted) new, \(report.updated) updated, "
                               + "\(report.rejected) rejected) in run \(report.runID)")
@@ -48,7 +48,7 @@ struct WatchCommand: AsyncParsableCommand {
                 return
             }
             // A store file replaced under a long-running watch (a restore) is reopened, not written to where no one reads.
-            let watch = try await StoreWatch(context: context, store: store, alerts: BuildParts.current.alerts, log: Self.log)
+            let watch = try await StoreWatch.opening(context, alerts: BuildParts.current.alerts, log: Self.log)
             Self.log(.init(level: .info, message: "watch: \(watch.refresh.refresher.schedule.description) into "
                            + context.assembly.storeDescription))
             let names = [SIGTERM: "SIGTERM", SIGINT: "SIGINT", SIGHUP: "SIGHUP"]

@@ -44,9 +44,14 @@ struct Cell: Sendable {
 
     /// A chance shown as a percentage (`5.8%`, `0.4%`), right-aligned; CSV carries the fraction.
     init(percent value: Double) {
-        display = PredictCommand.percent(value)
+        display = Self.percentText(value)
         raw = String(value)
         numeric = true
+    }
+
+    /// A chance as a percentage: one decimal below 10% (`5.8%`), none above (`42%`).
+    static func percentText(_ value: Double) -> String {
+        value < 0.1 ? String(format: "%.1f%%", value * 100) : String(format: "%.0f%%", value * 100)
     }
 
     /// A number as CSV carries it, unrounded (`0.0573`), shown with up to four decimals.

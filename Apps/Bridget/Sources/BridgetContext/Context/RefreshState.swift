@@ -5,6 +5,8 @@ import Foundation
 package final class RefreshState: Sendable {
     private let state = Locked<(next: Date?, running: Bool)>((nil, false))
 
+    package init() {}
+
     package var next: Date? { state.withLock { $0.next } }
     package var isRunning: Bool { state.withLock { $0.running } }
 

@@ -174,35 +174,20 @@ package struct LiveStateTracker: Sendable {
             bridge = open(id, at: now, after: nil, into: &outcome, firstSight: true)
             fired.append("first-sight")
         case (.raised?, .lowered), (.raised?, .unknown):
-            // Read lowered at its last sight, and that sight was the poll before: it opened after it.
+            // Read lowered at its last sight, and that sight was the poll before: it opened after it. (`bridge!`: a
+            // bridge in these phases has a kept state; only `unseen` has none.)
             let previous = bridge!
             let after: Date? = phase == .lowered && !acrossGap && previous.lastSeenAt <= now ? previous.lastSeenAt : nil
             bridge = open(id, at: now, after: after, into: &outcome, firstSight: false)
             fired.append("opened")
         case (.raised?, .raised), (.raised?, .unknownWhileRaised), (.raised?, .stuck):
-            var same = bridge!
+            var same = bridge! // a kept state, as in these phases always
             if same.position != .raised { same.since = now }
             same.position = .raised
             same.lastSeenAt = now
             bridge = same
         case (.lowered?, _):
-            var lowered = bridge ?? LiveFeedState.Bridge(position: .lowered, since: now, lastSeenAt: now)
-            if let openingAt = lowered.openingAt {
-                close(id, openingAt: openingAt, at: now, endUnknown: false, bridge: lowered, into: &outcome)
-                log(&outcome, "closed", .info,
-                    "state: bridge \(name(id)) lowered (open since \(clock.display(openingAt)))")
-                fired.append("closed")
-            } else if phase == .stuck {
-                log(&outcome, "released", .info, "state: bridge \(name(id)) read lowered again: it may open again")
-                fired.append("released")
-            }
-            if lowered.position != .lowered || kept == nil { lowered.since = now }
-            lowered.position = .lowered
-            lowered.lastSeenAt = now
-            lowered.openingAt = nil
-            lowered.openedAfter = nil
-            lowered.stuckSince = nil
-            bridge = lowered
+            bridge = lowered(id, bridge, phase: phase, firstSight: kept == nil, at: now, into: &outcome, fired: &fired)
         case (.unknown?, _), (nil, _):
             guard var unread = bridge else { break }
             if unread.position != .unknown, now.timeIntervalSince(unread.lastSeenAt) > settings.unknownAfter {
@@ -221,6 +206,27 @@ package struct LiveStateTracker: Sendable {
         if from != to || !fired.isEmpty {
             outcome.transitions[id] = Transition(from: from, to: to, name: fired.joined(separator: "+"))
         }
+    }
+
+    /// The reading "lowered": closes an opening under way, and ends `stuck`.
+    private func lowered(_ id: String, _ bridge: LiveFeedState.Bridge?, phase: LivePhase, firstSight: Bool, at now: Date,
+                         into outcome: inout Outcome, fired: inout [String]) -> LiveFeedState.Bridge {
+        var lowered = bridge ?? LiveFeedState.Bridge(position: .lowered, since: now, lastSeenAt: now)
+        if let openingAt = lowered.openingAt {
+            close(id, openingAt: openingAt, at: now, endUnknown: false, bridge: lowered, into: &outcome)
+            log(&outcome, "closed", .info, "state: bridge \(name(id)) lowered (open since \(clock.display(openingAt)))")
+            fired.append("closed")
+        } else if phase == .stuck {
+            log(&outcome, "released", .info, "state: bridge \(name(id)) read lowered again: it may open again")
+            fired.append("released")
+        }
+        if lowered.position != .lowered || firstSight { lowered.since = now }
+        lowered.position = .lowered
+        lowered.lastSeenAt = now
+        lowered.openingAt = nil
+        lowered.openedAfter = nil
+        lowered.stuckSince = nil
+        return lowered
     }
 
     private func open(_ id: String, at now: Date, after: Date?, into outcome: inout Outcome, firstSight: Bool)

@@ -140,20 +140,80 @@ package struct ImportPipeline: Sendable {
         package var resumedBytes: Int64 = 0
     }
 
-    package func run(_ source: ImportSource, restart: Bool, progress: @Sendable (Progress) -> Void = { _ in }) async throws
-        -> ImportReport
+    package func run(_ source: ImportSource, restart: Bool,
+                     progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> ImportReport
     {
         let began = Date()
         try await claimSource()
-        let catalog = BridgeCatalog.seattle.bridges
-        try await store.upsertBridges(catalog)
-        let judged = BridgeCatalog.seattle
-        var record = try await RunBook.start(provider: "import", store: store, at: now())
-        let runID = record.id
+        try await store.upsertBridges(BridgeCatalog.seattle.bridges)
+        var run = ImportRun(pipeline: self, source: source, progress: progress,
+                            record: try await RunBook.start(provider: "import", store: store, at: now()))
+        do {
+            try await run.resume(restart: restart)
+            try await run.readAll()
+            if !run.interrupted, let path = source.path { try await store.removeImportCheckpoint(source: path) }
+        } catch {
+            // Let the batch in flight land (or fail) before recording the run, so the record matches the store.
+            if let inFlight = run.inFlight, let counts = try? await inFlight.value { run.totals = run.totals + counts }
+            run.record.counts = Self.difference(run.totals, run.startCounts)
+            _ = await RunBook.close(run.record, after: error, interrupted: false, store: store, now: now)
+            throw error
+        }
+        run.record.counts = Self.difference(run.totals, run.startCounts)
+        _ = try await RunBook.finish(run.record, as: run.interrupted ? .cancelled : .succeeded, store: store, at: now())
+        let checkpoint = run.checkpoint
+        return ImportReport(
+            source: source.label, format: source.format.rawValue, rowsRead: checkpoint.rowsRead,
+            resumedAfterRows: run.resumedRows, inserted: run.totals.inserted, updated: run.totals.updated,
+            unchanged: run.totals.unchanged, rejected: checkpoint.rejections.total,
+            rejectedByReason: Dictionary(uniqueKeysWithValues: checkpoint.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
+            seconds: Date().timeIntervalSince(began), completed: !run.interrupted)
+    }
 
-        var checkpoint = ImportCheckpoint(source: source.path ?? "-", identity: source.identity ?? "")
-        var resumedRows = 0
-        var resumedBytes: Int64 = 0
+    /// What this run did, without what the runs it resumed did.
+    private static func difference(_ totals: UpsertCounts, _ start: UpsertCounts) -> UpsertCounts {
+        UpsertCounts(inserted: totals.inserted - start.inserted, updated: totals.updated - start.updated,
+                     unchanged: totals.unchanged - start.unchanged)
+    }
+}
+
+/// One import's state as it runs: where it is in the file (its checkpoint), the batch being validated and the one
+/// being written, and the counts so far. Three stages overlap: reading the next batch, validating the one before,
+/// and writing the one before that.
+private struct ImportRun {
+    typealias Validating = (task: Task<ImportPipeline.Validated, any Error>, rows: Int, end: RowPosition, lines: [Int])
+
+    let pipeline: ImportPipeline
+    let source: ImportSource
+    let progress: @Sendable (ImportPipeline.Progress) -> Void
+    var record: SyncRunRecord
+    var checkpoint: ImportCheckpoint
+    var resumedRows = 0
+    var resumedBytes: Int64 = 0
+    var startCounts = UpsertCounts()
+    var totals = UpsertCounts()
+    var interrupted = false
+    /// The write under way: not a child task, so Ctrl-C lets the batch in flight commit, then stops reading.
+    var inFlight: Task<UpsertCounts, any Error>?
+    /// The batch being validated while the next is read; validating ends with the store's staging of the valid
+    /// events (its encoding of them, made off the writer).
+    private var validating: Validating?
+    private var buffer: [UInt8]
+
+    init(pipeline: ImportPipeline, source: ImportSource, progress: @escaping @Sendable (ImportPipeline.Progress) -> Void,
+         record: SyncRunRecord) {
+        self.pipeline = pipeline
+        self.source = source
+        self.progress = progress
+        self.record = record
+        checkpoint = ImportCheckpoint(source: source.path ?? "-", identity: source.identity ?? "")
+        buffer = [UInt8](repeating: 0, count: pipeline.chunkSize)
+    }
+
+    /// Takes up an interrupted import of the same file where it stopped (or starts from the top when the file
+    /// changed or `restart` says so).
+    mutating func resume(restart: Bool) async throws {
+        let store = pipeline.store
         if let path = source.path {
             if restart { try await store.removeImportCheckpoint(source: path) }
             if let saved = try await store.importCheckpoint(source: path) {
@@ -162,137 +222,117 @@ package struct ImportPipeline: Sendable {
                     resumedRows = saved.rowsRead
                     resumedBytes = saved.offset
                 } else {
-                    note("\(source.label) changed since an interrupted import of it: starting from the top")
+                    pipeline.note("\(source.label) changed since an interrupted import of it: starting from the top")
                     try await store.removeImportCheckpoint(source: path)
                 }
             }
         }
-
-        var reader = RowReader(format: source.format)
-        var batcher = Batcher(batchSize: max(batchSize, 1))
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
-        var pending: [UInt8] = []
-        var inFlight: Task<UpsertCounts, any Error>?
-        // The batch being validated while the next is read: reading, validating and writing overlap.
-        // Validating ends with the store's staging of the valid events (its encoding of them, made off the writer).
-        var validating: (task: Task<Validated, any Error>, rows: Int, end: RowPosition, lines: [Int])?
-        var totals = checkpoint.counts
-        let startCounts = checkpoint.counts
-        var interrupted = false
-
-        func readChunk() throws -> Int {
-            while true {
-                let count = buffer.withUnsafeMutableBytes { SystemCall.read(source.descriptor, $0.baseAddress, $0.count) }
-                if count >= 0 { return count }
-                if errno == EINTR { continue }
-                throw BridgetError(.dataImportRead, "cannot read \(source.label): \(String(cString: strerror(errno)))")
-            }
-        }
-
-        /// Waits for a validated batch and the write before it, then starts its write with its checkpoint.
-        func write(_ batch: (task: Task<Validated, any Error>, rows: Int, end: RowPosition, lines: [Int])) async throws {
-            let (processed, staged) = try await batch.task.value
-            try rejects?.record(processed.rejected, run: runID) { rejection in
-                RejectedRowOrigin(file: source.label, line: batch.lines[rejection.index])
-            }
-            if let inFlight { totals = totals + (try await inFlight.value) }
-            inFlight = nil
-            // The batch before is freed by now: hand its pages back, so the peak stays that of a few batches.
-            bridget_release_free_memory()
-            checkpoint.counts = totals
-            checkpoint.offset = batch.end.offset
-            checkpoint.line = batch.end.line
-            checkpoint.rowsRead += batch.rows
-            checkpoint.rejections.merge(processed.rejectionCounts)
-            record.fetched += batch.rows
-            record.rejections.merge(processed.rejectionCounts)
-            // Not a child task: Ctrl-C lets the batch in flight commit, then stops reading.
-            let (store, saved) = (self.store, source.path == nil ? nil : checkpoint)
-            inFlight = Task { try await store.upsertEvents(staged, checkpoint: saved) }
-            progress(Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset, resumedRows: resumedRows,
-                              resumedBytes: resumedBytes))
-        }
-
-        do {
-            if checkpoint.offset > 0 {
-                // Read the head again (the CSV header, or the array's opening), then jump to the checkpoint.
-                let count = try readChunk()
-                _ = try buffer.withUnsafeBufferPointer { all in
-                    try reader.scan(UnsafeBufferPointer(rebasing: all[..<count]), isFinal: false) { _, _ in }
-                }
-                reader.resume(at: RowPosition(offset: checkpoint.offset, line: checkpoint.line))
-                guard lseek(source.descriptor, off_t(checkpoint.offset), SEEK_SET) == checkpoint.offset else {
-                    throw BridgetError(.dataImportRead, "cannot seek in \(source.label)")
-                }
-            }
-            var finished = false
-            while !finished {
-                if Task.isCancelled {
-                    interrupted = true
-                    break
-                }
-                let count = try readChunk()
-                finished = count == 0
-                pending.append(contentsOf: buffer[0..<count])
-                var syntaxError: RowSyntaxError?
-                do {
-                    let consumed = try pending.withUnsafeBufferPointer { bytes in
-                        try reader.scan(bytes, isFinal: finished) { row, position in batcher.add(row, at: position) }
-                    }
-                    pending.removeFirst(consumed)
-                } catch let error as RowSyntaxError {
-                    syntaxError = error // the whole batches read before it are still written below
-                }
-                if finished, syntaxError == nil { batcher.flush() }
-                for batch in batcher.takeReady() {
-                    let (processor, store, rows) = (self.processor, self.store, batch.rows)
-                    // Reading the rows as observations is part of validating them: off the reading stage.
-                    let next = Task { () -> Validated in
-                        var reader = SocrataObservationReader()
-                        let outcome = try await processor.validate(reader.observations(rows), catalog: judged,
-                                                                   clock: .seattle)
-                        return (outcome, store.stageEvents(outcome.events))
-                    }
-                    if let previous = validating { try await write(previous) }
-                    validating = (next, batch.rows.count, batch.end, batch.lines)
-                }
-                if let syntaxError {
-                    if let last = validating { try await write(last) }
-                    validating = nil
-                    if let inFlight { totals = totals + (try await inFlight.value) }
-                    inFlight = nil
-                    throw BridgetError(.dataImportSyntax, "\(source.label) line \(syntaxError.line): \(syntaxError.message)",
-                        hint: "the \(checkpoint.rowsRead.groupedDigits) rows before its batch are stored; "
-                            + "fix the file and import it again")
-                }
-            }
-            // The last batch read, or on Ctrl-C the batch already read and validated, is written too.
-            if let last = validating { try await write(last) }
-            validating = nil
-            if let inFlight { totals = totals + (try await inFlight.value) }
-            inFlight = nil
-            if !interrupted, let path = source.path { try await store.removeImportCheckpoint(source: path) }
-        } catch {
-            // Let the batch in flight land (or fail) before recording the run, so the record matches the store.
-            if let inFlight, let counts = try? await inFlight.value { totals = totals + counts }
-            record.counts = Self.difference(totals, startCounts)
-            _ = await RunBook.close(record, after: error, interrupted: false, store: store, now: now)
-            throw error
-        }
-        record.counts = Self.difference(totals, startCounts)
-        record = try await RunBook.finish(record, as: interrupted ? .cancelled : .succeeded, store: store, at: now())
-        return ImportReport(
-            source: source.label, format: source.format.rawValue, rowsRead: checkpoint.rowsRead,
-            resumedAfterRows: resumedRows, inserted: totals.inserted, updated: totals.updated,
-            unchanged: totals.unchanged, rejected: checkpoint.rejections.total,
-            rejectedByReason: Dictionary(uniqueKeysWithValues: checkpoint.rejections.byReason.map { ($0.key.rawValue, $0.value) }),
-            seconds: Date().timeIntervalSince(began), completed: !interrupted)
+        totals = checkpoint.counts
+        startCounts = checkpoint.counts
     }
 
-    /// What this run did, without what the runs it resumed did.
-    private static func difference(_ totals: UpsertCounts, _ start: UpsertCounts) -> UpsertCounts {
-        UpsertCounts(inserted: totals.inserted - start.inserted, updated: totals.updated - start.updated,
-                     unchanged: totals.unchanged - start.unchanged)
+    /// Reads, validates and writes from the checkpoint to the end of the file (or until the task is cancelled: the
+    /// batch already read and validated is written too); a row that does not parse stops it once the batches before
+    /// it are stored.
+    mutating func readAll() async throws {
+        var reader = RowReader(format: source.format)
+        var batcher = Batcher(batchSize: max(pipeline.batchSize, 1))
+        var pending: [UInt8] = []
+        if checkpoint.offset > 0 {
+            // Read the head again (the CSV header, or the array's opening), then jump to the checkpoint.
+            let count = try readChunk()
+            _ = try buffer.withUnsafeBufferPointer { all in
+                try reader.scan(UnsafeBufferPointer(rebasing: all[..<count]), isFinal: false) { _, _ in }
+            }
+            reader.resume(at: RowPosition(offset: checkpoint.offset, line: checkpoint.line))
+            guard lseek(source.descriptor, off_t(checkpoint.offset), SEEK_SET) == checkpoint.offset else {
+                throw BridgetError(.dataImportRead, "cannot seek in \(source.label)")
+            }
+        }
+        var finished = false
+        while !finished {
+            if Task.isCancelled {
+                interrupted = true
+                break
+            }
+            let count = try readChunk()
+            finished = count == 0
+            pending.append(contentsOf: buffer[0..<count])
+            var syntaxError: RowSyntaxError?
+            do {
+                let consumed = try pending.withUnsafeBufferPointer { bytes in
+                    try reader.scan(bytes, isFinal: finished) { row, position in batcher.add(row, at: position) }
+                }
+                pending.removeFirst(consumed)
+            } catch let error as RowSyntaxError {
+                syntaxError = error // the whole batches read before it are still written below
+            }
+            if finished, syntaxError == nil { batcher.flush() }
+            for batch in batcher.takeReady() { try await validate(batch) }
+            if let syntaxError {
+                try await drain()
+                throw BridgetError(.dataImportSyntax, "\(source.label) line \(syntaxError.line): \(syntaxError.message)",
+                    hint: "the \(checkpoint.rowsRead.groupedDigits) rows before its batch are stored; "
+                        + "fix the file and import it again")
+            }
+        }
+        try await drain()
+    }
+
+    /// Starts validating `batch` (reading its rows as observations is part of that: off the reading stage), and
+    /// writes the batch validated before it.
+    private mutating func validate(_ batch: (rows: [SocrataRow], end: RowPosition, lines: [Int])) async throws {
+        let (processor, store, rows) = (pipeline.processor, pipeline.store, batch.rows)
+        let next = Task { () -> ImportPipeline.Validated in
+            var reader = SocrataObservationReader()
+            let outcome = try await processor.validate(reader.observations(rows), catalog: BridgeCatalog.seattle,
+                                                       clock: .seattle)
+            return (outcome, store.stageEvents(outcome.events))
+        }
+        if let previous = validating { try await write(previous) }
+        validating = (next, batch.rows.count, batch.end, batch.lines)
+    }
+
+    /// Writes the batch being validated, and waits for every write to land.
+    private mutating func drain() async throws {
+        if let last = validating { try await write(last) }
+        validating = nil
+        if let inFlight { totals = totals + (try await inFlight.value) }
+        inFlight = nil
+    }
+
+    private mutating func readChunk() throws -> Int {
+        let descriptor = source.descriptor
+        while true {
+            let count = buffer.withUnsafeMutableBytes { SystemCall.read(descriptor, $0.baseAddress, $0.count) }
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw BridgetError(.dataImportRead, "cannot read \(source.label): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Waits for a validated batch and the write before it, then starts its write with its checkpoint.
+    private mutating func write(_ batch: Validating) async throws {
+        let (processed, staged) = try await batch.task.value
+        let (label, runID) = (source.label, record.id)
+        try pipeline.rejects?.record(processed.rejected, run: runID) { rejection in
+            RejectedRowOrigin(file: label, line: batch.lines[rejection.index])
+        }
+        if let inFlight { totals = totals + (try await inFlight.value) }
+        inFlight = nil
+        // The batch before is freed by now: hand its pages back, so the peak stays that of a few batches.
+        bridget_release_free_memory()
+        checkpoint.counts = totals
+        checkpoint.offset = batch.end.offset
+        checkpoint.line = batch.end.line
+        checkpoint.rowsRead += batch.rows
+        checkpoint.rejections.merge(processed.rejectionCounts)
+        record.fetched += batch.rows
+        record.rejections.merge(processed.rejectionCounts)
+        let (store, saved) = (pipeline.store, source.path == nil ? nil : checkpoint)
+        inFlight = Task { try await store.upsertEvents(staged, checkpoint: saved) }
+        progress(ImportPipeline.Progress(rows: checkpoint.rowsRead, bytes: batch.end.offset, resumedRows: resumedRows,
+                                         resumedBytes: resumedBytes))
     }
 }
 

@@ -119,19 +119,7 @@ package struct SyncPipeline: Sendable {
         var listed = Set<String>()
         var withdrawn = 0
         do {
-            // A cheap change check first: an unchanged source costs one small request and stores nothing. A check that
-            // fails says nothing about the source, so every page is fetched instead (and no fingerprint is recorded).
-            do {
-                record.fingerprint = try await provider.changeFingerprint()
-            } catch {
-                guard !(error is CancellationError), let shown = ErrorPresentation(error) else { throw error }
-                try Task.checkCancellation()
-                warnings.append("the change check failed, so every page is fetched instead: \(shown.message)")
-            }
-            if !full, watermarkBefore != nil, let fingerprint = record.fingerprint,
-               try await store.lastSucceededRun(provider: provider.name)?.fingerprint == fingerprint {
-                sourceUnchanged = true
-            }
+            sourceUnchanged = try await checkForChange(&record, full: full, warnings: &warnings)
             for try await page in sourceUnchanged ? .finished : provider.eventPages(since: since) {
                 try Task.checkCancellation()
                 pages += 1
@@ -150,14 +138,7 @@ package struct SyncPipeline: Sendable {
                 try rejects?.record(processed.rejected, run: runID) { rejection in
                     RejectedRowOrigin(provider: provider.name, page: page.index, url: page.origin, index: rejection.index)
                 }
-                let (store, events, size) = (self.store, processed.events, max(batchSize, 1))
-                inFlight = Task {
-                    var counts = UpsertCounts()
-                    for start in stride(from: 0, to: events.count, by: size) {
-                        counts = counts + (try await store.upsertEvents(Array(events[start..<min(start + size, events.count)])))
-                    }
-                    return counts
-                }
+                inFlight = write(processed.events)
             }
             if let last = inFlight {
                 inFlight = nil
@@ -170,15 +151,7 @@ package struct SyncPipeline: Sendable {
             if provider.listsEveryAnnouncement, !sourceUnchanged {
                 withdrawn = try await store.withdrawAnnouncements(bridgeIDs: catalog.map(\.id), keeping: listed)
             }
-            // Keep the opening model in step with the history, so predictions read a small table: after rows stored,
-            // or when the models are behind anyway (a process killed between its rows and its rebuild). Inside the
-            // run: a rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that
-            // never finished; the stored rows stay, and the stale model is rebuilt when next asked for.
-            let version = try await store.historyVersion()
-            let stored = record.counts.inserted + record.counts.updated > 0
-            if try await stored ? true : OpeningModelRebuilds.behind(store: store, version: version) {
-                _ = try await rebuilds.models(from: version, store: store, processor: processor)
-            }
+            try await keepModelsInStep(stored: record.counts.inserted + record.counts.updated > 0)
         } catch {
             let interrupted = error is CancellationError || Task.isCancelled
             let closing = await RunBook.close(record, after: error, interrupted: interrupted, pending: inFlight,
@@ -192,6 +165,45 @@ package struct SyncPipeline: Sendable {
                               sourceUnchanged: sourceUnchanged, completed: true, warnings: warnings)
         finished.withdrawn = withdrawn
         return finished
+    }
+
+    /// A cheap change check first: an unchanged source costs one small request and stores nothing. Records the
+    /// source's fingerprint in `record`; whether the source is unchanged since the last sync that succeeded. A check
+    /// that fails says nothing about the source, so every page is fetched instead (and no fingerprint is recorded).
+    private func checkForChange(_ record: inout SyncRunRecord, full: Bool, warnings: inout [String]) async throws -> Bool {
+        do {
+            record.fingerprint = try await provider.changeFingerprint()
+        } catch {
+            guard !(error is CancellationError), let shown = ErrorPresentation(error) else { throw error }
+            try Task.checkCancellation()
+            warnings.append("the change check failed, so every page is fetched instead: \(shown.message)")
+        }
+        guard !full, record.watermarkBefore != nil, let fingerprint = record.fingerprint else { return false }
+        return try await store.lastSucceededRun(provider: provider.name)?.fingerprint == fingerprint
+    }
+
+    /// Writes a page's events in batches of `batchSize`: a task, not a child task, so an interruption lets it commit
+    /// whole before the run stops.
+    private func write(_ events: [BridgeEventDTO]) -> Task<UpsertCounts, any Error> {
+        let (store, size) = (self.store, max(batchSize, 1))
+        return Task {
+            var counts = UpsertCounts()
+            for start in stride(from: 0, to: events.count, by: size) {
+                counts = counts + (try await store.upsertEvents(Array(events[start..<min(start + size, events.count)])))
+            }
+            return counts
+        }
+    }
+
+    /// Keeps the opening model in step with the history, so predictions read a small table: after rows `stored`, or
+    /// when the models are behind anyway (a process killed between its rows and its rebuild). Inside the run: a
+    /// rebuild that fails (a damaged store) is recorded as the run's failure, not left as a run that never finished;
+    /// the stored rows stay, and the stale model is rebuilt when next asked for.
+    private func keepModelsInStep(stored: Bool) async throws {
+        let version = try await store.historyVersion()
+        if try await stored ? true : OpeningModelRebuilds.behind(store: store, version: version) {
+            _ = try await rebuilds.models(from: version, store: store, processor: processor)
+        }
     }
 
     private func report(_ record: SyncRunRecord, startedAt: Date, full: Bool, since: Date?, pages: Int,

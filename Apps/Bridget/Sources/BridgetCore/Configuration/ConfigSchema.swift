@@ -101,45 +101,11 @@ package enum ConfigValueType: Sendable, Equatable {
             }
             return .success(.text(text))
         case .timesOfDay:
-            let items = trimmed.split(separator: ",", omittingEmptySubsequences: false)
-                .map { $0.trimmingCharacters(in: .whitespaces) }
-            var shown: [String] = []
-            for item in items {
-                guard let (hour, minute) = TimeGrammar.timeOfDay(item), item.split(separator: ":").count == 2 else {
-                    return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(item))"))
-                }
-                let time = String(format: "%02d:%02d", hour, minute)
-                if !shown.contains(time) { shown.append(time) }
-            }
-            guard !shown.isEmpty else { return .failure(ConfigProblem("expected \(expectation), got an empty list")) }
-            return .success(.text(shown.sorted().joined(separator: ",")))
+            return parseTimesOfDay(trimmed)
         case .tileURL:
-            let filled = trimmed.replacingOccurrences(of: "{z}", with: "0").replacingOccurrences(of: "{x}", with: "0")
-                .replacingOccurrences(of: "{y}", with: "0")
-            guard ["{z}", "{x}", "{y}"].allSatisfy(trimmed.contains), let url = URL(string: filled),
-                  ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
-                  !trimmed.contains("\""), !trimmed.contains("<")
-            else {
-                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))", wrongType: false))
-            }
-            return .success(.text(trimmed))
+            return parseTileURL(trimmed, as: text)
         case .origins(let anyAllowed):
-            let items = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            if items == ["*"] {
-                guard anyAllowed else {
-                    return .failure(ConfigProblem("'*' is not allowed here: list each origin that may write",
-                                                  wrongType: false))
-                }
-                return .success(.text("*"))
-            }
-            var kept: [String] = []
-            for item in items {
-                guard let origin = WebOrigin(item) else {
-                    return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(item))", wrongType: false))
-                }
-                if !kept.contains(origin.text) { kept.append(origin.text) }
-            }
-            return .success(.text(kept.joined(separator: ",")))
+            return parseOrigins(trimmed, anyAllowed: anyAllowed)
         case .minutes(let range):
             let lowered = trimmed.lowercased()
             let value: Int? = if lowered.hasSuffix("h") { Int(lowered.dropLast()).map { $0 * 60 } }
@@ -151,6 +117,55 @@ package enum ConfigValueType: Sendable, Equatable {
             }
             return .success(.integer(value))
         }
+    }
+
+    /// `05:30,17:30`: times of day, each once, in order.
+    private func parseTimesOfDay(_ trimmed: String) -> Result<ConfigValue, ConfigProblem> {
+        let items = trimmed.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        var shown: [String] = []
+        for item in items {
+            guard let (hour, minute) = TimeGrammar.timeOfDay(item), item.split(separator: ":").count == 2 else {
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(item))"))
+            }
+            let time = String(format: "%02d:%02d", hour, minute)
+            if !shown.contains(time) { shown.append(time) }
+        }
+        guard !shown.isEmpty else { return .failure(ConfigProblem("expected \(expectation), got an empty list")) }
+        return .success(.text(shown.sorted().joined(separator: ",")))
+    }
+
+    /// A tile URL with `{z}`, `{x}` and `{y}`, over http(s), that cannot break out of the page's markup.
+    private func parseTileURL(_ trimmed: String, as text: String) -> Result<ConfigValue, ConfigProblem> {
+        let filled = trimmed.replacingOccurrences(of: "{z}", with: "0").replacingOccurrences(of: "{x}", with: "0")
+            .replacingOccurrences(of: "{y}", with: "0")
+        guard ["{z}", "{x}", "{y}"].allSatisfy(trimmed.contains), let url = URL(string: filled),
+              ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+              !trimmed.contains("\""), !trimmed.contains("<")
+        else {
+            return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(text))", wrongType: false))
+        }
+        return .success(.text(trimmed))
+    }
+
+    /// Web origins, normalised, each once; or `*` where any origin may be allowed.
+    private func parseOrigins(_ trimmed: String, anyAllowed: Bool) -> Result<ConfigValue, ConfigProblem> {
+        let items = trimmed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        if items == ["*"] {
+            guard anyAllowed else {
+                return .failure(ConfigProblem("'*' is not allowed here: list each origin that may write",
+                                              wrongType: false))
+            }
+            return .success(.text("*"))
+        }
+        var kept: [String] = []
+        for item in items {
+            guard let origin = WebOrigin(item) else {
+                return .failure(ConfigProblem("expected \(expectation), got \(Self.quoted(item))", wrongType: false))
+            }
+            if !kept.contains(origin.text) { kept.append(origin.text) }
+        }
+        return .success(.text(kept.joined(separator: ",")))
     }
 
     /// A value as messages show it: quoted, control characters escaped (`\0`, `\n`), cut after 80 characters.

@@ -75,7 +75,8 @@ package struct RefreshSchedule: Sendable, Equatable {
             return minutes % 60 == 0 ? "every \(minutes / 60) h" : "every \(minutes) min"
         case .times(let minutes):
             let shown = minutes.map { String(format: "%02d:%02d", $0 / 60, $0 % 60) }
-            let listed = shown.count > 1 ? shown.dropLast().joined(separator: ", ") + " and " + shown.last! : shown.joined()
+            let listed = shown.count > 1 ? shown.dropLast().joined(separator: ", ") + " and " + shown.last! // count > 1
+                : shown.joined()
             return "at \(listed) (\(clock.zone.identifier))"
         }
     }

@@ -89,6 +89,7 @@ package enum OwnFile {
             try data.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset < bytes.count {
+                    // `baseAddress!`: the bytes are not empty inside this loop.
                     let written = SystemCall.write(staged.descriptor, bytes.baseAddress! + offset, bytes.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }

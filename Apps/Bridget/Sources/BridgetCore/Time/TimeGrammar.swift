@@ -95,7 +95,7 @@ package struct TimeGrammar: Sendable {
         // `2026-10-01 10:00 PDT`, as tables print it: the zone says which of a repeated hour's readings is meant.
         let words = text.split(separator: " ")
         if words.count >= 2, let reading = Self.localReading(words.dropLast().joined(separator: " ")) {
-            let zone = words.last!.uppercased()
+            let zone = words.last!.uppercased() // two words at least
             let candidates = clock.candidateInstants(for: reading)
             if let match = candidates.first(where: { clock.abbreviation(at: $0) == zone }),
                clock.reading(for: match) == reading {

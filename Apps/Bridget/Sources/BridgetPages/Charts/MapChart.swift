@@ -125,44 +125,10 @@ struct MapChart: Sendable {
             return ((point.x - originX) * scale, (point.y - originY) * scale - shift)
         }
         let dots = world.map(screen)
-        breakLine = cut.map { cut in
-            let top = (cut.lower - originY) * scale
-            let middle = top + band / 2
-            // Metres a world pixel at zoom 0 covers at the band's latitude.
-            let latitude = atan(sinh(.pi * (1 - 2 * (cut.lower + cut.upper) / 2 / 256))) * 180 / .pi
-            let metres = (cut.upper - cut.lower) * 40_075_016.686 * cos(latitude * .pi / 180) / 256
-            let text = String(format: "≈ %.0f km of the city not shown", (metres / 1000).rounded())
-            return Break(path: "M0 \(ChartPaths.number(top + 6))H\(ChartPaths.number(width))M0 "
-                            + "\(ChartPaths.number(top + band - 6))H\(ChartPaths.number(width))",
-                         label: PlacedLabel(x: ChartPaths.number(width / 2), y: ChartPaths.number(middle + 4), text: text,
-                                            anchor: "middle"),
-                         box: (width / 2 - Double(text.count) * ChartText.characterWidth / 2, middle - 8,
-                               Double(text.count) * ChartText.characterWidth, 16))
-        }
+        breakLine = cut.map { Self.breakLine($0, top: ($0.lower - originY) * scale, band: band, width: width) }
 
-        // Tiles: the zoom whose tiles are 256 to 512 px here, every tile the frame shows.
-        var placedTiles: [Tile] = []
-        if let configured {
-            let zoom = max(0, min(19, Int(floor(log2(scale)))))
-            let size = 256 * scale / pow(2, Double(zoom))
-            let count = Int(pow(2, Double(zoom)))
-            let perTile = 256 / pow(2, Double(zoom)) // world pixels a tile covers
-            let firstX = Int(floor(originX / perTile)), lastX = Int(floor((originX + width / scale) / perTile))
-            let firstY = Int(floor(originY / perTile)), lastY = Int(floor((originY + height / scale) / perTile))
-            if (lastX - firstX + 1) * (lastY - firstY + 1) <= 64 {
-                for tileY in max(firstY, 0)...min(lastY, count - 1) {
-                    for tileX in firstX...lastX {
-                        let wrapped = ((tileX % count) + count) % count
-                        let href = configured.template.replacingOccurrences(of: "{z}", with: String(zoom))
-                            .replacingOccurrences(of: "{x}", with: String(wrapped))
-                            .replacingOccurrences(of: "{y}", with: String(tileY))
-                        let corner = screen((Double(tileX) * perTile, Double(tileY) * perTile))
-                        placedTiles.append(Tile(href: href, x: ChartPaths.number(corner.x), y: ChartPaths.number(corner.y),
-                                                size: ChartPaths.number(size + 0.5))) // a hair over: no seams
-                    }
-                }
-            }
-        }
+        let placedTiles = configured.map { Self.tiles($0, scale: scale, origin: (originX, originY), width: width,
+                                                       height: height, screen: screen) } ?? []
         tiles = placedTiles
         hasTiles = !placedTiles.isEmpty
         attribution = hasTiles ? configured.map {
@@ -171,42 +137,111 @@ struct MapChart: Sendable {
 
         // Without tiles, the waterways: one line per waterway through its bridges along its longer extent (their
         // names are placed after the bridges' labels, where none is).
-        var lines: [(path: String, name: String, points: [(Double, Double)], alongX: Bool)] = []
-        if !hasTiles {
-            let groups = Dictionary(grouping: values.indices, by: { Self.waterwayGroup(values[$0].waterway) })
-            for (name, members) in groups.sorted(by: { $0.key < $1.key }) where !name.isEmpty && members.count >= 2 {
-                let xs = members.map { dots[$0].x }, ys = members.map { dots[$0].y }
-                let alongX = (xs.max()! - xs.min()!) >= (ys.max()! - ys.min()!)
-                let ordered = members.sorted { alongX ? dots[$0].x < dots[$1].x : dots[$0].y < dots[$1].y }
-                // The line runs a little past its end bridges, as the water does.
-                let first = dots[ordered[0]], last = dots[ordered[ordered.count - 1]]
-                let length = max(hypot(last.x - first.x, last.y - first.y), 1)
-                let (ux, uy) = ((last.x - first.x) / length, (last.y - first.y) / length)
-                var points = [(first.x - ux * 18, first.y - uy * 18)]
-                points += ordered.map { (dots[$0].x, dots[$0].y) }
-                points.append((last.x + ux * 18, last.y + uy * 18))
-                let path = "M" + points.map { ChartPaths.number($0.0) + "," + ChartPaths.number($0.1) }.joined(separator: " L")
-                lines.append((path, name, points, alongX))
-            }
-        }
+        let lines = hasTiles ? [] : Self.waterwayLines(values, dots: dots)
 
-        // Each label goes beside its dot: right, left, below, above, then the diagonals, then the same farther out;
-        // the first place inside the frame that no dot, ring or earlier label takes (bridges a few hundred metres
-        // apart, such as Fremont and University, would otherwise print over each other), else the place that
-        // overlaps least.
+        // Each label beside its dot, where no dot, ring or earlier label is (`places`).
         var taken: [Box] = dots.indices.map { index in
             let reach = values[index].state == nil ? 9.0 : 15.0
             return (dots[index].x - reach, dots[index].y - reach, 2 * reach, 2 * reach)
         } + (breakLine.map { [$0.box] } ?? [])
+        places = Self.places(values, dots: dots, taken: &taken, frame: (width, height))
+        waterways = Self.named(lines, taken: &taken, frame: (width, height))
+        let open = values.filter { $0.state == "open" }.count, soon = values.filter { $0.state == "soon" }.count
+        frame = ChartFrame(id: id, width: width, height: height, title: title,
+                           summary: "\(values.count) bridges at their positions, coloured by the chance of an opening "
+                            + "in the next 30 minutes" + (open > 0 ? "; \(open) open now" : "")
+                            + (soon > 0 ? "; \(soon) opening soon" : "") + ".",
+                           caption: "Each dot is a bridge at its place, coloured by the chance that it opens in the next "
+                            + "30 minutes; tap one for its page." + (hasTiles ? "" : " The blue lines are the waterways "
+                            + "the bridges cross, drawn through them in order.")
+                            + (breakLine == nil ? "" : " Between the dashed lines, a stretch with no bridge is cut out "
+                                + "so the bridges fill the map; north and south of it the shapes are true."),
+                           hasTips: false, role: "group")
+    }
+
+    /// The dashed lines across the band cut out of the map, and what they say of it.
+    private static func breakLine(_ cut: (lower: Double, upper: Double), top: Double, band: Double, width: Double)
+        -> Break
+    {
+        let middle = top + band / 2
+        // Metres a world pixel at zoom 0 covers at the band's latitude.
+        let latitude = atan(sinh(.pi * (1 - 2 * (cut.lower + cut.upper) / 2 / 256))) * 180 / .pi
+        let metres = (cut.upper - cut.lower) * 40_075_016.686 * cos(latitude * .pi / 180) / 256
+        let text = String(format: "≈ %.0f km of the city not shown", (metres / 1000).rounded())
+        return Break(path: "M0 \(ChartPaths.number(top + 6))H\(ChartPaths.number(width))M0 "
+                        + "\(ChartPaths.number(top + band - 6))H\(ChartPaths.number(width))",
+                     label: PlacedLabel(x: ChartPaths.number(width / 2), y: ChartPaths.number(middle + 4), text: text,
+                                        anchor: "middle"),
+                     box: (width / 2 - Double(text.count) * ChartText.characterWidth / 2, middle - 8,
+                           Double(text.count) * ChartText.characterWidth, 16))
+    }
+
+    /// A waterway's line through its bridges, its name, and the way it runs.
+    typealias WaterwayLine = (path: String, name: String, points: [(Double, Double)], alongX: Bool)
+
+    /// The tiles the frame shows, at the zoom whose tiles are 256 to 512 px here; none past 64 of them.
+    private static func tiles(_ configured: Tiles, scale: Double, origin: (x: Double, y: Double), width: Double,
+                              height: Double, screen: ((x: Double, y: Double)) -> (x: Double, y: Double)) -> [Tile] {
+        let (originX, originY) = origin
+        var placedTiles: [Tile] = []
+        let zoom = max(0, min(19, Int(floor(log2(scale)))))
+        let size = 256 * scale / pow(2, Double(zoom))
+        let count = Int(pow(2, Double(zoom)))
+        let perTile = 256 / pow(2, Double(zoom)) // world pixels a tile covers
+        let firstX = Int(floor(originX / perTile)), lastX = Int(floor((originX + width / scale) / perTile))
+        let firstY = Int(floor(originY / perTile)), lastY = Int(floor((originY + height / scale) / perTile))
+        guard (lastX - firstX + 1) * (lastY - firstY + 1) <= 64 else { return [] }
+        for tileY in max(firstY, 0)...min(lastY, count - 1) {
+            for tileX in firstX...lastX {
+                let wrapped = ((tileX % count) + count) % count
+                let href = configured.template.replacingOccurrences(of: "{z}", with: String(zoom))
+                    .replacingOccurrences(of: "{x}", with: String(wrapped))
+                    .replacingOccurrences(of: "{y}", with: String(tileY))
+                let corner = screen((Double(tileX) * perTile, Double(tileY) * perTile))
+                placedTiles.append(Tile(href: href, x: ChartPaths.number(corner.x), y: ChartPaths.number(corner.y),
+                                        size: ChartPaths.number(size + 0.5))) // a hair over: no seams
+            }
+        }
+        return placedTiles
+    }
+
+    /// Without tiles, the waterways: one line per waterway through its bridges along its longer extent.
+    private static func waterwayLines(_ values: [Input], dots: [(x: Double, y: Double)]) -> [WaterwayLine] {
+        var lines: [WaterwayLine] = []
+        let groups = Dictionary(grouping: values.indices, by: { Self.waterwayGroup(values[$0].waterway) })
+        for (name, members) in groups.sorted(by: { $0.key < $1.key }) where !name.isEmpty && members.count >= 2 {
+            let xs = members.map { dots[$0].x }, ys = members.map { dots[$0].y }
+            // `max()!`, `min()!`: a group has two members at least.
+            let alongX = (xs.max()! - xs.min()!) >= (ys.max()! - ys.min()!)
+            let ordered = members.sorted { alongX ? dots[$0].x < dots[$1].x : dots[$0].y < dots[$1].y }
+            // The line runs a little past its end bridges, as the water does.
+            let first = dots[ordered[0]], last = dots[ordered[ordered.count - 1]]
+            let length = max(hypot(last.x - first.x, last.y - first.y), 1)
+            let (ux, uy) = ((last.x - first.x) / length, (last.y - first.y) / length)
+            var points = [(first.x - ux * 18, first.y - uy * 18)]
+            points += ordered.map { (dots[$0].x, dots[$0].y) }
+            points.append((last.x + ux * 18, last.y + uy * 18))
+            let path = "M" + points.map { ChartPaths.number($0.0) + "," + ChartPaths.number($0.1) }.joined(separator: " L")
+            lines.append((path, name, points, alongX))
+        }
+        return lines
+    }
+
+    /// Each bridge's dot, ring and label. Each label goes beside its dot: right, left, below, above, then the
+    /// diagonals, then the same farther out; the first place inside the frame that no dot, ring or earlier label takes
+    /// (bridges a few hundred metres apart, such as Fremont and University, would otherwise print over each other),
+    /// else the place that overlaps least. The labels' boxes join `taken`.
+    private static func places(_ values: [Input], dots: [(x: Double, y: Double)], taken: inout [Box],
+                               frame: (width: Double, height: Double)) -> [Place] {
         var placed: [Place] = []
         for (index, place) in values.enumerated() {
             let (x, y) = dots[index]
             let reach = place.state == nil ? 11.0 : 17.0
-            let label = Self.placeLabel(place.name, at: (x, y), reach: reach, taken: taken, frame: (width, height))
+            let label = placeLabel(place.name, at: (x, y), reach: reach, taken: taken, frame: frame)
             taken.append(label.box)
             let ring: Ring? = switch place.state {
-            case "open": Ring(kind: "open", stroke: Self.openStroke)
-            case "soon": Ring(kind: "soon", stroke: Self.soonStroke)
+            case "open": Ring(kind: "open", stroke: openStroke)
+            case "soon": Ring(kind: "soon", stroke: soonStroke)
             default: nil
             }
             placed.append(Place(
@@ -218,11 +253,17 @@ struct MapChart: Sendable {
                                    anchor: label.anchor),
                 ring: ring))
         }
-        places = placed
-        // Each waterway's name beside a stretch of its line, the first place no label or dot takes; none where every
-        // place is taken (its line keeps its name as a tooltip).
+        return placed
+    }
+
+    /// Each waterway's name beside a stretch of its line, the first place no label or dot takes; none where every
+    /// place is taken (its line keeps its name as a tooltip). The names' boxes join `taken`.
+    private static func named(_ lines: [WaterwayLine], taken: inout [Box], frame: (width: Double, height: Double))
+        -> [Waterway]
+    {
+        let (width, height) = frame
         var named: [Waterway] = []
-        func overlaps(_ box: Box) -> Bool {
+        func overlaps(_ box: Box, _ taken: [Box]) -> Bool {
             taken.contains { box.x < $0.x + $0.width && $0.x < box.x + box.width && box.y < $0.y + $0.height
                 && $0.y < box.y + box.height }
         }
@@ -239,25 +280,14 @@ struct MapChart: Sendable {
                                 (mx + 10 + textWidth / 2, my + 4, (mx + 10, my - 8, textWidth, 14))]
                 }
             }
-            let choice = choices.first(where: { !overlaps($0.box) && $0.box.x >= 2
+            let choice = choices.first(where: { !overlaps($0.box, taken) && $0.box.x >= 2
                 && $0.box.x + $0.box.width <= width - 2 && $0.box.y >= 2 && $0.box.y + $0.box.height <= height - 2 })
             if let choice { taken.append(choice.box) }
             named.append(Waterway(path: line.path, name: line.name, label: choice.map {
                 PlacedLabel(x: ChartPaths.number($0.x), y: ChartPaths.number($0.y), text: line.name, anchor: "middle")
             }))
         }
-        waterways = named
-        let open = values.filter { $0.state == "open" }.count, soon = values.filter { $0.state == "soon" }.count
-        frame = ChartFrame(id: id, width: width, height: height, title: title,
-                           summary: "\(values.count) bridges at their positions, coloured by the chance of an opening "
-                            + "in the next 30 minutes" + (open > 0 ? "; \(open) open now" : "")
-                            + (soon > 0 ? "; \(soon) opening soon" : "") + ".",
-                           caption: "Each dot is a bridge at its place, coloured by the chance that it opens in the next "
-                            + "30 minutes; tap one for its page." + (hasTiles ? "" : " The blue lines are the waterways "
-                            + "the bridges cross, drawn through them in order.")
-                            + (breakLine == nil ? "" : " Between the dashed lines, a stretch with no bridge is cut out "
-                                + "so the bridges fill the map; north and south of it the shapes are true."),
-                           hasTips: false, role: "group")
+        return named
     }
 
     /// Where `name`'s label goes beside a dot at `point`, `reach` from its centre: its text, position, anchor and box.

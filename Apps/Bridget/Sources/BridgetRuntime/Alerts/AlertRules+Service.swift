@@ -1,3 +1,4 @@
+import BridgetAnswers
 import BridgetContext
 import BridgetCore
 import BridgetDTOs
@@ -81,5 +82,21 @@ extension AlertRules {
                                hint: "check the URL, the receiver and the secret's variable; `bridget alert log "
                                    + "\(rule.name)` shows the attempt (the outbox retries it)")
         }
+    }
+}
+
+/// The rules and their messages as `bridget alert` lists them.
+extension AlertRules: StoreAnswers {
+    /// Every saved rule.
+    package func rules() async throws -> [AlertRuleDTO] { try await store.alerts() }
+
+    /// The rule `name`'s newest messages in the outbox, at most `limit`.
+    package func messages(of name: String, limit: Int) async throws -> [AlertOutboxEntryDTO] {
+        try await store.outboxMessages(alert: name, limit: limit)
+    }
+
+    /// The newest delivery attempts (of the rule `name`, or of every rule), at most `limit`.
+    package func attempts(of name: String?, limit: Int) async throws -> [AlertAttemptDTO] {
+        try await store.alertAttempts(alert: name, limit: limit)
     }
 }

@@ -68,6 +68,7 @@ package struct DestinationPolicy: Sendable {
     /// off Swift's cooperative threads (a resolver can block for seconds) and given `resolutionTimeout` at most.
     package func check(_ text: String) async throws -> Checked {
         let url = try checkForm(text)
+        // `host!`: `checkForm` refuses a URL with no host.
         let host = url.host!.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
         let addresses = try await Self.offPool(within: Self.resolutionTimeout, host: host) { [resolver] in
             try resolver(host)

@@ -11,6 +11,12 @@ package struct StoreWatch: Sendable {
     private let poller: LiveStatePoller?
     private let sender: (any AlertSender)?
 
+    /// The watch over the configured store, opened for writing.
+    package static func opening(_ context: AppContext, alerts: (any AlertDeliveryPart)?,
+                                log: @escaping @Sendable (LogLine) -> Void) async throws -> StoreWatch {
+        try await StoreWatch(context: context, store: try await context.assembly.makeStore(), alerts: alerts, log: log)
+    }
+
     /// The watch over `store` (reopened when another file replaces its file); `alerts` is the build's delivery, if
     /// any (without it, messages wait in the outbox and `log` says so once).
     package init(context: AppContext, store: any BridgeStore, alerts: (any AlertDeliveryPart)?,
