@@ -89,12 +89,7 @@ public struct Backtester: Sendable {
         while wall < end {
             let reading = FloatingTimestamp(wallClockSeconds: wall)
             let lookback = wall - Int64(NowcastEvidence.lookbackMinutes * 60)
-            var seen: [NowcastEvidence.Seen] = []
-            var index = timeline.partitioningIndex { $0.0 >= lookback }
-            while index < timeline.count && timeline[index].0 < wall {
-                seen.append(.init(bridgeID: timeline[index].1, minutesAgo: Double(wall - timeline[index].0) / 60))
-                index += 1
-            }
+            let seen = Self.seen(from: lookback, before: wall, in: timeline)
             let evidence = NowcastEvidence(seen: seen, isComplete: lookback >= periodStart)
             let shared = nowcaster.riverMoment(at: reading, evidence: evidence, horizon: horizon)
             let day = Int((wall - periodStart) / 86_400)
@@ -123,11 +118,40 @@ public struct Backtester: Sendable {
             }
             wall += Int64(OpeningModelDTO.slotMinutes * 60)
         }
-        let results = windows.indices.map { slot -> BacktestWindowDTO in
+        let results = windowResults(scored: scored.map(\.0), tallies: tallies, overall: overall,
+                                    overallDaily: overallDaily, bins: bins)
+        let first = train.span.firstDay?.dateString
+        return BacktestDTO(
+            trainFrom: first, testFrom: FloatingTimestamp(wallClockSeconds: Int64(trainUntil) * 86_400).dateString,
+            testUntil: FloatingTimestamp(wallClockSeconds: Int64(testUntil) * 86_400).dateString,
+            trainOpenings: models.filter { scoring?.contains($0.bridgeID) ?? true }.reduce(0) { $0 + $1.openings },
+            testOpenings: scoring.map { ids in ids.reduce(0) { $0 + (startsByBridge[$1]?.count ?? 0) } } ?? testOpenings,
+            windows: results)
+    }
+
+    /// The openings of `timeline` (starts in seconds, in order) from `lookback` up to `wall`, as the evidence of the
+    /// moment `wall`.
+    private static func seen(from lookback: Int64, before wall: Int64, in timeline: [(Int64, String)])
+        -> [NowcastEvidence.Seen]
+    {
+        var seen: [NowcastEvidence.Seen] = []
+        var index = timeline.partitioningIndex { $0.0 >= lookback }
+        while index < timeline.count && timeline[index].0 < wall {
+            seen.append(.init(bridgeID: timeline[index].1, minutesAgo: Double(wall - timeline[index].0) / 60))
+            index += 1
+        }
+        return seen
+    }
+
+    /// Each window's scores from its sums: overall and per bridge of `scored`, and the comparisons with the slot
+    /// model and the base rate (overall; per bridge on all points and on those after a neighbour's opening).
+    private func windowResults(scored: [BridgeInfoDTO], tallies: [[BridgeTally]], overall: [Accumulator],
+                               overallDaily: [DailySums], bins: [ReliabilityBins]) -> [BacktestWindowDTO] {
+        windows.indices.map { slot -> BacktestWindowDTO in
             var perBridge: [ForecastScoreDTO] = []
             var comparisons: [ModelSkillDTO] = [overallDaily[slot].comparison(
                 bridgeID: nil, bridgeName: nil, subset: "all", reliabilityError: bins[slot].error)]
-            for (position, (bridge, _)) in scored.enumerated() {
+            for (position, bridge) in scored.enumerated() {
                 let tally = tallies[slot][position]
                 perBridge.append(tally.accumulator.score(bridgeID: bridge.id, bridgeName: bridge.name))
                 comparisons.append(tally.all.comparison(bridgeID: bridge.id, bridgeName: bridge.name, subset: "all",
@@ -139,13 +163,6 @@ public struct Backtester: Sendable {
             return BacktestWindowDTO(minutes: windows[slot], overall: overall[slot].score(bridgeID: nil, bridgeName: nil),
                                      bridges: perBridge, reliability: bins[slot].dto, comparisons: comparisons)
         }
-        let first = train.span.firstDay?.dateString
-        return BacktestDTO(
-            trainFrom: first, testFrom: FloatingTimestamp(wallClockSeconds: Int64(trainUntil) * 86_400).dateString,
-            testUntil: FloatingTimestamp(wallClockSeconds: Int64(testUntil) * 86_400).dateString,
-            trainOpenings: models.filter { scoring?.contains($0.bridgeID) ?? true }.reduce(0) { $0 + $1.openings },
-            testOpenings: scoring.map { ids in ids.reduce(0) { $0 + (startsByBridge[$1]?.count ?? 0) } } ?? testOpenings,
-            windows: results)
     }
 
     /// The bridges a vessel passes just before `model`'s: the other bridges whose links bring a tenth or more of

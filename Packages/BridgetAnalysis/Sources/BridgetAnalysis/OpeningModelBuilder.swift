@@ -50,20 +50,7 @@ public struct OpeningModelBuilder: Sendable {
         let openMinutes = tally.openMinutes.isEmpty ? noOccupancy : tally.openMinutes
         let remaining = tally.remainingMinutes.isEmpty ? noOccupancy : tally.remainingMinutes
         let openingCount = tally.openings
-        var perWeekday = span.daysPerWeekday
-        if let rules = tally.countedHolidaysAsSundays, let first = span.firstDay?.dayNumber,
-           let last = span.lastDay?.dayNumber {
-            // Each lifted holiday in the span is one occurrence of Sunday's slots, not of its weekday's.
-            let (firstYear, _, _) = CivilCalendar.civilFromDays(first)
-            let (lastYear, _, _) = CivilCalendar.civilFromDays(last)
-            for year in firstYear...lastYear {
-                for day in rules.liftedDays(bridgeID, inYear: year) where first <= day && day <= last {
-                    let weekday = FloatingTimestamp(wallClockSeconds: Int64(day) * 86_400).mondayFirstWeekday
-                    perWeekday[weekday] -= 1
-                    perWeekday[6] += 1
-                }
-            }
-        }
+        let perWeekday = Self.daysPerWeekday(of: span, tally: tally)
         let occurrences = (0..<slotCount).map { perWeekday[$0 / 96] }
         let totalOccurrences = Double(occurrences.reduce(0, +))
         let totalOpenMinutes = openMinutes.reduce(0, +)
@@ -120,6 +107,24 @@ public struct OpeningModelBuilder: Sendable {
             openings: openingCount, sourceEvents: sourceEvents, sourceLatestOpening: sourceLatestOpening,
             baseStartProbability: 1 - exp(-baseRate), baseOpenProbability: min(baseOpen, 1), slots: slots,
             monthFactors: monthFactors)
+    }
+
+    /// The days of each weekday (Monday first) in `span`; where `tally` counted holidays as Sundays, each holiday in
+    /// the span that lifts its bridge's curfew is one occurrence of Sunday's slots, not of its weekday's.
+    private static func daysPerWeekday(of span: HistorySpan, tally: OpeningTally) -> [Int] {
+        var perWeekday = span.daysPerWeekday
+        guard let rules = tally.countedHolidaysAsSundays, let first = span.firstDay?.dayNumber,
+              let last = span.lastDay?.dayNumber else { return perWeekday }
+        let (firstYear, _, _) = CivilCalendar.civilFromDays(first)
+        let (lastYear, _, _) = CivilCalendar.civilFromDays(last)
+        for year in firstYear...lastYear {
+            for day in rules.liftedDays(tally.bridgeID, inYear: year) where first <= day && day <= last {
+                let weekday = FloatingTimestamp(wallClockSeconds: Int64(day) * 86_400).mondayFirstWeekday
+                perWeekday[weekday] -= 1
+                perWeekday[6] += 1
+            }
+        }
+        return perWeekday
     }
 
     /// Empirical-Bayes strength (pseudo-exposure) for shrinking counts/exposures toward priors: the mean prior over

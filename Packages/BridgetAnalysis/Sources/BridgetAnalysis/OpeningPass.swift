@@ -170,7 +170,7 @@ struct StartSink: OpeningSink {
     /// The starts, sorted per bridge (in place: no second copy of them).
     consuming func finished() -> [String: [Int64]] {
         park()
-        for key in Array(starts.keys) { starts[key]!.sort() }
+        for key in Array(starts.keys) { starts[key]?.sort() }
         return starts
     }
 }

@@ -49,17 +49,7 @@ extension PlantedWorld {
         let models = OpeningModelBuilder().buildAll(bridges: bridges, tallies: tallies, builtAt: Date())
         let nowcaster = Nowcaster(rules: rules, catalog: BridgeCatalog(bridges: bridges), models: models)
         let engine = self.engine
-        // What the forecaster sees: openings merged as a store merges them (a start within a minute of the last's end).
-        var seen: [(bridgeID: String, minute: Int64)] = []
-        var lastEnd: [String: Int64] = [:]
-        for opening in openings {
-            if let end = lastEnd[opening.bridgeID], opening.minute <= end + 1 {
-                lastEnd[opening.bridgeID] = max(end, opening.minute + 2)
-                continue
-            }
-            seen.append((opening.bridgeID, opening.minute))
-            lastEnd[opening.bridgeID] = opening.minute + 2
-        }
+        let seen = Self.seen(openings)
         let seenMinutes = seen.map(\.minute)
         let rawMinutes = openings.map(\.minute)
         let upstream = links.mapValues { Set($0.map(\.fromBridgeID)) }
@@ -113,7 +103,29 @@ extension PlantedWorld {
                                       meanTruth: entry.2 / Double(entry.0), meanSlot: entry.3 / Double(entry.0))
                 })
         }
-        let learnt = models.flatMap { model in
+        let planted = links.flatMap { to, follows in follows.map { "\(to) ← \($0.fromBridgeID)" } }.sorted()
+        return Check(world: name, windows: results, learntLinks: Self.linksLearnt(by: models), trueLinks: planted)
+    }
+
+    /// What the forecaster sees of `openings`: merged as a store merges them (a start within a minute of the last's
+    /// end).
+    private static func seen(_ openings: [Opening]) -> [(bridgeID: String, minute: Int64)] {
+        var seen: [(bridgeID: String, minute: Int64)] = []
+        var lastEnd: [String: Int64] = [:]
+        for opening in openings {
+            if let end = lastEnd[opening.bridgeID], opening.minute <= end + 1 {
+                lastEnd[opening.bridgeID] = max(end, opening.minute + 2)
+                continue
+            }
+            seen.append((opening.bridgeID, opening.minute))
+            lastEnd[opening.bridgeID] = opening.minute + 2
+        }
+        return seen
+    }
+
+    /// The links `models` kept, one line each (`to ← from`, share, origin shares, lags and score), sorted.
+    private static func linksLearnt(by models: [OpeningModelDTO]) -> [String] {
+        models.flatMap { model in
             model.dynamics.followers.map { follow in
                 let origins = follow.originShares.sorted { $0.key < $1.key }
                     .map { String(format: "%@ %.2f", ($0.key.isEmpty ? "own" : $0.key) as NSString, $0.value) }
@@ -123,8 +135,6 @@ extension PlantedWorld {
                              follow.lagRange.upperBound, follow.score)
             }
         }.sorted()
-        let planted = links.flatMap { to, follows in follows.map { "\(to) ← \($0.fromBridgeID)" } }.sorted()
-        return Check(world: name, windows: results, learntLinks: learnt, trueLinks: planted)
     }
 
     /// The kinds of moment a moment is for `target`: just after an upstream opening, two vessels on their way, quiet,

@@ -1,24 +1,6 @@
 import BridgetDTOs
 import Foundation
 
-/// A past opening as evidence for the river model: where and when (a minute of the source's wall clock), where its
-/// vessel came from, and how likely each of its links has been answered already.
-public struct RiverVessel: Sendable, Equatable {
-    public let bridgeID: String
-    public let minute: Int64
-    /// The chance of each origin: `""` a vessel starting out here, else the bridge it raised before.
-    public var origins: [String: Double]
-    /// By bridge: the chance that this vessel has raised it already (so it brings no opening there any more).
-    public var passed: [String: Double]
-
-    public init(bridgeID: String, minute: Int64, origins: [String: Double] = ["": 1], passed: [String: Double] = [:]) {
-        self.bridgeID = bridgeID
-        self.minute = minute
-        self.origins = origins
-        self.passed = passed
-    }
-}
-
 /// The river model's arithmetic: the chance that a bridge opens in a window, from every bridge's background rate
 /// (vessels starting out) and its links (a vessel raising one bridge goes on to raise another after a lag, counted in
 /// minutes the other lets vessels through), given the openings before the moment.
@@ -157,68 +139,11 @@ public struct RiverEngine: Sendable {
         var earliest = moment - 1
         for vessel in vessels where vessel.minute < earliest { earliest = vessel.minute }
         earliest -= 1
-        var timelines: [String: Timeline] = [:]
-        for bridge in reach {
-            if let given = timeline?(bridge), given.first == earliest, given.last >= last {
-                timelines[bridge] = given
-            } else {
-                timelines[bridge] = Timeline(clock.prefix(bridge, first: earliest, last: last), first: earliest, last: last)
-            }
-        }
-        // onward[carrier][origin][k]: the chance that a vessel at the carrier at minute moment + k, come from that
-        // origin, is carried on to the target before the window ends. Where every bridge on the way lets vessels
-        // through every minute of the window, it depends on the minutes left only: kept by target, worked out once,
-        // and read backwards.
-        let onward: Onward
-        if reach.allSatisfy({ timelines[$0]?.passable(from: moment - 1, to: last) == window }) {
-            onward = Onward(values: openOnward(target: target, reach: reach, carriers: carriers,
-                                               carrierIndex: carrierIndex, minutes: window), lastIndex: window - 1)
-        } else {
-            // Otherwise they depend on which minutes of the window each bridge on the way holds vessels in: the
-            // same curfew minutes recur day after day, so they are kept by that pattern.
-            var held: [UInt64] = []
-            for bridge in carriers + [target] {
-                guard let line = timelines[bridge] else { continue }
-                var words = [UInt64](repeating: 0, count: (window + 63) / 64)
-                if line.passable(from: moment - 1, to: last) < window {
-                    var before = line.count(at: moment - 1)
-                    for k in 0..<window {
-                        let now = line.count(at: moment + Int64(k))
-                        if now == before { words[k / 64] |= 1 << UInt64(k % 64) }
-                        before = now
-                    }
-                }
-                held += words
-            }
-            let key = OnwardCache.HeldKey(target: target, window: window, held: held)
-            if let known = onwardCache.value(key) {
-                onward = Onward(values: known, lastIndex: nil)
-            } else {
-                let values = self.onward(target: target, reach: reach, carriers: carriers, carrierIndex: carrierIndex,
-                                         moment: moment, window: window, timelines: timelines)
-                onwardCache.set(key, values)
-                onward = Onward(values: values, lastIndex: nil)
-            }
-        }
+        let timelines = self.timelines(of: reach, first: earliest, last: last, given: timeline)
+        let onward = windowOnward(target: target, plan: plan, moment: moment, window: window, timelines: timelines)
         // Vessels starting out in the window, at the target or carried to it.
-        func ratesOf(_ bridge: String) -> [Double] {
-            if let given = rates?(bridge), given.count >= window { return given }
-            var made: [Double] = []
-            made.reserveCapacity(window)
-            for k in 0..<window { made.append(background(bridge, moment + Int64(k))) }
-            return made
-        }
-        var lambda = 0.0
-        let own = ratesOf(target)
-        for k in 0..<window { lambda += max(own[k], 0) }
-        for index in carriers.indices {
-            let carried = onward.values[index][0]
-            let rate = ratesOf(carriers[index])
-            for k in 0..<window {
-                let chance = carried[onward.lastIndex.map { $0 - k } ?? k]
-                if chance > 0 { lambda += max(rate[k], 0) * chance }
-            }
-        }
+        let lambda = startingOut(target: target, carriers: carriers, onward: onward, moment: moment, window: window,
+                                 background: background, rates: rates)
         // Openings before the moment.
         var none = exp(-lambda)
         var fromVessels: [Double] = []
@@ -251,6 +176,94 @@ public struct RiverEngine: Sendable {
             none *= stays
         }
         return Outcome(chance: min(max(1 - none, 0), 1), fromVessels: fromVessels, plainVessels: plainVessels)
+    }
+
+    /// Each bridge of `reach`'s timeline over `[first, last]`: `given`'s where it covers the span, else made here.
+    private func timelines(of reach: Set<String>, first: Int64, last: Int64, given timeline: ((String) -> Timeline)?)
+        -> [String: Timeline]
+    {
+        var timelines: [String: Timeline] = [:]
+        for bridge in reach {
+            if let given = timeline?(bridge), given.first == first, given.last >= last {
+                timelines[bridge] = given
+            } else {
+                timelines[bridge] = Timeline(clock.prefix(bridge, first: first, last: last), first: first, last: last)
+            }
+        }
+        return timelines
+    }
+
+    /// The onward chances of `plan`'s carriers over the window `[moment, moment + window)`.
+    ///
+    /// `values[carrier][origin][k]`: the chance that a vessel at the carrier at minute moment + k, come from that
+    /// origin, is carried on to the target before the window ends. Where every bridge on the way lets vessels
+    /// through every minute of the window, it depends on the minutes left only: kept by target, worked out once,
+    /// and read backwards.
+    private func windowOnward(target: String, plan: Plan, moment: Int64, window: Int,
+                              timelines: [String: Timeline]) -> Onward {
+        let last = moment + Int64(window) - 1
+        if plan.reach.allSatisfy({ timelines[$0]?.passable(from: moment - 1, to: last) == window }) {
+            return Onward(values: openOnward(target: target, reach: plan.reach, carriers: plan.carriers,
+                                             carrierIndex: plan.carrierIndex, minutes: window), lastIndex: window - 1)
+        }
+        // Otherwise they depend on which minutes of the window each bridge on the way holds vessels in: the
+        // same curfew minutes recur day after day, so they are kept by that pattern.
+        let key = OnwardCache.HeldKey(target: target, window: window,
+                                      held: heldMinutes(of: plan.carriers + [target], moment: moment, window: window,
+                                                        timelines: timelines))
+        if let known = onwardCache.value(key) { return Onward(values: known, lastIndex: nil) }
+        let values = onward(target: target, reach: plan.reach, carriers: plan.carriers,
+                            carrierIndex: plan.carrierIndex, moment: moment, window: window, timelines: timelines)
+        onwardCache.set(key, values)
+        return Onward(values: values, lastIndex: nil)
+    }
+
+    /// The minutes of the window each of `bridges` holds vessels in, as bits (64 minutes a word, bridge after
+    /// bridge; a bridge without a timeline is left out).
+    private func heldMinutes(of bridges: [String], moment: Int64, window: Int, timelines: [String: Timeline])
+        -> [UInt64]
+    {
+        let last = moment + Int64(window) - 1
+        var held: [UInt64] = []
+        for bridge in bridges {
+            guard let line = timelines[bridge] else { continue }
+            var words = [UInt64](repeating: 0, count: (window + 63) / 64)
+            if line.passable(from: moment - 1, to: last) < window {
+                var before = line.count(at: moment - 1)
+                for k in 0..<window {
+                    let now = line.count(at: moment + Int64(k))
+                    if now == before { words[k / 64] |= 1 << UInt64(k % 64) }
+                    before = now
+                }
+            }
+            held += words
+        }
+        return held
+    }
+
+    /// Λ: the expected count of vessels starting out in the window at `target` (its background rates), or at one of
+    /// `carriers` and carried on to it (their rates times `onward`'s chance).
+    private func startingOut(target: String, carriers: [String], onward: Onward, moment: Int64, window: Int,
+                             background: (String, Int64) -> Double, rates: ((String) -> [Double])?) -> Double {
+        func ratesOf(_ bridge: String) -> [Double] {
+            if let given = rates?(bridge), given.count >= window { return given }
+            var made: [Double] = []
+            made.reserveCapacity(window)
+            for k in 0..<window { made.append(background(bridge, moment + Int64(k))) }
+            return made
+        }
+        var lambda = 0.0
+        let own = ratesOf(target)
+        for k in 0..<window { lambda += max(own[k], 0) }
+        for index in carriers.indices {
+            let carried = onward.values[index][0]
+            let rate = ratesOf(carriers[index])
+            for k in 0..<window {
+                let chance = carried[onward.lastIndex.map { $0 - k } ?? k]
+                if chance > 0 { lambda += max(rate[k], 0) * chance }
+            }
+        }
+        return lambda
     }
 
     /// The onward chances of `carriers` (see `chance`), backwards from the window's last minute.
@@ -366,93 +379,5 @@ public struct RiverEngine: Sendable {
             vessels[index].origins = origins
         }
         return vessels
-    }
-}
-
-/// One bridge's minutes over a forecast's span: how many let vessels through up to each, and where each count is
-/// reached (worked out by arithmetic when every minute of the span does).
-struct Timeline {
-    let first: Int64
-    let counts: [Int32]
-    /// The minute index at which each count (1, 2, …) is first reached.
-    let reaching: [Int32]
-    /// Whether every minute lets vessels through (no arrays kept).
-    let open: Bool
-    private let length: Int
-    /// The span's last minute.
-    var last: Int64 { first + Int64(length) - 1 }
-
-    init(_ prefix: (counts: [Int32], passes: [Bool]), first: Int64, last: Int64) {
-        self.first = first
-        length = Int(max(last - first + 1, 0))
-        open = prefix.counts.isEmpty
-        counts = prefix.counts
-        var reaching: [Int32] = []
-        if !open {
-            reaching.reserveCapacity(Int(prefix.counts.last ?? 0))
-            let passes = prefix.passes
-            for index in passes.indices where passes[index] { reaching.append(Int32(index)) }
-        }
-        self.reaching = reaching
-    }
-
-    /// Passable minutes in `(first − 1, minute]`.
-    func count(at minute: Int64) -> Int32 {
-        let index = Int(minute - first)
-        if index < 0 || length == 0 { return 0 }
-        if open { return Int32(min(index, length - 1) + 1) }
-        return counts[min(index, counts.count - 1)]
-    }
-
-    /// Passable minutes in `(from, to]`.
-    func passable(from: Int64, to: Int64) -> Int { Int(max(count(at: to) - count(at: from), 0)) }
-
-    /// The minute at which the count reaches `count`, if within the span.
-    func minute(reachingCount count: Int32) -> Int64? {
-        if open { return count >= 1 && Int(count) <= length ? first + Int64(count) - 1 : nil }
-        guard count >= 1, Int(count) <= reaching.count else { return nil }
-        return first + Int64(reaching[Int(count) - 1])
-    }
-}
-
-/// The onward chances an engine has worked out (shared by copies of the engine, behind a lock): where every minute lets
-/// vessels through, by target; else by target, window and the minutes each bridge on the way holds vessels in, at
-/// most `heldLimit` of them (a full cache starts again: the patterns in use come back at once).
-final class OnwardCache: @unchecked Sendable {
-    /// A window's pattern: each bridge's held minutes as bits (bridges in the plan's order, 64 minutes a word).
-    struct HeldKey: Hashable {
-        let target: String
-        let window: Int
-        let held: [UInt64]
-    }
-
-    static let heldLimit = 4_096
-    private let lock = NSLock()
-    private var byTarget: [String: [[[Double]]]] = [:]
-    private var byPattern: [HeldKey: [[[Double]]]] = [:]
-
-    func value(_ target: String) -> [[[Double]]]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return byTarget[target]
-    }
-
-    func set(_ target: String, _ value: [[[Double]]]) {
-        lock.lock()
-        defer { lock.unlock() }
-        byTarget[target] = value
-    }
-
-    func value(_ key: HeldKey) -> [[[Double]]]? {
-        lock.lock()
-        defer { lock.unlock() }
-        return byPattern[key]
-    }
-
-    func set(_ key: HeldKey, _ value: [[[Double]]]) {
-        lock.lock()
-        defer { lock.unlock() }
-        if byPattern.count >= Self.heldLimit { byPattern.removeAll(keepingCapacity: true) }
-        byPattern[key] = value
     }
 }

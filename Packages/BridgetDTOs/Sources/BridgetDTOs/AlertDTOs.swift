@@ -72,7 +72,7 @@ public struct AlertRuleDTO: Sendable, Codable, Equatable, Hashable {
     /// Whether a moment falls on the rule's days and inside its window.
     public func covers(_ instant: Date) -> Bool {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: timeZone) ?? TimeZone(secondsFromGMT: 0)!
+        calendar.timeZone = TimeZone(identifier: timeZone) ?? .gmt
         let parts = calendar.dateComponents([.weekday, .hour, .minute], from: instant)
         let weekday = ((parts.weekday ?? 1) + 5) % 7 + 1 // Calendar: 1 Sunday; ISO: 1 Monday
         let minute = (parts.hour ?? 0) * 60 + (parts.minute ?? 0)

@@ -39,6 +39,7 @@ public enum RejectionReason: String, Sendable, Codable, CodingKeyRepresentable, 
     }
 
     public static func < (lhs: RejectionReason, rhs: RejectionReason) -> Bool {
+        // `allCases` holds every case, so both are found.
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }

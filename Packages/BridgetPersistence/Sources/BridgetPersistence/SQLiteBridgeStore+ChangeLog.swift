@@ -98,12 +98,15 @@ enum AlertOutboxSQL {
         var names: [String: String] = [:]
         for change in changes {
             for rule in rules where rule.isTriggered(by: change, at: now) {
-                if names[change.bridgeID] == nil {
-                    names[change.bridgeID] = try String.fetchOne(db, sql: "SELECT display_name FROM bridges WHERE id = ?",
-                                                                 arguments: [change.bridgeID]) ?? change.bridgeID
+                let name: String
+                if let known = names[change.bridgeID] {
+                    name = known
+                } else {
+                    name = try String.fetchOne(db, sql: "SELECT display_name FROM bridges WHERE id = ?",
+                                               arguments: [change.bridgeID]) ?? change.bridgeID
+                    names[change.bridgeID] = name
                 }
-                let message = AlertMessageDTO(alert: rule.name, change: change, bridgeName: names[change.bridgeID]!,
-                                              createdAt: now)
+                let message = AlertMessageDTO(alert: rule.name, change: change, bridgeName: name, createdAt: now)
                 try insert(db, message, at: now)
             }
         }

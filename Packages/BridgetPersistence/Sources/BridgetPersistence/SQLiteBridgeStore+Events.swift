@@ -25,151 +25,24 @@ extension SQLiteBridgeStore: EventStore {
     /// The upsert of `events` inside a write's transaction: the events, their changes in the log, the history version
     /// and the alerts' outbox.
     static func upsert(_ events: [BridgeEventDTO], _ db: Database) throws -> UpsertCounts {
-            guard !events.isEmpty else { return UpsertCounts() }
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
-                                    minutes_open, duration_minutes, latitude, longitude, status, record_id, record_version,
-                                    live)
-                VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                ON CONFLICT (bridge_id, opened_at) DO NOTHING
-                """)
-            let update = try db.cachedStatement(sql: """
-                UPDATE events SET entity_name = ?3, open_local = ?4, closed_at = ?5, close_local = ?6,
-                    minutes_open = ?7, duration_minutes = ?8, latitude = ?9, longitude = ?10,
-                    status = ?11, record_id = ?12, record_version = ?13, live = ?14
-                WHERE bridge_id = ?1 AND opened_at = ?2
-                  AND (entity_name IS NOT ?3 OR open_local IS NOT ?4 OR closed_at IS NOT ?5 OR close_local IS NOT ?6
-                       OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10
-                       OR status IS NOT ?11 OR record_id IS NOT ?12 OR record_version IS NOT ?13 OR live IS NOT ?14)
-                """)
-            // The same update, taken first when it is a change of its own kind: a newer version of the record at the
-            // same instant, or a closing now known. Each changes a row only when the general update would.
-            let replaceInPlace = try db.cachedStatement(sql: update.sql + " AND ?12 IS NOT NULL AND record_version IS NOT ?13")
-            let close = try db.cachedStatement(sql: update.sql + " AND closed_at IS NULL AND ?5 IS NOT NULL")
-            let log = try ChangeLogSQL.AppendStatements(db, at: Date())
-            // Only for events with a record id (never Socrata's), found through event_records (v11): is a later
-            // version stored, and the earlier versions at another opening, which the incoming one replaces (a NULL
-            // version is older than any); then the record's opening is listed.
-            let newerStored = try db.cachedStatement(sql: """
-                SELECT 1 FROM event_records AS r
-                JOIN events AS e
-                  ON e.bridge_id = r.bridge_id AND e.opened_at = r.opened_at AND e.record_id = r.record_id
-                WHERE r.record_id = ?12
-                  AND (e.record_version > ?13 OR (?13 IS NULL AND e.record_version IS NOT NULL))
-                LIMIT 1
-                """)
-            let removeEarlier = try db.cachedStatement(sql: """
-                DELETE FROM events
-                WHERE (bridge_id, opened_at) IN (SELECT bridge_id, opened_at FROM event_records WHERE record_id = ?12)
-                  AND record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
-                """)
-            let forgetEarlier = try db.cachedStatement(sql: """
-                DELETE FROM event_records WHERE record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
-                """)
-            let listRecord = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO event_records (record_id, bridge_id, opened_at) VALUES (?12, ?1, ?2)
-                """)
-            let logged = try ChangeLogSQL.newest(db)
-            let now = Date()
-            // Changes to older openings beyond the first `itemizedLimit` are one summary (`BulkChangeTally`).
-            var tally = BulkChangeTally(now: now)
-            let retract = try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq IN (SELECT value FROM json_each(?))")
-            var matching = try LiveMatchingSQL(db, events)
-            var counts = UpsertCounts()
-            var row = EventRowBinding()
-            defer {
-                for statement in [insert, update, replaceInPlace, close, newerStored, removeEarlier, forgetEarlier,
-                                  listRecord] + log.statements {
-                    RawStatement.clearBindings(statement)
-                }
+        guard !events.isEmpty else { return UpsertCounts() }
+        var upsert = try EventUpsertSQL(db, events)
+        defer { upsert.clearBindings() }
+        // Each event is read where it lies, through a pointer: passed as a value, every event was copied first
+        // (its strings retained, then released).
+        try events.withUnsafeBufferPointer { events in
+            for index in events.indices {
+                // Within the buffer's indices it is not empty, so it has a base address.
+                try upsert.write(events.baseAddress! + index, db)
             }
-            // Each event is read where it lies, through a pointer: passed as a value, every event was copied first
-            // (its strings retained, then released).
-            try events.withUnsafeBufferPointer { events in
-                for index in events.indices {
-                    /// Logs the change the row (loaded) had.
-                    func record(_ kind: OpeningChangeKind) throws {
-                        // Read in place: a copy of the event would retain and release each of its strings.
-                        let event = events.baseAddress! + index
-                        if tally.isItemized(kind, status: event.pointee.status, openedAt: event.pointee.openedAt,
-                                            closedAt: event.pointee.closedAt) {
-                            try row.run(log[kind], db)
-                            return
-                        }
-                        switch tally.add(kind, bridgeID: event.pointee.bridgeID, openedAt: event.pointee.openedAt) {
-                        case .logEntry:
-                            try row.run(log[kind], db)
-                            tally.logged(sqlite3_last_insert_rowid(db.sqliteConnection))
-                        case .retract(let sequences):
-                            let list = "[" + sequences.map(String.init).joined(separator: ",") + "]"
-                            try retract.execute(arguments: [list])
-                        case .tallied: break
-                        }
-                    }
-                    // A live opening whose published record is stored already is left; a published opening replaces
-                    // the live ones it matches (they are removed, and it is logged as their replacement).
-                    var replacedLive = false
-                    if !matching.isEmpty {
-                        switch try matching.resolve(events[index], db) {
-                        case .leave:
-                            counts.unchanged += 1
-                            continue
-                        case .replacedLive: replacedLive = true
-                        case .none: break
-                        }
-                    }
-                    try row.load(events.baseAddress! + index)
-                    // A replaced record counts once, as updated: the store holds one opening for it, as before,
-                    // changed.
-                    var replaced = replacedLive
-                    if events[index].recordID != nil {
-                        if try row.hasRow(newerStored, db) {
-                            counts.unchanged += 1
-                            continue
-                        }
-                        try row.run(removeEarlier, db)
-                        replaced = replaced || sqlite3_changes(db.sqliteConnection) > 0
-                        try row.run(forgetEarlier, db)
-                        try row.run(listRecord, db)
-                    }
-                    func changed(_ statement: Statement) throws -> Bool {
-                        try row.run(statement, db)
-                        return sqlite3_changes(db.sqliteConnection) == 1
-                    }
-                    if try changed(insert) {
-                        if replaced {
-                            counts.updated += 1
-                            try record(.replaced)
-                        } else {
-                            counts.inserted += 1
-                            try record(events[index].status == .planned ? .announced : .new)
-                        }
-                        continue
-                    }
-                    if replaced {
-                        try row.run(update, db)
-                        counts.updated += 1
-                        try record(.replaced)
-                    } else if events[index].recordID != nil, try changed(replaceInPlace) {
-                        counts.updated += 1
-                        try record(.replaced)
-                    } else if try changed(close) {
-                        counts.updated += 1
-                        try record(.closed)
-                    } else if try changed(update) {
-                        counts.updated += 1
-                        try record(.updated)
-                    } else {
-                        counts.unchanged += 1
-                    }
-                }
-            }
-            if counts.inserted + counts.updated > 0 {
-                try db.execute(sql: "UPDATE history_version SET version = version + 1")
-                if tally.summarises { try ChangeLogSQL.appendSummary(db, tally, at: now) }
-                try AlertOutboxSQL.enqueue(db, changesAfter: logged)
-            }
-            return counts
+        }
+        let counts = upsert.counts
+        if counts.inserted + counts.updated > 0 {
+            try db.execute(sql: "UPDATE history_version SET version = version + 1")
+            if upsert.tally.summarises { try ChangeLogSQL.appendSummary(db, upsert.tally, at: upsert.now) }
+            try AlertOutboxSQL.enqueue(db, changesAfter: upsert.logged)
+        }
+        return counts
     }
 
     public func events(matching query: EventQuery) async throws -> [BridgeEventDTO] {
@@ -299,6 +172,170 @@ extension SQLiteBridgeStore: EventStore {
     public func historyVersion() async throws -> Int64 {
         try await read("read the history version") { db in
             try Int64.fetchOne(db, sql: "SELECT version FROM history_version WHERE id = 1") ?? 0
+        }
+    }
+}
+
+/// One batch's upsert of events (`SQLiteBridgeStore.upsert`): its statements, prepared once a batch and run with each
+/// event bound once (`EventRowBinding`), the batch's change tally and live matching, and its counts so far.
+private struct EventUpsertSQL {
+    let insert: Statement
+    let update: Statement
+    /// The same update, taken first when it is a change of its own kind: a newer version of the record at the same
+    /// instant, or a closing now known. Each changes a row only when the general update would.
+    let replaceInPlace: Statement
+    let close: Statement
+    let log: ChangeLogSQL.AppendStatements
+    /// Only for events with a record id (never Socrata's), found through event_records (v11): is a later version
+    /// stored, and the earlier versions at another opening, which the incoming one replaces (a NULL version is older
+    /// than any); then the record's opening is listed.
+    let newerStored: Statement
+    let removeEarlier: Statement
+    let forgetEarlier: Statement
+    let listRecord: Statement
+    /// The change log's newest number before the batch (the alerts' outbox takes the changes after it).
+    let logged: Int64
+    let now: Date
+    /// Changes to older openings beyond the first `itemizedLimit` are one summary (`BulkChangeTally`).
+    var tally: BulkChangeTally
+    let retract: Statement
+    var matching: LiveMatchingSQL
+    var counts = UpsertCounts()
+    private var row = EventRowBinding()
+
+    init(_ db: Database, _ events: [BridgeEventDTO]) throws {
+        insert = try db.cachedStatement(sql: """
+            INSERT INTO events (bridge_id, opened_at, entity_name, open_local, closed_at, close_local,
+                                minutes_open, duration_minutes, latitude, longitude, status, record_id, record_version,
+                                live)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            ON CONFLICT (bridge_id, opened_at) DO NOTHING
+            """)
+        update = try db.cachedStatement(sql: """
+            UPDATE events SET entity_name = ?3, open_local = ?4, closed_at = ?5, close_local = ?6,
+                minutes_open = ?7, duration_minutes = ?8, latitude = ?9, longitude = ?10,
+                status = ?11, record_id = ?12, record_version = ?13, live = ?14
+            WHERE bridge_id = ?1 AND opened_at = ?2
+              AND (entity_name IS NOT ?3 OR open_local IS NOT ?4 OR closed_at IS NOT ?5 OR close_local IS NOT ?6
+                   OR minutes_open IS NOT ?7 OR latitude IS NOT ?9 OR longitude IS NOT ?10
+                   OR status IS NOT ?11 OR record_id IS NOT ?12 OR record_version IS NOT ?13 OR live IS NOT ?14)
+            """)
+        replaceInPlace = try db.cachedStatement(sql: update.sql + " AND ?12 IS NOT NULL AND record_version IS NOT ?13")
+        close = try db.cachedStatement(sql: update.sql + " AND closed_at IS NULL AND ?5 IS NOT NULL")
+        log = try ChangeLogSQL.AppendStatements(db, at: Date())
+        newerStored = try db.cachedStatement(sql: """
+            SELECT 1 FROM event_records AS r
+            JOIN events AS e
+              ON e.bridge_id = r.bridge_id AND e.opened_at = r.opened_at AND e.record_id = r.record_id
+            WHERE r.record_id = ?12
+              AND (e.record_version > ?13 OR (?13 IS NULL AND e.record_version IS NOT NULL))
+            LIMIT 1
+            """)
+        removeEarlier = try db.cachedStatement(sql: """
+            DELETE FROM events
+            WHERE (bridge_id, opened_at) IN (SELECT bridge_id, opened_at FROM event_records WHERE record_id = ?12)
+              AND record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
+            """)
+        forgetEarlier = try db.cachedStatement(sql: """
+            DELETE FROM event_records WHERE record_id = ?12 AND NOT (bridge_id = ?1 AND opened_at = ?2)
+            """)
+        listRecord = try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO event_records (record_id, bridge_id, opened_at) VALUES (?12, ?1, ?2)
+            """)
+        logged = try ChangeLogSQL.newest(db)
+        now = Date()
+        tally = BulkChangeTally(now: now)
+        retract = try db.cachedStatement(sql: "DELETE FROM change_log WHERE seq IN (SELECT value FROM json_each(?))")
+        matching = try LiveMatchingSQL(db, events)
+    }
+
+    /// Unbinds every statement the events were bound to: the bindings point into `row`'s buffer.
+    func clearBindings() {
+        for statement in [insert, update, replaceInPlace, close, newerStored, removeEarlier, forgetEarlier,
+                          listRecord] + log.statements {
+            RawStatement.clearBindings(statement)
+        }
+    }
+
+    /// Writes the event at `event` (left, inserted, replacing others, updated or unchanged), counts it and logs its
+    /// change.
+    mutating func write(_ event: UnsafePointer<BridgeEventDTO>, _ db: Database) throws {
+        // A live opening whose published record is stored already is left; a published opening replaces the live
+        // ones it matches (they are removed, and it is logged as their replacement).
+        var replacedLive = false
+        if !matching.isEmpty {
+            switch try matching.resolve(event.pointee, db) {
+            case .leave:
+                counts.unchanged += 1
+                return
+            case .replacedLive: replacedLive = true
+            case .none: break
+            }
+        }
+        try row.load(event)
+        // A replaced record counts once, as updated: the store holds one opening for it, as before, changed.
+        var replaced = replacedLive
+        if event.pointee.recordID != nil {
+            if try row.hasRow(newerStored, db) {
+                counts.unchanged += 1
+                return
+            }
+            try row.run(removeEarlier, db)
+            replaced = replaced || sqlite3_changes(db.sqliteConnection) > 0
+            try row.run(forgetEarlier, db)
+            try row.run(listRecord, db)
+        }
+        if try changed(insert, db) {
+            if replaced {
+                counts.updated += 1
+                try record(.replaced, event, db)
+            } else {
+                counts.inserted += 1
+                try record(event.pointee.status == .planned ? .announced : .new, event, db)
+            }
+            return
+        }
+        if replaced {
+            try row.run(update, db)
+            counts.updated += 1
+            try record(.replaced, event, db)
+        } else if event.pointee.recordID != nil, try changed(replaceInPlace, db) {
+            counts.updated += 1
+            try record(.replaced, event, db)
+        } else if try changed(close, db) {
+            counts.updated += 1
+            try record(.closed, event, db)
+        } else if try changed(update, db) {
+            counts.updated += 1
+            try record(.updated, event, db)
+        } else {
+            counts.unchanged += 1
+        }
+    }
+
+    /// Runs `statement` with the loaded event: whether it changed the row.
+    private func changed(_ statement: Statement, _ db: Database) throws -> Bool {
+        try row.run(statement, db)
+        return sqlite3_changes(db.sqliteConnection) == 1
+    }
+
+    /// Logs the change the loaded event (at `event`) made: itemized, or tallied into the batch's summary.
+    private mutating func record(_ kind: OpeningChangeKind, _ event: UnsafePointer<BridgeEventDTO>, _ db: Database)
+        throws
+    {
+        if tally.isItemized(kind, status: event.pointee.status, openedAt: event.pointee.openedAt,
+                            closedAt: event.pointee.closedAt) {
+            try row.run(log[kind], db)
+            return
+        }
+        switch tally.add(kind, bridgeID: event.pointee.bridgeID, openedAt: event.pointee.openedAt) {
+        case .logEntry:
+            try row.run(log[kind], db)
+            tally.logged(sqlite3_last_insert_rowid(db.sqliteConnection))
+        case .retract(let sequences):
+            let list = "[" + sequences.map(String.init).joined(separator: ",") + "]"
+            try retract.execute(arguments: [list])
+        case .tallied: break
         }
     }
 }

@@ -80,9 +80,9 @@ struct LiveMatchingSQL {
             } ?? false
             return matched ? .leave : .none
         }
-        guard event.status == .observed, event.recordID == nil, var candidates = live[event.bridgeID],
-              !candidates.isEmpty
+        guard event.status == .observed, event.recordID == nil, let liveHere = live[event.bridgeID], !liveHere.isEmpty
         else { return .none }
+        var candidates = liveHere
         var replaced = false
         candidates.removeAll { stored in
             guard LiveMatch.matches(published: (event.openedAt, event.closedAt), live: (stored.openedAt, stored.closedAt))
@@ -91,7 +91,7 @@ struct LiveMatchingSQL {
             return true
         }
         guard replaced else { return .none }
-        let gone = live[event.bridgeID]!.filter { stored in !candidates.contains { $0.openedText == stored.openedText } }
+        let gone = liveHere.filter { stored in !candidates.contains { $0.openedText == stored.openedText } }
         for stored in gone {
             try db.execute(sql: "DELETE FROM events WHERE bridge_id = ? AND opened_at = ? AND status = 'live'",
                            arguments: [stored.bridgeID, stored.openedText])

@@ -14,6 +14,7 @@ struct SQLiteHeader {
         var filled = 0
         while filled < bytes.count {
             let count = bytes.withUnsafeMutableBytes { buffer in
+                // `bytes` holds 100 bytes, so its buffer is not empty and has an address.
                 read(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
             }
             if count < 0, errno == EINTR { continue }

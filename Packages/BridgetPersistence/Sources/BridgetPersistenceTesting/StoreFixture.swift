@@ -3,9 +3,9 @@ import Foundation
 
 /// Events with readable times at two of Seattle's bridges, for the conformance suite and a store's own tests.
 public enum StoreFixture {
-    /// Fremont Bridge (id 3).
+    /// Fremont Bridge (id 3: the built-in Seattle catalog has it, so the lookup cannot fail).
     public static let fremont = BridgeCatalog.seattle.bridge(id: "3")!
-    /// Ballard Bridge (id 2).
+    /// Ballard Bridge (id 2: the built-in Seattle catalog has it, so the lookup cannot fail).
     public static let ballard = BridgeCatalog.seattle.bridge(id: "2")!
 
     /// An event opening at `minute` minutes after 2026-06-01T12:00:00Z, open `minutes` minutes (nil: still open).

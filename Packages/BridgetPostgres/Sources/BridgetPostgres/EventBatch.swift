@@ -29,6 +29,7 @@ struct EventBatch: Sendable {
         let instants = openedMS
         events.withUnsafeBufferPointer { all in
             for index in all.indices {
+                // Within the buffer's indices it is not empty, so it has a base address.
                 let event = all.baseAddress! + index
                 let place: Int
                 if let found = bridges.firstIndex(of: event.pointee.bridgeID) {
@@ -104,6 +105,8 @@ struct EventBatch: Sendable {
         // Each event read where it lies: a copy would retain and release each of its strings.
         events.withUnsafeBufferPointer { all in
             for index in rows {
+                // `rows` is a piece of the batch's indices (`0..<count`), so here the buffer is not empty and has a
+                // base address.
                 let event = all.baseAddress! + index
                 let (opened, closed) = (openedMS[index], closedMS[index])
                 text(event.pointee.bridgeID)

@@ -92,6 +92,7 @@ public struct ObservationValidator: Sendable {
         // (its strings and source retained, then released), a visible share of an import.
         observations.withUnsafeBufferPointer { records in
             for index in records.indices {
+                // Within the buffer's indices it is not empty, so it has a base address.
                 let record = records.baseAddress! + index
                 let result = if let firstPass, index < firstPass.count, !mayDependOnBatch(record.pointee.opened) {
                     firstPass[index]
@@ -140,6 +141,7 @@ public struct ObservationValidator: Sendable {
     public func firstPass(_ observations: ArraySlice<OpeningObservation>) -> [Result<BridgeEventDTO, RejectionReason>] {
         var positions = PositionMemo()
         return observations.withUnsafeBufferPointer { records in
+            // Called for an index of the buffer only, so it is not empty and has a base address.
             records.indices.map { validate(records.baseAddress! + $0, taken: [], positions: &positions) }
         }
     }

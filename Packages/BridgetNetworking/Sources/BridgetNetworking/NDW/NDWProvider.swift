@@ -25,7 +25,7 @@ public struct NDWProvider: NetworkProcessing {
     public let source: Source
     private let feed: NDWFeedReader
 
-    /// The public feed.
+    /// The public feed (a well-formed URL literal, so `URL(string:)` cannot fail).
     public static let defaultURL = URL(string: "https://opendata.ndw.nu/brugopeningen.xml.gz")!
 
     /// A provider over `source`; `client` fetches a URL source; a feed larger than `maximumBytes` once unzipped is

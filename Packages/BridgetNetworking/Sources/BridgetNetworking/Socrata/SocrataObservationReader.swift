@@ -34,6 +34,7 @@ public struct SocrataObservationReader: Sendable {
         // Each row is read where it lies, through a pointer: passed as a value, every row was copied first (its
         // strings retained, then released), a visible share of an import.
         return table.rows.withUnsafeBufferPointer { rows in
+            // Called for an index of the buffer only, so it is not empty and has a base address.
             rows.indices.map { observation(rows.baseAddress! + $0, source: SourceRecord(table, index: $0)) }
         }
     }

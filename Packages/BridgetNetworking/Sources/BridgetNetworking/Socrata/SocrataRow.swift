@@ -100,6 +100,7 @@ public enum SocrataField: String, Sendable, CaseIterable, CodingKey {
     /// length and bytes (every key of every row comes through here).
     init?(_ name: UnsafeBufferPointer<UInt8>) {
         func equals(_ text: StaticString) -> Bool {
+            // Asked only past the guard below: `name` has at least 8 bytes, so it has a base address.
             text.utf8CodeUnitCount == name.count && memcmp(text.utf8Start, name.baseAddress!, name.count) == 0
         }
         guard name.count >= 8 else { return nil }

@@ -371,7 +371,8 @@ struct RepeatedValues: Sendable {
             return String(decoding: bytes, as: UTF8.self)
         }
         for candidate in known[field.index] where candidate.utf8.count == bytes.count {
-            // Bytes that are not valid UTF-8 were repaired in the stored string, so they never match it.
+            // Bytes that are not valid UTF-8 were repaired in the stored string, so they never match it. The
+            // candidate has as many bytes as `bytes`, more than 15, so its storage has a base address.
             if candidate.utf8.withContiguousStorageIfAvailable({ memcmp($0.baseAddress!, start, bytes.count) == 0 })
                 == true
             {

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// feed's own origin only (`HTTPRequest.RedirectRule.sameOriginOnly`); what a city endpoint does on a bad day is
 /// named (`BridgeStateError`, `BridgeStateNote`), never read as a position.
 public struct SDOTStateFeed: BridgeStateSource {
-    /// The city's feed.
+    /// The city's feed (a well-formed URL literal, so `URL(string:)` cannot fail).
     public static let defaultURL = URL(string: "https://web.seattle.gov/Travelers/api/Map/GetBridgeData")!
 
     public let url: URL
@@ -173,8 +173,9 @@ public struct SDOTStateFeed: BridgeStateSource {
             guard double.isFinite, double >= 0, double < 100_000, double == double.rounded() else { return nil }
             return String(Int(double))
         }
-        if let text = value as? String, (1...5).contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            return String(Int(text)!)
+        if let text = value as? String, (1...5).contains(text.count), text.allSatisfy({ $0.isASCII && $0.isNumber }),
+           let number = Int(text) {
+            return String(number)
         }
         return nil
     }
