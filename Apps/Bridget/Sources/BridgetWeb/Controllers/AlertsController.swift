@@ -12,11 +12,11 @@ struct AlertsController {
 
     func addRoutes(to endpoints: Endpoints) {
         endpoints.get("/v1/alerts", guarded: true) { request, _ in
-            return try Self.json(try await web.store.alerts().map(AlertOutput.init), status: .ok)
+            return try Response.json(try await web.store.alerts().map(AlertOutput.init), status: .ok)
         }
         endpoints.get("/v1/alerts/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
-            return try Self.json(AlertOutput(try await rule(name)), status: .ok)
+            return try Response.json(AlertOutput(try await rule(name)), status: .ok)
         }
         endpoints.put("/v1/alerts/{name}", guarded: true) { request, context in
             let name = try request.pathParameter("name", in: context)
@@ -64,7 +64,7 @@ struct AlertsController {
             throw Problem(.webTooManyAlerts,
                           detail: "this server keeps at most \(maximum) alerts (alerts.max_alerts); remove one first")
         }
-        var response = try Self.json(AlertOutput(rule), status: existed ? .ok : .created)
+        var response = try Response.json(AlertOutput(rule), status: existed ? .ok : .created)
         if !existed { response.headers[.location] = "/v1/alerts/\(name)" }
         return response
     }
@@ -78,17 +78,12 @@ struct AlertsController {
         do {
             return try JSONDecoder().decode(AlertRequest.self, from: data)
         } catch {
-            throw StrictJSON.Refusal(reason: RoutesController.decodingReason(error))
+            throw StrictJSON.Refusal(reason: StrictJSON.reason(error))
         }
     }
 
     static func unknown(_ name: String) -> Problem {
         Problem(.inputUnknownAlert,
                 detail: "no alert named '\(ConfigValueType.escaped(name, limit: 80))'")
-    }
-
-    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
-        Response(status: status, headers: [.contentType: "application/json"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(string: try AnswerJSON.text(value) + "\n")))
     }
 }

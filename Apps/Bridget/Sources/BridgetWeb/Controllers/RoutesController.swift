@@ -177,7 +177,7 @@ struct RoutesController {
         do {
             body = try JSONDecoder().decode(RouteBody.self, from: data)
         } catch {
-            throw StrictJSON.Refusal(reason: decodingReason(error))
+            throw StrictJSON.Refusal(reason: StrictJSON.reason(error))
         }
         if let id = body.id, id.trimmingCharacters(in: .whitespaces) != name {
             throw StrictJSON.Refusal(reason: "the body names route '\(id)' but the path names '\(name)'")
@@ -222,22 +222,5 @@ struct RoutesController {
             throw Problem.badPath("name", "a route name is 1 to 200 characters, none of them control characters")
         }
         return name
-    }
-
-    /// A decoding error in a sentence: the field and what was wrong.
-    static func decodingReason(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "it is not JSON" }
-        func path(_ context: DecodingError.Context) -> String {
-            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
-            return text.isEmpty ? "the body" : String(text.drop { $0 == "." })
-        }
-        switch error {
-        case .keyNotFound(let key, let context):
-            return "\(path(context)).\(key.stringValue) is missing".replacingOccurrences(of: "the body.", with: "")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)) has the wrong type"
-        case .dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context)) is not valid"
-        @unknown default: return "it is not JSON"
-        }
     }
 }

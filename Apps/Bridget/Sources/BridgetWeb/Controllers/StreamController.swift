@@ -38,7 +38,7 @@ struct StreamController {
         // A client that does not ask for an event stream (a script, a poller) gets one page of the log as JSON.
         guard Self.acceptsEventStream(request.headers[.accept]) else {
             let limit = try query.integer("limit", in: 1...1_000, fallback: 100)
-            return try AlertsController.json(try await page(after: last ?? 0, bridgeIDs: wanted, limit: limit), status: .ok)
+            return try Response.json(try await page(after: last ?? 0, bridgeIDs: wanted, limit: limit), status: .ok)
         }
         // A slot first: stream clients never take the connections other requests need.
         let slot = try takeSlot(address: address)

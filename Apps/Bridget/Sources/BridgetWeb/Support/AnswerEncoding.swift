@@ -1,3 +1,4 @@
+import BridgetCore
 import CompressNIO
 import Hummingbird
 import NIOCore
@@ -54,5 +55,13 @@ package enum AnswerEncoding {
         guard body.readableBytes >= minimumBytes else { return nil }
         var input = body
         return try? input.compress(with: .gzip(configuration: .init(compressionLevel: .fastestCompression)))
+    }
+}
+
+extension Response {
+    /// `value` as the API's JSON (`AnswerJSON`), with `status`.
+    static func json(_ value: some Encodable, status: HTTPResponse.Status) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(string: try AnswerJSON.text(value) + "\n")))
     }
 }

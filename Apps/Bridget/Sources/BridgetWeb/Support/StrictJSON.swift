@@ -94,3 +94,22 @@ enum StrictJSON {
         return nil
     }
 }
+
+extension StrictJSON {
+    /// A decoding error in a sentence: the field and what was wrong.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "it is not JSON" }
+        func path(_ context: DecodingError.Context) -> String {
+            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+            return text.isEmpty ? "the body" : String(text.drop { $0 == "." })
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "\(path(context)).\(key.stringValue) is missing".replacingOccurrences(of: "the body.", with: "")
+        case .typeMismatch(_, let context), .valueNotFound(_, let context): return "\(path(context)) has the wrong type"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "it is not JSON" : "\(path(context)) is not valid"
+        @unknown default: return "it is not JSON"
+        }
+    }
+}
