@@ -37,9 +37,10 @@ struct Browser {
         _ = FileManager.default.createFile(atPath: err, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: err))
-        // A browser that hangs is ended: the test then fails on what it did not get.
+        // A browser that hangs is ended: the test then fails on what it did not get (240 s, as the page checks': a
+        // loaded machine's first answer of a page can take over a minute).
         let watchdog = Task {
-            try await Task.sleep(for: .seconds(90))
+            try await Task.sleep(for: .seconds(240))
             if process.isRunning { process.terminate() }
         }
         defer { watchdog.cancel() }
