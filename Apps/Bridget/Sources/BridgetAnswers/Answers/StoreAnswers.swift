@@ -34,14 +34,8 @@ extension StoreAnswers {
     package func requireHistory(for question: String) async throws {
         try await context.requireHistory(store, for: question)
     }
-
-    /// The catalog the store holds, with Seattle's bridges for those it does not.
-    package func catalog() async throws -> BridgeCatalog {
-        BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
-    }
 }
 
 extension HistoryAnswers: StoreAnswers {}
 extension Forecasts: StoreAnswers {}
 extension RouteAnswers: StoreAnswers {}
-extension OpeningModels: StoreAnswers {}

@@ -32,9 +32,6 @@ package struct StoreReport: StoreAnswers {
     /// The source the store records holding, as its identity's text; nil when it records none.
     package func recordedSource() async throws -> String? { try await store.recordedSource()?.identity.description }
 
-    /// The routes the store keeps (where an earlier Bridget kept them).
-    package func routes() async throws -> [RouteDTO] { try await store.routes() }
-
     /// The configured live state feed (none when off), and what the store keeps of its last polls; a store that
     /// cannot be opened keeps nothing (that is the store check's finding).
     package static func liveState(_ context: AppContext) async throws

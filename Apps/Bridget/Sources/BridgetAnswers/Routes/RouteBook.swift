@@ -24,6 +24,12 @@ package struct RouteBook: StoreAnswers {
         try await RouteAnswers.route(name, in: try await context.savedRoutes(store))
     }
 
+    /// The catalog routes are named from: the store's, with Seattle's bridges for those it does not hold (a routes
+    /// file may name them).
+    package func catalog() async throws -> BridgeCatalog {
+        BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+    }
+
     /// The routes an earlier Bridget kept in the store, whatever `routes.storage` says.
     package func storedRoutes() async throws -> [RouteDTO] { try await store.routes() }
 
@@ -83,7 +89,7 @@ package struct RouteBook: StoreAnswers {
     /// the catalog does not know refuses the whole document.
     package func importYAML(_ text: String, origin: String) async throws -> Imported {
         let routes = try RouteFile.routes(fromYAML: text, origin: origin)
-        let catalog = BridgeCatalog(bridges: try await store.bridges() + BridgeCatalog.seattle.bridges)
+        let catalog = try await catalog()
         let resolved = try routes.map { route in
             RouteDTO(id: route.id, crossings: try route.crossings.map { crossing in
                 RouteCrossingDTO(bridgeIDs: try crossing.bridgeIDs.map { text in

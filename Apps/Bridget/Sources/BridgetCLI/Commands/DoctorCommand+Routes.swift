@@ -15,7 +15,7 @@ extension DoctorCommand {
             // store whose routes were copied in already offers nothing: a route removed since stays removed.
             let copied = file.exists ? try file.copiedStores() : []
             let stored = copied.contains(context.assembly.storeDescription) ? []
-                : (try? await StoreReport.opening(context, forReading: true).routes()) ?? []
+                : (try? await RouteBook.opening(context, forReading: true).storedRoutes()) ?? []
             let stranded = stored.filter { !known.contains($0.id) }
             let detail = "\(saved.count) saved routes in \(file.path)" + (file.exists ? "" : " (not created yet)")
             guard stranded.isEmpty || !file.exists else {
