@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
+        // NDW's DATEX II feed (the Netherlands): a provider and a state source over the same client.
+        .library(name: "BridgetNDW", targets: ["BridgetNDW"]),
         // The provider conformance suite, for a provider of your own (Swift Testing).
         .library(name: "BridgetNetworkingTesting", targets: ["BridgetNetworkingTesting"]),
     ],
@@ -24,12 +26,17 @@ let package = Package(
         .package(path: "../BridgetCaching"),
     ],
     targets: [
+        .target(
+            name: "BridgetNetworking",
+            dependencies: ["BridgetDTOs", "BridgetCaching"],
+            swiftSettings: strictSettings
+        ),
         // zlib's inflateInit2, a macro Swift cannot call (gunzip of NDW's .xml.gz). zlib is in macOS's SDK; on Linux
         // its headers come with zlib1g-dev (Scripts/setup).
         .target(name: "CBridgetZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(
-            name: "BridgetNetworking",
-            dependencies: ["BridgetDTOs", "BridgetCaching", "CBridgetZlib"],
+            name: "BridgetNDW",
+            dependencies: ["BridgetDTOs", "BridgetNetworking", "CBridgetZlib"],
             swiftSettings: strictSettings
         ),
         .target(
@@ -42,7 +49,7 @@ let package = Package(
             dependencies: [
                 .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
                 .product(name: "FlyingFox", package: "FlyingFox"),
-                "BridgetNetworking", "BridgetNetworkingTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                "BridgetNetworking", "BridgetNDW", "BridgetNetworkingTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
             ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

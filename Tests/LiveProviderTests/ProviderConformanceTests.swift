@@ -1,5 +1,6 @@
 import BridgetContext
 import BridgetCore
+import BridgetNDW
 import BridgetNetworking
 import BridgetNetworkingTesting
 import Foundation

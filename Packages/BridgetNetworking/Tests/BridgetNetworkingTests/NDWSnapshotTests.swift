@@ -1,3 +1,4 @@
+import BridgetNDW
 import BridgetNetworking
 import Foundation
 import Testing

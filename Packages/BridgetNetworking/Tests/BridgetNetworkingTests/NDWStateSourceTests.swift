@@ -1,4 +1,5 @@
 import BridgetDTOs
+@testable import BridgetNDW
 @testable import BridgetNetworking
 import BridgetNetworkingTesting
 import Foundation

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetNDW
 import BridgetNetworking
 import BridgetNetworkingTesting
 import Testing

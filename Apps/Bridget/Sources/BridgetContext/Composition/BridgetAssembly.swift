@@ -2,8 +2,10 @@ import BridgetAnalysis
 import BridgetCaching
 import BridgetCore
 import BridgetDTOs
+import BridgetNDW
 import BridgetNetworking
 import BridgetPersistence
+import BridgetSQLite
 import Foundation
 
 /// The composition root: the only place that knows every implementation and picks one per boundary from the

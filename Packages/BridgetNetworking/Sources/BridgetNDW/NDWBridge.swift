@@ -1,3 +1,4 @@
+import BridgetNetworking
 import Foundation
 
 /// One bridge of NDW's feed, derived from its openings: the feed carries no bridge list and no names.

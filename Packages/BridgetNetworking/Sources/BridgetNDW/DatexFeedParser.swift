@@ -1,3 +1,4 @@
+import BridgetNetworking
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetNetworking
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetNetworking
 import Foundation
 
 /// The `ndw` provider: the Dutch national road data office's bridge openings (DATEX II, `brugopeningen.xml.gz`),

@@ -1,3 +1,4 @@
+import BridgetNetworking
 import Foundation
 
 /// Why `gunzip(_:maximumBytes:)` stopped, with how far it got.

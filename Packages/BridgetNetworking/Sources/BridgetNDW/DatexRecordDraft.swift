@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetNetworking
 import Foundation
 
 /// The texts of one `situationRecord` as the collector met them, before they are judged.

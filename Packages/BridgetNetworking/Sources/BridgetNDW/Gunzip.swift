@@ -1,3 +1,4 @@
+import BridgetNetworking
 import CBridgetZlib
 import Foundation
 

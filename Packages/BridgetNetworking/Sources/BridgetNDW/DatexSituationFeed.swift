@@ -1,3 +1,4 @@
+import BridgetNetworking
 import Foundation
 
 /// One parsed DATEX II bridge-openings snapshot: its publication time, the openings read, the records refused.

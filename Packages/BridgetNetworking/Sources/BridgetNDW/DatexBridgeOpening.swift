@@ -1,3 +1,4 @@
+import BridgetNetworking
 import Foundation
 
 /// One bridge opening from NDW's DATEX II bridge feed: one `situationRecord` with its `situation`'s identity.
