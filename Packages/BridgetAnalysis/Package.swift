@@ -18,12 +18,14 @@ let package = Package(
     // BridgetReadmeCheck: test support only (the README example check).
     dependencies: [.package(path: "../BridgetDTOs"), .package(path: "../BridgetReadmeCheck")],
     targets: [
-        .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
+        // The river model: the learner of links between bridges and the engine that carries vessels along them.
+        .target(name: "BridgetRiver", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
+        .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs", "BridgetRiver"], swiftSettings: strictSettings),
         .executableTarget(name: "BridgetForecastCheck", dependencies: ["BridgetAnalysis"], swiftSettings: strictSettings),
         .testTarget(
             name: "BridgetAnalysisTests",
             dependencies: [
-                "BridgetAnalysis", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
+                "BridgetAnalysis", "BridgetRiver", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
                 .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
             ],
             swiftSettings: strictSettings

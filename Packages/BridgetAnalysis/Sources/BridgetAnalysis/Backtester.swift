@@ -377,16 +377,3 @@ extension Backtester {
         }
     }
 }
-
-extension Array {
-    /// The first index whose element satisfies `belongs` (which must hold for a suffix), by binary search.
-    func partitioningIndex(where belongs: (Element) -> Bool) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongs(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
-    }
-}

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetRiver
 import Foundation
 
 extension Nowcaster {

@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetRiver
 import Foundation
 
 /// What was seen before a forecast's moment: the openings of every bridge in the four hours before it, which bridges
@@ -97,7 +98,7 @@ public struct Nowcaster: Sendable {
         let reading = FloatingTimestamp(wallClockSeconds: minute * 60)
         if rules?.deviation(closing: model.bridgeID, at: reading) != nil { return 0 }
         let slot = slot(of: reading, model: model)
-        let rate = Self.rate(model.slots[slot].startProbability) * model.monthFactors[reading.month - 1]
+        let rate = Hazard.rate(model.slots[slot].startProbability) * model.monthFactors[reading.month - 1]
             / Double(OpeningModelDTO.slotMinutes)
         return rate * model.dynamics.backgroundShare(hour: reading.hour, weekend: slot / 96 >= 5)
     }
@@ -146,7 +147,7 @@ public struct Nowcaster: Sendable {
                 if minute == 0 { closedNow = true }
                 continue
             }
-            slotRate += Self.rate(model.slots[slot].startProbability) * season / Double(OpeningModelDTO.slotMinutes)
+            slotRate += Hazard.rate(model.slots[slot].startProbability) * season / Double(OpeningModelDTO.slotMinutes)
         }
         let slotChance = 1 - exp(-slotRate)
         var chance = slotChance
@@ -195,9 +196,6 @@ public struct Nowcaster: Sendable {
         let weekday = Int((day + 3).floorModulo(7))
         return weekday * 96 + Int((wall - day * 86_400) / Int64(OpeningModelDTO.slotMinutes * 60))
     }
-
-    /// A slot's rate from its chance of a start (openings as a Poisson process within the slot).
-    static func rate(_ chance: Double) -> Double { -log(max(1 - chance, 1e-12)) }
 
     static func percent(_ value: Double) -> String {
         value < 0.1 ? String(format: "%.1f%%", value * 100) : String(format: "%.0f%%", value * 100)

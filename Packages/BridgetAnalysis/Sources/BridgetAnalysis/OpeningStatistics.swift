@@ -201,11 +201,3 @@ public struct HistorySpan: Sendable, Equatable, Codable {
         return counts
     }
 }
-
-extension Int64 {
-    /// Division rounding toward negative infinity.
-    func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-}

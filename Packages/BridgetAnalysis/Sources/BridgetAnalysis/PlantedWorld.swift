@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetRiver
 import Foundation
 
 /// A history made by a known process, so the true chance of an opening at every moment is computable: the check a
@@ -204,22 +205,4 @@ public struct PlantedWorld: Sendable {
             hourOfWeek / 24 < 5 && [7, 8, 16, 17].contains(hourOfWeek % 24) ? rate * 0.05 : rate
         }
     }
-}
-
-/// A small, fast, seeded generator (SplitMix64): the same world from the same seed on every machine.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// A uniform value in [0, 1).
-    public mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

@@ -1,5 +1,6 @@
 @testable import BridgetAnalysis
 import BridgetDTOs
+@testable import BridgetRiver
 import Foundation
 import Testing
 

@@ -115,7 +115,7 @@ struct ObservationValidatorTests {
         for start in stride(from: 0, to: rows.count, by: size) {
             let outcome = validator.validate(Array(rows[start..<min(start + size, rows.count)]))
             for event in outcome.events { stored[event.openedAt] = event.closedAt }
-            rejected += outcome.rejectionCounts[.duplicateInBatch] ?? 0
+            rejected += outcome.rejectionCounts[.duplicateInBatch]
             #expect(outcome.rejected.map(\.index) == outcome.rejected.map(\.index).sorted())
         }
         #expect(stored == truth)

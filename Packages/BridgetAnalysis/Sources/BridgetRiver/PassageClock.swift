@@ -186,7 +186,7 @@ public struct PassageClock: Sendable {
     /// For minutes `first…last`: how many of `(first − 1, minute]` let vessels through at `bridgeID` (index
     /// `minute − first`), and whether each does; both empty when every minute does (the common case, kept without
     /// arrays). The held spans are laid over the minutes day by day, not asked minute by minute.
-    func prefix(_ bridgeID: String, first: Int64, last: Int64) -> (counts: [Int32], passes: [Bool]) {
+    package func prefix(_ bridgeID: String, first: Int64, last: Int64) -> (counts: [Int32], passes: [Bool]) {
         let count = Int(max(last - first + 1, 0))
         guard holds(bridgeID), count > 0 else { return ([], []) }
         let spans = bridge(bridgeID).heldSpans(first: first, last: last)

@@ -1,17 +1,17 @@
 /// One bridge's minutes over a forecast's span: how many let vessels through up to each, and where each count is
 /// reached (worked out by arithmetic when every minute of the span does).
-struct Timeline {
-    let first: Int64
-    let counts: [Int32]
+package struct Timeline {
+    package let first: Int64
+    package let counts: [Int32]
     /// The minute index at which each count (1, 2, …) is first reached.
-    let reaching: [Int32]
+    package let reaching: [Int32]
     /// Whether every minute lets vessels through (no arrays kept).
-    let open: Bool
+    package let open: Bool
     private let length: Int
     /// The span's last minute.
-    var last: Int64 { first + Int64(length) - 1 }
+    package var last: Int64 { first + Int64(length) - 1 }
 
-    init(_ prefix: (counts: [Int32], passes: [Bool]), first: Int64, last: Int64) {
+    package init(_ prefix: (counts: [Int32], passes: [Bool]), first: Int64, last: Int64) {
         self.first = first
         length = Int(max(last - first + 1, 0))
         open = prefix.counts.isEmpty
@@ -26,7 +26,7 @@ struct Timeline {
     }
 
     /// Passable minutes in `(first − 1, minute]`.
-    func count(at minute: Int64) -> Int32 {
+    package func count(at minute: Int64) -> Int32 {
         let index = Int(minute - first)
         if index < 0 || length == 0 { return 0 }
         if open { return Int32(min(index, length - 1) + 1) }
@@ -34,10 +34,10 @@ struct Timeline {
     }
 
     /// Passable minutes in `(from, to]`.
-    func passable(from: Int64, to: Int64) -> Int { Int(max(count(at: to) - count(at: from), 0)) }
+    package func passable(from: Int64, to: Int64) -> Int { Int(max(count(at: to) - count(at: from), 0)) }
 
     /// The minute at which the count reaches `count`, if within the span.
-    func minute(reachingCount count: Int32) -> Int64? {
+    package func minute(reachingCount count: Int32) -> Int64? {
         if open { return count >= 1 && Int(count) <= length ? first + Int64(count) - 1 : nil }
         guard count >= 1, Int(count) <= reaching.count else { return nil }
         return first + Int64(reaching[Int(count) - 1])

@@ -135,12 +135,12 @@ public struct RiverLearner: Sendable {
 }
 
 extension Int32 {
-    func floorDivided(by divisor: Int32) -> Int32 {
+    package func floorDivided(by divisor: Int32) -> Int32 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 }
 
 extension Int64 {
-    func floorModulo(_ divisor: Int64) -> Int64 { ((self % divisor) + divisor) % divisor }
+    package func floorModulo(_ divisor: Int64) -> Int64 { ((self % divisor) + divisor) % divisor }
 }

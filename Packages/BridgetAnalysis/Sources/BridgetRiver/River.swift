@@ -65,7 +65,7 @@ struct River {
             guard let model = models[id] else { continue }
             var slot = OpeningModelDTO.slot(of: reading)
             if sundays[Int(bridge)], rules?.liftedCurfew(id, onDay: reading.dayNumber) != nil { slot = 6 * 96 + slot % 96 }
-            rates[index] = Float(Nowcaster.rate(model.slots[slot].startProbability) * model.monthFactors[reading.month - 1]
+            rates[index] = Float(Hazard.rate(model.slots[slot].startProbability) * model.monthFactors[reading.month - 1]
                 / Double(OpeningModelDTO.slotMinutes))
             pools[index] = UInt8((slot / 96 >= 5 ? 24 : 0) + reading.hour)
         }

@@ -129,7 +129,7 @@ public struct RiverEngine: Sendable {
     /// The same, with each bridge's timeline from `timeline` where it covers the span, and its background rates
     /// minute by minute from the moment from `rates` where they cover the window (one moment's forecasts share
     /// them: `Nowcaster.RiverMoment`).
-    func chance(target: String, moment: Int64, window: Int, vessels: [RiverVessel],
+    package func chance(target: String, moment: Int64, window: Int, vessels: [RiverVessel],
                 background: (String, Int64) -> Double, timeline: ((String) -> Timeline)?,
                 rates: ((String) -> [Double])? = nil) -> Outcome {
         let window = max(window, 1)
