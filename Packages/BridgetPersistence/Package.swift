@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
+        .library(name: "BridgetSQLite", targets: ["BridgetSQLite"]),
         // The store conformance suite, for a store of your own (Swift Testing).
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
     ],
@@ -24,10 +25,13 @@ let package = Package(
     targets: [
         // sqlite3_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteSettings", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The store's protocols, its errors and the in-memory store: no SQLite.
+        .target(name: "BridgetPersistence", dependencies: ["BridgetDTOs"], swiftSettings: strictSettings),
+        // The SQLite store, through GRDB.
         .target(
-            name: "BridgetPersistence",
+            name: "BridgetSQLite",
             dependencies: [
-                "BridgetDTOs", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                "BridgetDTOs", "BridgetPersistence", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
@@ -41,8 +45,9 @@ let package = Package(
             name: "BridgetPersistenceTests",
             dependencies: [
                 .product(name: "BridgetReadmeCheck", package: "BridgetReadmeCheck"),
-                "BridgetPersistence", "BridgetPersistenceTesting", .product(name: "BridgetDTOs", package: "BridgetDTOs"),
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "BridgetPersistence", "BridgetSQLite", "BridgetPersistenceTesting",
+                .product(name: "BridgetDTOs", package: "BridgetDTOs"), .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,6 +1,7 @@
 import BridgetAlerts
 import BridgetDTOs
 import BridgetPersistence
+import BridgetSQLite
 import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer

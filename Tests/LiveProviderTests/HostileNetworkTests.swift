@@ -3,6 +3,7 @@ import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
+import BridgetSQLite
 import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer

@@ -5,6 +5,7 @@ import BridgetCore
 import BridgetDTOs
 import BridgetNetworking
 import BridgetPersistence
+import BridgetSQLite
 import Foundation
 import SocrataFixtureServer
 

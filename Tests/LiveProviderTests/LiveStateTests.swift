@@ -5,6 +5,7 @@ import BridgetNetworking
 import BridgetNetworkingTesting
 import BridgetPersistence
 import BridgetRuntime
+import BridgetSQLite
 import BridgetTestSupport
 import Foundation
 import SocrataFixtureServer

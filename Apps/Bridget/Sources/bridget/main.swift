@@ -1,6 +1,6 @@
 import BridgetCLI
-import BridgetPersistence
 import BridgetRuntime
+import BridgetSQLite
 
 // Before any thread touches SQLite: the setting is the process's, and nothing has used SQLite yet.
 let statisticsOff = SQLiteBridgeStore.disableSQLiteMemoryStatistics()

@@ -1,6 +1,7 @@
 import BridgetAnswers
 import BridgetDTOs
 import BridgetPersistence
+import BridgetSQLite
 import Foundation
 import Testing
 

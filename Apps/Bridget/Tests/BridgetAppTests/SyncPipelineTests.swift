@@ -2,6 +2,7 @@ import BridgetContext
 import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
+import BridgetSQLite
 import Foundation
 import GRDB
 import Testing

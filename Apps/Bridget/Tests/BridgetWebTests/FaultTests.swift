@@ -1,6 +1,7 @@
 import BridgetContext
 import BridgetDTOs
 import BridgetPersistence
+import BridgetSQLite
 import BridgetTestSupport
 import BridgetWeb
 import Foundation

@@ -3,6 +3,7 @@ import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import BridgetRuntime
+import BridgetSQLite
 import BridgetTestSupport
 import BridgetWeb
 import Foundation

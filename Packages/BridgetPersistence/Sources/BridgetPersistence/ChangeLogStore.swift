@@ -187,3 +187,12 @@ public struct StoredBulkChange: Sendable, Codable, Equatable {
                              historyVersion: stored.historyVersion)
     }
 }
+
+extension JSONEncoder {
+    /// An encoder with sorted keys: a change's JSON is the same text for the same change in every store.
+    package static var sorted: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }
+}

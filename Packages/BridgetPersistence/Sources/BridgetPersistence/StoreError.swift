@@ -1,5 +1,4 @@
 import Foundation
-import GRDBSQLite
 
 /// Why a store could not be opened, read or written: the facts (the path, what lies there, the SQLite result code and
 /// message), in a sentence `description` gives. What a user should do about it, and with which exit status, is for
@@ -88,12 +87,14 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible, Loc
         /// Anything else.
         case other
 
+        /// SQLite's primary result codes, which its C API fixes for good (sqlite.org/rescode.html); named here so the
+        /// protocols' module needs no SQLite of its own.
         init(resultCode: Int32) {
             switch resultCode & 0xFF {
-            case SQLITE_NOTADB, SQLITE_CORRUPT: self = .corrupt
-            case SQLITE_READONLY, SQLITE_CANTOPEN, SQLITE_PERM: self = .unwritable
-            case SQLITE_FULL, SQLITE_IOERR: self = .io
-            case SQLITE_BUSY, SQLITE_LOCKED: self = .busy
+            case 26 /* SQLITE_NOTADB */, 11 /* SQLITE_CORRUPT */: self = .corrupt
+            case 8 /* SQLITE_READONLY */, 14 /* SQLITE_CANTOPEN */, 3 /* SQLITE_PERM */: self = .unwritable
+            case 13 /* SQLITE_FULL */, 10 /* SQLITE_IOERR */: self = .io
+            case 5 /* SQLITE_BUSY */, 6 /* SQLITE_LOCKED */: self = .busy
             default: self = .other
             }
         }

@@ -1,6 +1,7 @@
 import BridgetDTOs
 import BridgetPersistence
 import BridgetReadmeCheck
+import BridgetSQLite
 import Foundation
 import Testing
 

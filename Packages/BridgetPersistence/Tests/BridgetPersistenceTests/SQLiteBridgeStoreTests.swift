@@ -1,6 +1,7 @@
 import BridgetDTOs
 import BridgetPersistence
 import BridgetPersistenceTesting
+import BridgetSQLite
 import Foundation
 import GRDB
 import Testing

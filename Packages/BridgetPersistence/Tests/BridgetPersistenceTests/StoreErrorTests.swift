@@ -1,5 +1,6 @@
 import BridgetPersistence
 import Foundation
+import GRDBSQLite
 import Testing
 
 /// Store errors carry facts (the path, the SQLite result code and message) and a stable code, and say nothing of an
@@ -25,6 +26,19 @@ struct StoreErrorTests {
             #expect(error.code == code, "\(resultCode)")
         }
         #expect(StoreError.newer(path: "/s").sqliteFailure == nil)
+    }
+
+    @Test("the classes follow SQLite's own result codes (the protocols' module names them without linking SQLite)")
+    func sqliteResultCodes() {
+        let cases: [(Int32, StoreError.SQLiteFailure)] = [
+            (SQLITE_NOTADB, .corrupt), (SQLITE_CORRUPT, .corrupt), (SQLITE_READONLY, .unwritable),
+            (SQLITE_CANTOPEN, .unwritable), (SQLITE_PERM, .unwritable), (SQLITE_FULL, .io), (SQLITE_IOERR, .io),
+            (SQLITE_BUSY, .busy), (SQLITE_LOCKED, .busy), (SQLITE_CONSTRAINT, .other), (SQLITE_ERROR, .other),
+        ]
+        for (resultCode, failure) in cases {
+            let error = StoreError.sqlite(path: "/s", action: "read", resultCode: resultCode, message: "m")
+            #expect(error.sqliteFailure == failure, "\(resultCode)")
+        }
     }
 
     @Test("each case says what happened, and where, in one sentence")

@@ -1,4 +1,5 @@
 import BridgetPersistence
+import BridgetSQLite
 import Foundation
 
 /// The store implementations of this package, which the conformance suite runs against.

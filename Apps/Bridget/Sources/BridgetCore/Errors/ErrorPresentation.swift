@@ -2,6 +2,7 @@ import BridgetAnalysis
 import BridgetCaching
 import BridgetNetworking
 import BridgetPersistence
+import BridgetSQLite
 import Foundation
 
 /// What a front end shows for an error: the one place that knows both the packages' errors and the app's

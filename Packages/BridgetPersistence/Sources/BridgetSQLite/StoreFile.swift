@@ -1,3 +1,4 @@
+import BridgetPersistence
 import Foundation
 import GRDB
 import GRDBSQLite

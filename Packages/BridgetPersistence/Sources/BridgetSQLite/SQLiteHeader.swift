@@ -1,3 +1,4 @@
+import BridgetPersistence
 import Foundation
 
 /// The fields of a SQLite file's 100-byte header that say whose database it is.

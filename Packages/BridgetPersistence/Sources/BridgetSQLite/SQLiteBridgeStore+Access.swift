@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 import GRDB
 
@@ -89,14 +90,6 @@ extension SQLiteBridgeStore {
             fetched: row["fetched"],
             counts: UpsertCounts(inserted: row["inserted"], updated: row["updated"], unchanged: row["unchanged"]),
             rejections: RejectionCounts(byReason), error: row["error"], fingerprint: row["fingerprint"])
-    }
-}
-
-extension JSONEncoder {
-    static var sorted: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
     }
 }
 

@@ -1,3 +1,4 @@
+import BridgetPersistence
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import BridgetPersistence
 import GRDB
 
 /// The SQLite schema, as versioned migrations. Never edit a shipped migration: add one.

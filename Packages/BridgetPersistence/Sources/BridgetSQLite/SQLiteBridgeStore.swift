@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetPersistence
 import CSQLiteSettings
 import Foundation
 import GRDB

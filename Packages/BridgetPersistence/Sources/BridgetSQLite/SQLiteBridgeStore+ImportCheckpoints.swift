@@ -1,4 +1,5 @@
 import BridgetDTOs
+import BridgetPersistence
 import Foundation
 import GRDB
 
