@@ -27,8 +27,10 @@ let package = Package(
         .library(name: "BridgetDTOs", targets: ["BridgetDTOs"]),
         .library(name: "BridgetCaching", targets: ["BridgetCaching"]),
         .library(name: "BridgetNetworking", targets: ["BridgetNetworking"]),
+        .library(name: "BridgetNDW", targets: ["BridgetNDW"]),
         .library(name: "BridgetNetworkingTesting", targets: ["BridgetNetworkingTesting"]),
         .library(name: "BridgetPersistence", targets: ["BridgetPersistence"]),
+        .library(name: "BridgetSQLite", targets: ["BridgetSQLite"]),
         .library(name: "BridgetPersistenceTesting", targets: ["BridgetPersistenceTesting"]),
         .library(name: "BridgetAnalysis", targets: ["BridgetAnalysis"]),
         .library(name: "BridgetCharts", targets: ["BridgetCharts"]),
@@ -80,11 +82,14 @@ let package = Package(
         .target(name: "BridgetCharts", path: "Packages/BridgetCharts/Sources/BridgetCharts", swiftSettings: strictSettings),
         .target(name: "BridgetCaching", path: "Packages/BridgetCaching/Sources/BridgetCaching",
                 swiftSettings: strictSettings),
+        .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching"],
+                path: "Packages/BridgetNetworking/Sources/BridgetNetworking", swiftSettings: strictSettings),
         // zlib's inflateInit2, a macro Swift cannot call (gunzip of NDW's .xml.gz).
         .target(name: "CBridgetZlib", path: "Packages/BridgetNetworking/Sources/CBridgetZlib",
                 linkerSettings: [.linkedLibrary("z")]),
-        .target(name: "BridgetNetworking", dependencies: ["BridgetDTOs", "BridgetCaching", "CBridgetZlib"],
-                path: "Packages/BridgetNetworking/Sources/BridgetNetworking", swiftSettings: strictSettings),
+        // NDW's DATEX II feed (the Netherlands): a provider and a state source.
+        .target(name: "BridgetNDW", dependencies: ["BridgetDTOs", "BridgetNetworking", "CBridgetZlib"],
+                path: "Packages/BridgetNetworking/Sources/BridgetNDW", swiftSettings: strictSettings),
         // The provider conformance suite, for a provider of your own (Swift Testing).
         .target(
             name: "BridgetNetworkingTesting",
@@ -95,13 +100,17 @@ let package = Package(
         // sqlite3_config, which is variadic and so out of Swift's reach.
         .target(name: "CSQLiteSettings", path: "Packages/BridgetPersistence/Sources/CSQLiteSettings",
                 linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The store's protocols, its errors and the in-memory store: no SQLite.
+        .target(name: "BridgetPersistence", dependencies: ["BridgetDTOs"],
+                path: "Packages/BridgetPersistence/Sources/BridgetPersistence", swiftSettings: strictSettings),
+        // The SQLite store, through GRDB.
         .target(
-            name: "BridgetPersistence",
+            name: "BridgetSQLite",
             dependencies: [
-                "BridgetDTOs", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
+                "BridgetDTOs", "BridgetPersistence", "CSQLiteSettings", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ],
-            path: "Packages/BridgetPersistence/Sources/BridgetPersistence",
+            path: "Packages/BridgetPersistence/Sources/BridgetSQLite",
             swiftSettings: strictSettings
         ),
         // The store conformance suite, for a store of your own (Swift Testing).
@@ -121,8 +130,11 @@ let package = Package(
             path: "Packages/BridgetPostgres/Sources/BridgetPostgres",
             swiftSettings: strictSettings
         ),
-        .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis",
+        // The river model: the learner of links between bridges and the engine that carries vessels along them.
+        .target(name: "BridgetRiver", dependencies: ["BridgetDTOs"], path: "Packages/BridgetAnalysis/Sources/BridgetRiver",
                 swiftSettings: strictSettings),
+        .target(name: "BridgetAnalysis", dependencies: ["BridgetDTOs", "BridgetRiver"],
+                path: "Packages/BridgetAnalysis/Sources/BridgetAnalysis", swiftSettings: strictSettings),
         // The forecaster against planted worlds' exact truth (Scripts/bench forecast).
         .executableTarget(name: "BridgetForecastCheck", dependencies: ["BridgetAnalysis"],
                           path: "Packages/BridgetAnalysis/Sources/BridgetForecastCheck", swiftSettings: strictSettings),
@@ -133,7 +145,7 @@ let package = Package(
         .target(
             name: "BridgetCore",
             dependencies: [
-                "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetAnalysis",
+                "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetPersistence", "BridgetSQLite", "BridgetAnalysis",
                 .product(name: "Yams", package: "Yams"),
             ],
             path: "Apps/Bridget/Sources/BridgetCore",
@@ -142,8 +154,8 @@ let package = Package(
         .target(
             name: "BridgetContext",
             dependencies: [
-                "BridgetCore", "CBridgetMemory", "BridgetDTOs", "BridgetCaching", "BridgetNetworking",
-                "BridgetPersistence", "BridgetAnalysis",
+                "BridgetCore", "CBridgetMemory", "BridgetDTOs", "BridgetCaching", "BridgetNetworking", "BridgetNDW",
+                "BridgetPersistence", "BridgetSQLite", "BridgetAnalysis",
                 .target(name: "BridgetPostgres", condition: .when(traits: ["Postgres"])),
             ],
             path: "Apps/Bridget/Sources/BridgetContext",
@@ -219,7 +231,7 @@ let package = Package(
         .executableTarget(
             name: "bridget",
             dependencies: [
-                "BridgetCLI", "BridgetRuntime", "BridgetPersistence",
+                "BridgetCLI", "BridgetRuntime", "BridgetSQLite",
                 .target(name: "BridgetWeb", condition: .when(traits: ["Server"])),
                 .target(name: "BridgetAlerts", condition: .when(traits: ["Alerts"])),
             ],
@@ -251,7 +263,7 @@ let package = Package(
             name: "IntegrationTests",
             dependencies: [
                 "BridgetCore", "bridget", "SocrataFixtureServer", "SocrataFixtureServerTool", "BridgetPostgres",
-                "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence", "BridgetTestSupport",
+                "BridgetAnalysis", "BridgetDTOs", "BridgetNetworking", "BridgetPersistence", "BridgetSQLite", "BridgetTestSupport",
                 "BridgetAlerts",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
@@ -274,10 +286,10 @@ let package = Package(
             name: "LiveProviderTests",
             dependencies: [
                 "BridgetCore", "BridgetContext", "BridgetRuntime", "SocrataFixtureServer", "BridgetAnalysis", "BridgetDTOs", "BridgetTestSupport",
-                "BridgetNetworking",
+                "BridgetNetworking", "BridgetNDW",
                 "BridgetNetworkingTesting",
                 "BridgetCaching",
-                "BridgetPersistence",
+                "BridgetPersistence", "BridgetSQLite",
             ],
             path: "Tests/LiveProviderTests",
             swiftSettings: strictSettings
