@@ -36,7 +36,11 @@ public struct ChangeLogBounds: Sendable, Equatable, Codable {
 /// - sequence numbers grow in the order the changes commit, across every process sharing the store, so a reader
 ///   that has seen up to `n` and reads `changes(after: n)` later misses nothing committed since;
 /// - `pruneChanges(recordedBefore:)` removes older changes but always keeps the newest, so `newest` survives;
-///   removing events (`deleteEvents`, retention) is not a change of an opening and is not logged.
+///   removing events (`deleteEvents`, retention) is not a change of an opening and is not logged;
+/// - `changeWakeups()` wakes a reader soon after a write commits: at once for a write through this process, as soon
+///   as the store can tell for another process or host. Its first wake-up says it listens: every commit after that
+///   one wakes it. A wake-up may come when nothing changed, and a reader still reads on a timer: wake-ups make a
+///   reader prompt, the log keeps it complete.
 public protocol ChangeLogStore: Sendable {
     /// Entries after `sequence`, oldest first, only of `bridgeIDs` when given (a summary when it counts any of them),
     /// at most `limit`.
@@ -49,6 +53,15 @@ public protocol ChangeLogStore: Sendable {
     /// `current`: what a source that sends its announcements whole (a snapshot) no longer lists. Each is logged as
     /// `withdrawn` in the same transaction; returns how many. Openings that happened are never withdrawn.
     func withdrawAnnouncements(bridgeIDs: [String], keeping current: Set<String>) async throws -> Int
+    /// A wake-up soon after each commit that may have grown the log, for as long as the stream is consumed (cancel
+    /// the consuming task to stop); the first once the store listens. A stream that ends without one means the store
+    /// cannot tell: read on a timer.
+    func changeWakeups() -> AsyncStream<Void>
+}
+
+extension ChangeLogStore {
+    /// No wake-ups: readers read the log on their timer.
+    public func changeWakeups() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
 }
 
 /// Which changes of one write the log keeps one by one, and the tally of the others: a write's changes to openings

@@ -16,6 +16,9 @@ extension InMemoryBridgeStore {
         }.prefix(max(limit, 0)))
     }
 
+    /// Every change logged wakes the readers, each as it is logged (the actor makes a read wait for the write).
+    public nonisolated func changeWakeups() -> AsyncStream<Void> { bell.wakeups() }
+
     public func changeLogBounds() -> ChangeLogBounds {
         ChangeLogBounds(oldest: changeLog.first?.sequence, newest: newestChange)
     }

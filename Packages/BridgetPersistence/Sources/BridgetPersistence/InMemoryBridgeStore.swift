@@ -16,7 +16,9 @@ public actor InMemoryBridgeStore: BridgeStore {
     private var checkpoints: [String: ImportCheckpoint] = [:]
     private var keptAnswers: [String: KeptAnswer] = [:]
     var changeLog: [ChangeLogEntryDTO] = []
-    var newestChange: Int64 = 0
+    /// The newest change's number: each one logged wakes the log's readers (`changeWakeups()`).
+    var newestChange: Int64 = 0 { didSet { bell.ring() } }
+    let bell = ChangeBell()
     var alertRules: [String: AlertRuleDTO] = [:]
     var outbox: [OutboxMessage] = []
     var attempts: [AlertAttemptDTO] = []

@@ -7,7 +7,7 @@ import Testing
 extension StoreConformance {
     /// Checks `ChangeLogStore` against a whole store: one change per changed opening, of the right kind, numbered
     /// in order, in the write's transaction; none for an unchanged one or a refused batch; withdrawals; pruning
-    /// that keeps the newest.
+    /// that keeps the newest; a commit waking the readers (`changeWakeups()`).
     public static func checkChangeLog(makeStore: () async throws -> any BridgeStore) async throws {
         let store = try await makeStore()
         #expect(try await store.changeLogBounds() == ChangeLogBounds(oldest: nil, newest: 0))
@@ -35,6 +35,21 @@ extension StoreConformance {
         try await checkRefusedBatch(store, like: observed)
         try await checkWithdrawals(store)
         try await checkPruning(store, oldest: all.first?.sequence)
+        try await checkWakeups(store)
+    }
+
+    /// Wake-ups: a stream that says it listens (its first wake-up) is woken again by a write committed after that.
+    /// A store whose stream ends without one has none (its readers poll).
+    private static func checkWakeups(_ store: any BridgeStore) async throws {
+        let heard = WakeupCounter(store.changeWakeups())
+        defer { heard.stop() }
+        guard await heard.listens() else {
+            #expect(heard.ended, "the wake-ups neither listen nor end")
+            return
+        }
+        let quiet = await heard.quietCount()
+        _ = try await store.upsertEvents([StoreFixture.event(StoreFixture.ballard, minute: 900, minutes: 4)])
+        #expect(await heard.grows(past: quiet), "a committed write did not wake the log's readers")
     }
 
     /// The openings' changes after `sequence`: each write of `checkChangeLog` changes a few openings, so each has an

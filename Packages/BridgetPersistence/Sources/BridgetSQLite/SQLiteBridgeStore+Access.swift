@@ -8,8 +8,11 @@ extension SQLiteBridgeStore {
         try await translatingErrors(action) { try await pool.read(body) }
     }
 
+    /// Runs `body` in a write transaction; once it commits, the change log's readers in this process wake.
     func write<T: Sendable>(_ action: String, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await translatingErrors(action) { try await writingPool().write(body) }
+        let result = try await translatingErrors(action) { try await writingPool().write(body) }
+        bell.ring()
+        return result
     }
 
     func translatingErrors<T>(_ action: String, _ access: () async throws -> T) async throws -> T {

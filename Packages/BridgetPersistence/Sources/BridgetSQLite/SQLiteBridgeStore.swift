@@ -29,6 +29,8 @@ public final class SQLiteBridgeStore: Sendable {
     /// The file's size at the last readiness look: a store's file only grows (no `auto_vacuum`), so a smaller one
     /// was cut short, or vacuumed (`checkReadiness` tells the two apart).
     let seenSize: Mutex<Int64>
+    /// This process's bell for the file: each write rings it after its commit (`changeWakeups()`).
+    let bell: ChangeBell
 
     /// How a store is opened.
     public enum Access: Sendable {
@@ -76,6 +78,7 @@ public final class SQLiteBridgeStore: Sendable {
     /// Bridget (`.newer`); read-only, also when there is no store yet (`.missing`) or it needs an upgrade (`.outdated`).
     public init(path: String, busyTimeout: TimeInterval = 10, access: Access = .readWrite) throws {
         self.path = path
+        bell = ChangeBell.named(URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path)
         let contents = try StoreFile.inspect(path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)

@@ -9,6 +9,24 @@ import Testing
 /// What only the SQLite file can show: its schema, its pragmas, and how it fails.
 @Suite("SQLite store")
 struct SQLiteBridgeStoreTests {
+    @Test("a commit by another connection to the file wakes the log's readers (the -wal file's mark), as one through any store of the file in this process does (its bell)")
+    func wakeups() async throws {
+        let path = TemporaryFolder().path + "/store.sqlite"
+        let store = try await Self.store(at: path, with: [])
+        let heard = WakeupCounter(store.changeWakeups())
+        defer { heard.stop() }
+        #expect(await heard.listens(), "the store's wake-ups never said they listen")
+        // Another connection (another process's, as far as the file can tell): no bell rings, the log file changes.
+        let quiet = await heard.quietCount()
+        try await Self.waitingQueue(path).write { try $0.execute(sql: "CREATE TABLE wake_probe (x); DROP TABLE wake_probe") }
+        #expect(await heard.grows(past: quiet), "another connection's commit did not wake the reader")
+        // Another store of the same file in this process rings the same bell.
+        let again = await heard.quietCount()
+        let other = try SQLiteBridgeStore(path: path)
+        _ = try await other.upsertEvents([StoreFixture.event(minute: 0)])
+        #expect(await heard.grows(past: again), "a write through another store of the file did not wake the reader")
+    }
+
     /// A new store at `path` holding the catalog and `events`.
     @discardableResult
     static func store(at path: String, with events: [BridgeEventDTO]) async throws -> SQLiteBridgeStore {

@@ -27,7 +27,7 @@ public final class PostgresBridgeStore: Sendable {
     private let pool: Mutex<(client: PostgresClient, running: Task<Void, Never>, probing: Bool,
                              lastProbe: ContinuousClock.Instant?)>
     private let clientConfiguration: PostgresClient.Configuration
-    private let tlsChoice: TLSChoice
+    let tlsChoice: TLSChoice
 
     /// Connects, checks that the schema is Bridget's (or empty) and not newer than this version, and applies the
     /// migrations it lacks (one process at a time: the others wait).
@@ -110,7 +110,7 @@ public final class PostgresBridgeStore: Sendable {
         return parameters
     }
 
-    private struct TLSChoice {
+    struct TLSChoice {
         var connection: PostgresConnection.Configuration.TLS
         var client: PostgresClient.Configuration.TLS
     }
@@ -135,7 +135,7 @@ public final class PostgresBridgeStore: Sendable {
         }
     }
 
-    private static func connect(_ settings: PostgresStoreSettings, tls: TLSChoice, logger: Logger) async throws
+    static func connect(_ settings: PostgresStoreSettings, tls: TLSChoice, logger: Logger) async throws
         -> PostgresConnection
     {
         var configuration = PostgresConnection.Configuration(

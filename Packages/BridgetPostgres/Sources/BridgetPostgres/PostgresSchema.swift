@@ -192,6 +192,12 @@ enum PostgresSchema {
             recorded_ms bigint NOT NULL
         );
         """),
+        ("a notification at each commit that logs a change", """
+        -- Readers of the log (the stream's hub, on any host) LISTEN on bridget_changes and read the log when told,
+        -- instead of waiting for their next poll; the payload names the schema, so each store hears its own.
+        CREATE FUNCTION bridget_change_logged() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('bridget_changes', TG_TABLE_SCHEMA); RETURN NULL; END $$;
+        CREATE TRIGGER change_log_notify AFTER INSERT ON change_log FOR EACH STATEMENT EXECUTE FUNCTION bridget_change_logged();
+        """),
     ]
 
     /// The newest version this build knows.

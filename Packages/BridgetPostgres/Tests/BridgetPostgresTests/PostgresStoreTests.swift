@@ -8,6 +8,33 @@ import Testing
 
 @Suite("PostgreSQL store")
 struct PostgresStoreTests {
+    // MARK: Wake-ups
+
+    @Test("a commit through another host's store wakes this store's readers (LISTEN/NOTIFY); another schema's does not")
+    func wakeupsAcrossHosts() async throws {
+        let schema = TestServer.freshSchema()
+        let here = try await TestServer.store(schema: schema)
+        let there = try await TestServer.store(schema: schema)
+        let elsewhere = try await TestServer.store()
+        try await there.upsertBridges(BridgeCatalog.seattle.bridges)
+        try await elsewhere.upsertBridges(BridgeCatalog.seattle.bridges)
+        let heard = WakeupCounter(here.changeWakeups())
+        defer { heard.stop() }
+        #expect(await heard.listens(), "the store's wake-ups never said they listen")
+        // Another schema's commit is not this store's: it wakes nothing here (the payload names the schema).
+        let quiet = await heard.quietCount()
+        _ = try await elsewhere.upsertEvents([StoreFixture.event(StoreFixture.ballard, minute: 1, minutes: 4)])
+        #expect(await heard.quietCount() == quiet, "another schema's commit woke this store's reader")
+        _ = try await there.upsertEvents([StoreFixture.event(StoreFixture.ballard, minute: 2, minutes: 4)])
+        #expect(await heard.grows(past: quiet), "a commit on another host did not wake the reader")
+        // A change written by plain SQL (any client of the database) notifies too: the trigger is the table's.
+        let again = await heard.quietCount()
+        try await TestServer.sql("""
+            INSERT INTO change_log (recorded_ms, kind, summary) VALUES (0, 'bulk', '{}')
+            """, schema: schema)
+        #expect(await heard.grows(past: again), "an insert into change_log did not notify")
+    }
+
     // MARK: Opening
 
     @Test("a schema another application uses is refused and left as it was")
@@ -43,7 +70,7 @@ struct PostgresStoreTests {
             for _ in 0..<4 { group.addTask { _ = try await TestServer.store(schema: schema) } }
             try await group.waitForAll()
         }
-        #expect(try await TestServer.sql("SELECT count(*)::text FROM \(schema).bridget_schema") == ["7"]) // each migration once
+        #expect(try await TestServer.sql("SELECT count(*)::text FROM \(schema).bridget_schema") == ["8"]) // each migration once
     }
 
     @Test("a wrong password is refused by name, and the message holds no password")

@@ -1,10 +1,12 @@
+import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
 import Foundation
 
 /// Reads a store's change log as it grows, like `tail -f`: what `events --follow` prints and the server's stream
 /// hub fans out. The log is read, never pushed, so it sees every writer of the store, in every process and on every
-/// host that shares it.
+/// host that shares it; the store's wake-ups (`ChangeLogStore.changeWakeups()`) end the wait between reads at a
+/// commit, and `pollInterval` bounds it when none comes.
 package struct ChangeFollower: Sendable {
     package let store: any ChangeLogStore
     /// How long to wait before reading again after the log had nothing new.
@@ -29,6 +31,9 @@ package struct ChangeFollower: Sendable {
     package func pages(after sequence: Int64, bridgeIDs: [String]? = nil) -> AsyncThrowingStream<[ChangeLogEntryDTO], any Error> {
         let (stream, continuation) = AsyncThrowingStream<[ChangeLogEntryDTO], any Error>.makeStream(bufferingPolicy: .unbounded)
         let task = Task {
+            let doorbell = Doorbell()
+            let listening = doorbell.listen(to: store.changeWakeups())
+            defer { listening.cancel() }
             var cursor = sequence
             var checked = ContinuousClock.now
             do {
@@ -42,7 +47,7 @@ package struct ChangeFollower: Sendable {
                         checked = .now
                         try await check()
                     }
-                    try await Task.sleep(for: pollInterval)
+                    await doorbell.wait(upTo: pollInterval)
                 }
                 continuation.finish()
             } catch is CancellationError {

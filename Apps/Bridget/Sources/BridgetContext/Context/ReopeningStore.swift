@@ -292,6 +292,10 @@ extension ReopeningStore {
         try await call("read the change log") { try await $0.changeLogBounds() }
     }
 
+    /// The wake-ups of the store open now. A store reopened later (its file replaced) is a new log, which readers
+    /// meet through their timer's reads, as they meet every reopening.
+    package func changeWakeups() -> AsyncStream<Void> { shared.state.withLock { $0.store }.changeWakeups() }
+
     package func pruneChanges(recordedBefore cutoff: Date) async throws -> Int {
         try await call("prune the change log") { try await $0.pruneChanges(recordedBefore: cutoff) }
     }

@@ -214,7 +214,7 @@ extension ConfigSchema {
         ConfigKey("stream.heartbeat_seconds", .number(1...600), default: .number(15),
                   help: "a comment this often keeps proxies from closing a quiet stream"),
         ConfigKey("stream.poll_ms", .integer(10...60_000), default: .integer(100),
-                  help: "how often the server reads the change log for changes (its own and other hosts')"),
+                  help: "how often the server reads the change log when no commit woke it (a commit wakes it at once)"),
         ConfigKey("stream.client_buffer", .integer(1...1_000_000), default: .integer(1_000),
                   help: "changes queued for one stream client; past it the client reads what it missed from the store"),
         ConfigKey("stream.stall_seconds", .number(0.1...3_600), default: .number(10),

@@ -116,7 +116,7 @@ status:
 
 stream:                     # GET /v1/stream, Server-Sent Events of the change log
   heartbeat_seconds: 15     # a comment this often keeps proxies from closing a quiet stream
-  poll_ms: 100              # how often the server reads the log for changes (its own and other hosts')
+  poll_ms: 100              # how often the server reads the log when no commit woke it
   client_buffer: 1000       # changes queued for one client; past it the client reads what it missed from the store
   stall_seconds: 10         # a client whose connection takes nothing sent this long is dropped (with a retry hint
                             # when it can still be written to)

@@ -2,15 +2,15 @@ import BridgetAnswers
 import BridgetCore
 import BridgetDTOs
 import BridgetPersistence
-import CBridgetMemory
 import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// One reader of the change log for the whole server, fanning each change out to every stream client
-/// (`GET /v1/stream`): the log is read once per poll, not once per client, and each change is encoded once.
+/// (`GET /v1/stream`): the log is read once per poll, not once per client, and each change is encoded once. The store
+/// wakes the hub at each commit (`ChangeLogStore.changeWakeups()`: this process's writes at once, another's as the
+/// store can tell), so a change goes out when it commits; the poll stays as the fallback.
 ///
 /// Each client has a queue of at most `clientBuffer` events; a client that lets it fill (a burst of changes, a slow
 /// reader) leaves the hub and reads what it missed from the store, so nothing is buffered for it without bound. The
@@ -136,6 +136,8 @@ package final class ChangeHub: Service, Sendable {
     private let logger: Logger
     private let state = Locked(State())
     private let follower = Locked<Task<Void, Never>?>(nil)
+    /// Rung by the store's wake-ups: the follower's wait between reads ends at a commit.
+    private let doorbell = Doorbell()
     /// The bytes queued to every client together.
     package let budget: MemoryBudget
     /// The stream's connection slots.
@@ -217,6 +219,8 @@ package final class ChangeHub: Service, Sendable {
     }
 
     private func follow() async {
+        let listening = doorbell.listen(to: store.changeWakeups())
+        defer { listening.cancel() }
         // Start at the newest change: clients that want older ones read them from the store themselves.
         var cursor: Int64 = 0
         while !Task.isCancelled, !state.withLock({ $0.stopped }) {
@@ -246,7 +250,7 @@ package final class ChangeHub: Service, Sendable {
                 lastHeartbeat = .now
                 for client in state.withLock({ Array($0.clients.values) }) { deliver(.heartbeat, to: client) }
             }
-            try? await Task.sleep(for: pollInterval)
+            await doorbell.wait(upTo: min(pollInterval, heartbeat))
         }
     }
 
@@ -302,94 +306,5 @@ package final class ChangeHub: Service, Sendable {
         buffer.writeString(try AnswerJSON.line(ChangeOutput(change, names: names, clock: clock)))
         buffer.writeString("\n\n")
         return buffer
-    }
-}
-
-/// A budget of bytes shared by many holders: `take` succeeds only while the total stays within `maximum`.
-package final class MemoryBudget: Sendable {
-    package let maximum: Int
-    private let used = Atomic<Int>(0)
-
-    init(maximum: Int) { self.maximum = maximum }
-
-    /// Bytes held now.
-    package var inUse: Int { used.load(ordering: .relaxed) }
-
-    func take(_ bytes: Int) -> Bool {
-        var current = used.load(ordering: .relaxed)
-        while true {
-            guard current + bytes <= maximum else { return false }
-            let (exchanged, original) = used.compareExchange(expected: current, desired: current + bytes,
-                                                              ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-    }
-
-    func give(_ bytes: Int) { used.subtract(bytes, ordering: .relaxed) }
-}
-
-/// The stream's connection slots: at most `maximum` clients at once, `perAddress` of them from one remote address.
-/// A slot is held by a `Slot` and given back when it goes, however the stream ends (or if it never starts).
-package final class StreamSlots: Sendable {
-    let maximum: Int
-    let perAddress: Int
-    private let held = Locked<(total: Int, byAddress: [String: Int], departures: Int)>((0, [:], 0))
-
-    init(maximum: Int, perAddress: Int) {
-        self.maximum = maximum
-        self.perAddress = perAddress
-    }
-
-    /// Clients holding a slot now.
-    package var count: Int { held.withLock { $0.total } }
-
-    /// A slot for a client at `address` (`nil`: unknown, counted in the total only), or why there is none.
-    func take(address: String?) -> Result<Slot, Refusal> {
-        held.withLock { held in
-            guard held.total < maximum else { return .failure(.full(maximum)) }
-            if let address {
-                let mine = held.byAddress[address, default: 0]
-                guard mine < perAddress else { return .failure(.address(perAddress)) }
-                held.byAddress[address] = mine + 1
-            }
-            held.total += 1
-            return .success(Slot(slots: self, address: address))
-        }
-    }
-
-    /// Gives a slot back; when the last client has left, or after every 256 departures, the allocator's free memory
-    /// goes back to the system (it looks over the whole heap: once per client would cost a burst of departures dear).
-    fileprivate func give(address: String?) {
-        let trim = held.withLock { held -> Bool in
-            held.total -= 1
-            held.departures += 1
-            if let address {
-                let left = held.byAddress[address, default: 1] - 1
-                held.byAddress[address] = left > 0 ? left : nil
-            }
-            guard held.total == 0 || held.departures >= 256 else { return false }
-            held.departures = 0
-            return true
-        }
-        if trim { bridget_release_free_memory() }
-    }
-
-    enum Refusal: Error, Equatable {
-        case full(Int)
-        case address(Int)
-    }
-
-    /// One client's slot, given back when it is released.
-    final class Slot: Sendable {
-        private let slots: StreamSlots
-        private let address: String?
-
-        fileprivate init(slots: StreamSlots, address: String?) {
-            self.slots = slots
-            self.address = address
-        }
-
-        deinit { slots.give(address: address) }
     }
 }
