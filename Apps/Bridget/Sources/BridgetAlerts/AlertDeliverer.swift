@@ -52,7 +52,7 @@ package final class AlertDeliverer: Sendable {
     private let log: @Sendable (String) -> Void
     private let now: @Sendable () -> Date
     /// Ends the wait between looks early: `nudge()`.
-    private let wakeup = Wakeup()
+    private let wakeup = Doorbell()
     /// Run before each pass: what puts messages in the outbox that no change does (the forecast alerts).
     private let beforePass: @Sendable (Date) async throws -> Void
 
@@ -110,7 +110,7 @@ package final class AlertDeliverer: Sendable {
 
     /// Looks at the outbox now rather than after the poll interval: a server calls it when it sees new changes in
     /// the log, whose messages were enqueued in the same transactions.
-    package func nudge() { wakeup.signal() }
+    package func nudge() { wakeup.ring() }
 
     /// The lease a claim takes: long enough for one attempt (the name's resolution, then the post under its
     /// deadline) and its record; a holder killed mid-way leaves its messages to others after it.
@@ -280,47 +280,5 @@ extension JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return decoder
-    }
-}
-
-/// A wait that another task can end early: `signal()` ends the current wait, or the next one at once.
-final class Wakeup: Sendable {
-    private let state = Locked<(pending: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-
-    func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.pending = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns at a signal, after `duration`, or when the task is cancelled, whichever comes first.
-    func wait(upTo duration: Duration) async {
-        let timer = Task { [self] in
-            try? await Task.sleep(for: duration)
-            signal()
-        }
-        defer { timer.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.pending {
-                        state.pending = false
-                        return true
-                    }
-                    state.waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            signal()
-        }
-        state.withLock { $0.pending = false } // a timer or signal that raced this wait's end
     }
 }

@@ -1,6 +1,7 @@
 /// A wait that ends at a ring or after a while, whichever comes first: how a reader of the change log polls, woken
 /// early when the store says a commit came (`ChangeLogStore.changeWakeups()`). A ring while nobody waits is kept (one),
-/// so the next wait returns at once and no commit is slept through. One waiter at a time: its owner's loop.
+/// so the next wait returns at once and no commit is slept through. One waiter at a time: its owner's loop (the
+/// stream's hub, a follower, the alert deliverer, which a new change nudges).
 package final class Doorbell: Sendable {
     private struct State {
         var rung = false
