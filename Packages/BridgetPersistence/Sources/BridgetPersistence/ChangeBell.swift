@@ -31,9 +31,6 @@ package final class ChangeBell: Sendable {
         for reader in readers.withLock({ Array($0.byID.values) }) { reader.yield() }
     }
 
-    /// Whether any reader listens now (a store may skip work that only wakes readers).
-    package var isHeard: Bool { readers.withLock { !$0.byID.isEmpty } }
-
     /// A new reader's wake-ups, until the stream ends (its consumer cancelled, or `finish` called on it): the first at
     /// once, since the reader listens from now on (`ChangeLogStore.changeWakeups()`).
     package func wakeups() -> AsyncStream<Void> {

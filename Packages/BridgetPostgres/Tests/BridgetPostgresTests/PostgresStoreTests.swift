@@ -35,6 +35,28 @@ struct PostgresStoreTests {
         #expect(await heard.grows(past: again), "an insert into change_log did not notify")
     }
 
+    @Test("a listening connection that the server ends is made again: a commit after it still wakes the reader")
+    func wakeupsOutliveTheirConnection() async throws {
+        let schema = TestServer.freshSchema()
+        let here = try await TestServer.store(schema: schema)
+        let there = try await TestServer.store(schema: schema)
+        try await there.upsertBridges(BridgeCatalog.seattle.bridges)
+        let heard = WakeupCounter(here.changeWakeups())
+        defer { heard.stop() }
+        #expect(await heard.listens(), "the store's wake-ups never said they listen")
+        let listening = await heard.quietCount()
+        // Every listening session of the database ends (another test's listener makes itself again as this one does).
+        try await TestServer.sql("""
+            SELECT pg_terminate_backend(pid)::text FROM pg_stat_activity
+            WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
+            """)
+        // The listener makes its connection again and says so with a wake-up: a commit may have come between.
+        #expect(await heard.grows(past: listening), "the lost listening connection was not made again")
+        let again = await heard.quietCount()
+        _ = try await there.upsertEvents([StoreFixture.event(StoreFixture.ballard, minute: 3, minutes: 4)])
+        #expect(await heard.grows(past: again), "a commit after the reconnection did not wake the reader")
+    }
+
     // MARK: Opening
 
     @Test("a schema another application uses is refused and left as it was")
